@@ -1,0 +1,3 @@
+from profguide.cli import main
+
+raise SystemExit(main())

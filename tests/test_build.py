@@ -1,0 +1,141 @@
+"""profguide.build: staleness, refresh rules, rendering, and `build --check`."""
+
+import json
+import shutil
+
+import pytest
+
+from profguide import build, record
+from profguide.recordings import RECORDINGS, Recording
+from tests.helpers import ROOT, run_script
+
+TINY = Recording(
+    id="tiny-matmul",
+    snippet="snippets/basics/first_profile.py",
+    function="profile_matmul_bias",
+    params={"size": 8},
+    title="tiny",
+)
+
+
+@pytest.fixture
+def project(tmp_path):
+    shutil.copytree(ROOT / "snippets", tmp_path / "snippets")
+    return tmp_path
+
+
+def edit_snippet(project):
+    path = project / TINY.snippet
+    path.write_text(path.read_text() + "\n# edited\n")
+
+
+def pretend_recorded_on_cuda(folder):
+    meta_path = folder / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    meta.update(device="cuda", device_name="NVIDIA H200", cpu_standin=False, cuda="12.8")
+    meta_path.write_text(json.dumps(meta))
+
+
+def test_states_missing_fresh_stale(project):
+    generated = project / "generated"
+    assert build.recording_state(TINY, project, generated)[0] == "missing"
+    record.record(TINY, "cpu", project, generated)
+    assert build.recording_state(TINY, project, generated)[0] == "fresh"
+    edit_snippet(project)
+    assert build.recording_state(TINY, project, generated)[0] == "stale"
+
+
+@pytest.mark.parametrize(
+    ("intended", "existing", "cuda_here", "expected"),
+    [
+        ("cuda", None, True, "cuda"),
+        ("cuda", {"device": "cpu"}, True, "cuda"),
+        ("cuda", None, False, "cpu"),
+        ("cuda", {"device": "cpu"}, False, "cpu"),
+        ("cuda", {"device": "cuda"}, False, None),
+        ("cpu", {"device": "cpu"}, True, "cpu"),
+    ],
+)
+def test_refresh_device(intended, existing, cuda_here, expected):
+    recording = Recording(**{**TINY.__dict__, "device": intended})
+    device, reason = build.refresh_device(recording, existing, cuda_here)
+    assert device == expected
+    assert (reason is None) == (expected is not None)
+
+
+def test_build_renders_every_fragment(project):
+    generated = project / "generated"
+    record.record(TINY, "cpu", project, generated)
+    [status] = build.build([TINY], project, generated)
+    assert status == build.Status(TINY.id, "fresh", "kept")
+    names = {p.name for p in (generated / TINY.id).iterdir()}
+    assert {"timeline.svg", "figure.md", "table.md", "facts.json"} <= names
+    assert "steps.md" not in names  # no prof.step() in this snippet
+
+
+def test_refresh_rerecords_a_stale_standin(project):
+    generated = project / "generated"
+    record.record(TINY, "cpu", project, generated)
+    edit_snippet(project)
+    [status] = build.build([TINY], project, generated, refresh=True, cuda_here=False)
+    assert status == build.Status(TINY.id, "fresh", "recorded on cpu")
+    assert build.recording_state(TINY, project, generated)[0] == "fresh"
+
+
+def test_refresh_never_replaces_a_cuda_recording_on_a_cpu_machine(project):
+    generated = project / "generated"
+    record.record(TINY, "cpu", project, generated)
+    pretend_recorded_on_cuda(generated / TINY.id)
+    edit_snippet(project)
+    [status] = build.build([TINY], project, generated, refresh=True, cuda_here=False)
+    assert status.state == "stale" and status.action.startswith("not refreshed")
+    assert json.loads((generated / TINY.id / "meta.json").read_text())["device"] == "cuda"
+    assert build.problems([status]) == [status]
+
+
+def test_check_writes_nothing_and_reports_stale(project):
+    generated = project / "generated"
+    record.record(TINY, "cpu", project, generated)
+    edit_snippet(project)
+    before = sorted(p.name for p in (generated / TINY.id).iterdir())
+    [status] = build.build([TINY], project, generated, refresh=True, check=True, cuda_here=False)
+    assert status.state == "stale"
+    assert sorted(p.name for p in (generated / TINY.id).iterdir()) == before
+
+
+def test_check_reports_renders_that_are_out_of_date(project):
+    generated = project / "generated"
+    record.record(TINY, "cpu", project, generated)
+    build.build([TINY], project, generated)
+    (generated / TINY.id / "table.md").write_text("edited by hand\n")
+    [status] = build.build([TINY], project, generated, check=True)
+    assert status.action == "renders out of date: table.md"
+    assert build.problems([status]) == [status]
+
+
+def test_rendering_twice_writes_nothing_the_second_time(project):
+    generated = project / "generated"
+    record.record(TINY, "cpu", project, generated)
+    build.build([TINY], project, generated)
+    stamps = {p.name: p.stat().st_mtime_ns for p in (generated / TINY.id).iterdir()}
+    build.build([TINY], project, generated)
+    assert stamps == {p.name: p.stat().st_mtime_ns for p in (generated / TINY.id).iterdir()}
+
+
+def test_committed_recordings_are_fresh_and_rendered(tmp_path):
+    """`profguide build --check` on the repository: what CI builds is what the snippets make."""
+    done = run_script(ROOT / "profguide" / "__main__.py", tmp_path, "build", "--check")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.count("fresh") == len(RECORDINGS)
+
+
+def test_check_exits_nonzero_on_a_stale_committed_recording(tmp_path):
+    generated = tmp_path / "generated"
+    shutil.copytree(ROOT / "docs" / "generated", generated)
+    meta_path = generated / RECORDINGS[0].id / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    meta_path.write_text(json.dumps({**meta, "cache_key": "0" * 16}))
+    done = run_script(ROOT / "profguide" / "__main__.py", tmp_path, "build", "--check", "--generated", generated)
+    assert done.returncode == 1
+    assert f"{RECORDINGS[0].id}" in done.stdout and "stale" in done.stdout
+    assert "make figures" in done.stderr

@@ -1,0 +1,51 @@
+"""The site builds with `mkdocs build --strict`, and the built pages carry the generated figures."""
+
+import subprocess
+import sys
+
+import pytest
+
+from profguide.recordings import RECORDINGS
+from tests.helpers import ROOT
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    out = tmp_path_factory.mktemp("site")
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "WARNING" not in done.stderr
+    return out
+
+
+def test_every_part_has_a_page(site):
+    for page in ("index.html", "basics/index.html", "basics/first-trace/index.html", "basics/steps/index.html",
+                 "basics/cpu-only/index.html", "reading-output/index.html", "multi-gpu/index.html",
+                 "torch-compile/index.html", "reference/index.html", "reference/api/index.html"):
+        assert (site / page).is_file(), page
+
+
+def test_every_recording_is_shown_with_its_trace(site):
+    html = "".join(p.read_text() for p in site.rglob("*.html"))
+    for recording in RECORDINGS:
+        assert (site / "generated" / recording.id / "timeline.svg").is_file()
+        assert (site / "generated" / recording.id / "trace.json.gz").is_file()
+        assert f"generated/{recording.id}/timeline.svg" in html, recording.id
+
+
+def test_snippets_are_included_not_left_as_directives(site):
+    page = (site / "basics" / "index.html").read_text()
+    assert "--8&lt;--" not in page and "--8<--" not in page
+    assert "profile_matmul_bias" in page
+
+
+def test_reference_is_generated_from_docstrings(site):
+    page = (site / "reference" / "api" / "index.html").read_text()
+    assert "cache_key" in page and "Hash of the snippet" in page
+
+
+def test_no_request_leaves_for_google_fonts(site):
+    assert "fonts.googleapis.com" not in (site / "index.html").read_text()

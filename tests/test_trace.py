@@ -1,0 +1,103 @@
+"""profguide.trace: real traces from other machines load; bad input gets one clear line."""
+
+import gzip
+import json
+
+import pytest
+
+from profguide import analysis, trace
+from tests.helpers import ROOT
+
+SHARED_TRACES = sorted((ROOT.parent / "shared" / "traces").glob("*.json.gz"))
+
+
+def write(tmp_path, name, data):
+    path = tmp_path / name
+    path.write_bytes(data)
+    return path
+
+
+def test_shared_traces_are_there():
+    assert len(SHARED_TRACES) >= 10
+
+
+@pytest.mark.parametrize("path", SHARED_TRACES, ids=lambda p: p.name)
+def test_every_shared_trace_loads_with_sorted_slices(path):
+    loaded = trace.load(path)
+    starts = [s.ts for s in loaded.slices]
+    assert starts == sorted(starts)
+    assert all(s.dur >= 0 for s in loaded.slices)
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("a100_alexnet_cuda_sync.json.gz", "kernel"),
+        ("old_schema_inference.json.gz", "kernel"),  # category "Kernel" in the old schema
+        ("old_schema_inference.json.gz", "runtime"),  # category "Runtime"
+        ("a100_triton_culaunch.json.gz", "driver"),
+        ("mi250_rocm.json.gz", "kernel"),
+    ],
+)
+def test_categories_map_to_kinds_across_versions_and_vendors(name, kind):
+    loaded = trace.load(ROOT.parent / "shared" / "traces" / name)
+    assert any(s.kind == kind for s in loaded.slices)
+
+
+def test_cpu_only_trace_has_no_gpu_lanes():
+    loaded = trace.load(ROOT.parent / "shared" / "traces" / "cpu_only_gloo.json.gz")
+    assert analysis.gpu_lanes(loaded) == []
+
+
+def test_kernels_join_their_launch_by_correlation():
+    loaded = trace.load(ROOT.parent / "shared" / "traces" / "a100_alexnet_cuda_sync.json.gz")
+    latencies = analysis.launch_latencies(loaded)
+    assert latencies
+    assert {row["launch"] for row in latencies} <= {"cudaLaunchKernel", "cudaLaunchKernelExC",
+                                                    "cudaMemcpyAsync", "cuLaunchKernel"}
+    assert all(row["latency_us"] >= 0 for row in latencies)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (gzip.compress(b'{"traceEvents": [{"ph": "X"')[:-10], "truncated or corrupt gzip"),
+        (b'{"traceEvents": [', "not valid JSON"),
+        (b"\xff\xfe not text", "not UTF-8"),
+        (b"[1, 2, 3]", "no traceEvents list"),
+        (b'{"traceEvents": {}}', "no traceEvents list"),
+        (b'{"traceEvents": []}', "no complete events"),
+        (b'{"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": -5}]}', "no complete events"),
+        (b'{"traceEvents": [{"ph": "X", "name": "a"}]}', "no complete events"),
+    ],
+)
+def test_bad_input_is_one_line_trace_error(tmp_path, data, message):
+    path = write(tmp_path, "bad.json", data)
+    with pytest.raises(trace.TraceError, match=message) as caught:
+        trace.load(path)
+    assert "\n" not in str(caught.value)
+
+
+def test_missing_file_and_folder_are_clear_errors(tmp_path):
+    with pytest.raises(trace.TraceError, match="no such file"):
+        trace.load(tmp_path / "absent.json")
+    with pytest.raises(trace.TraceError, match="is a folder"):
+        trace.load(tmp_path)
+
+
+def test_string_timestamps_and_odd_args_are_read(tmp_path):
+    events = [
+        {"ph": "X", "cat": "kernel", "name": "k", "ts": "10.5", "dur": "2", "pid": 0, "tid": 7,
+         "args": {"correlation": 3}},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 9, "dur": 1, "pid": 1,
+         "tid": 1, "args": {"correlation": 3, "External id": "not-an-int"}},
+        {"ph": "i", "name": "instant"},
+        "not an event",
+    ]
+    loaded = trace.load(write(tmp_path, "t.json", json.dumps({"traceEvents": events}).encode()))
+    assert [(s.name, s.ts, s.kind) for s in loaded.slices] == [
+        ("cudaLaunchKernel", 9.0, "runtime"),
+        ("k", 10.5, "kernel"),
+    ]
+    assert loaded.slices[0].external_id is None
+    assert analysis.launch_latencies(loaded)[0]["latency_us"] == pytest.approx(1.5)
