@@ -28,7 +28,7 @@ RIGHT_MARGIN = 16
 ROW_HEIGHT = 20
 ROW_GAP = 2
 LANE_GAP = 12
-LEGEND_HEIGHT = 28
+LEGEND_ROW = 20
 AXIS_HEIGHT = 34
 FONT_SIZE = 12
 CHAR_WIDTH = 7.0  # average advance of the 12 px sans-serif face, for fitting labels
@@ -81,7 +81,7 @@ def fit_label(name, width):
 def lane_label(pid, tid, on_gpu):
     if on_gpu:
         return f"GPU {pid} · stream {tid}"
-    return f"CPU · thread {tid}"
+    return f"CPU · tid {tid}"
 
 
 def lane_rows(trace, lane, kinds, start, end):
@@ -144,16 +144,20 @@ def axis_svg(x_of, top):
 
 
 def legend_svg(kinds):
+    """The legend for the kinds drawn, wrapped into rows; returns (svg, height)."""
     parts = []
-    x = LABEL_WIDTH
+    x, y = LABEL_WIDTH, 8
     for kind in STYLE:
         if kind not in kinds:
             continue
         fill, _, label = STYLE[kind]
-        parts.append(f'<rect x="{x}" y="8" width="12" height="12" fill="{fill}"/>')
-        parts.append(f'<text x="{x + 16}" y="18" fill="#333">{escape(label)}</text>')
-        x += 16 + int(len(label) * CHAR_WIDTH) + 18
-    return "".join(parts)
+        item_width = 16 + int(len(label) * CHAR_WIDTH) + 18
+        if x + item_width > WIDTH and x > LABEL_WIDTH:
+            x, y = LABEL_WIDTH, y + LEGEND_ROW
+        parts.append(f'<rect x="{x}" y="{y}" width="12" height="12" fill="{fill}"/>')
+        parts.append(f'<text x="{x + 16}" y="{y + 10}" fill="#333">{escape(label)}</text>')
+        x += item_width
+    return "".join(parts), y + LEGEND_ROW
 
 
 def timeline_svg(trace, window=None, title="Profiler timeline"):
@@ -168,13 +172,15 @@ def timeline_svg(trace, window=None, title="Profiler timeline"):
     lane_specs = [(lane, HOST_KINDS, False) for lane in analysis.cpu_lanes(trace)]
     lane_specs += [(lane, gpu_kinds, True) for lane in analysis.gpu_lanes(trace)]
 
-    body = []
-    drawn_kinds = set()
-    y = LEGEND_HEIGHT + 4
+    lanes = []
     for lane, kinds, on_gpu in lane_specs:
         rows = [(s, d) for s, d in lane_rows(trace, lane, kinds, start, end) if d < MAX_DEPTH]
-        if not rows:
-            continue
+        if rows:
+            lanes.append((lane, on_gpu, rows))
+    legend, y = legend_svg({s.kind for _, _, rows in lanes for s, _ in rows})
+    body = []
+    y += 4
+    for lane, on_gpu, rows in lanes:
         depth_count = max(d for _, d in rows) + 1
         lane_height = depth_count * (ROW_HEIGHT + ROW_GAP)
         label = lane_label(*lane, on_gpu)
@@ -185,7 +191,6 @@ def timeline_svg(trace, window=None, title="Profiler timeline"):
         )
         for s, depth in rows:
             body.append(slice_svg(s, depth, x_of, y, x_of.end))
-            drawn_kinds.add(s.kind)
         y += lane_height + LANE_GAP
     body.append(axis_svg(x_of, y))
     height = y + AXIS_HEIGHT
@@ -195,7 +200,7 @@ def timeline_svg(trace, window=None, title="Profiler timeline"):
         f'font-family="system-ui, -apple-system, Segoe UI, Roboto, sans-serif" font-size="{FONT_SIZE}">'
         f"<title>{escape(title)}</title>"
         f'<rect width="{WIDTH}" height="{height}" rx="6" fill="#FFFFFF"/>'
-        + legend_svg(drawn_kinds)
+        + legend
         + "".join(body)
         + "</svg>\n"
     )
