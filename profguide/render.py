@@ -273,21 +273,28 @@ def standin_notice(meta):
     )
 
 
+def count_of(n, noun):
+    """'no GPU lanes', '1 kernel', '3 kernels'."""
+    if n == 0:
+        return f"no {noun}s"
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def caption(meta, facts):
     """The figure's caption: what it shows, with the numbers the analysis measured."""
     sentences = [
-        f"{escape(meta['title'])}: {facts['cpu_lanes']} CPU thread lane(s) and "
-        f"{facts['gpu_lanes']} GPU stream lane(s) over {format_duration(facts['window_us'])}."
+        f"{escape(meta['title'])}, over {format_duration(facts['window_us'])}: "
+        f"{count_of(facts['cpu_lanes'], 'CPU thread lane')}, {count_of(facts['gpu_lanes'], 'GPU stream lane')}."
     ]
     if facts["kernel_count"]:
         top = facts["top_kernels"][0]
         sentences.append(
-            f"{facts['kernel_count']} kernel(s) ran for {format_duration(facts['kernel_time_us'])} "
-            f"in total, the longest-running being <code>{escape(top['name'][:80])}</code> "
+            f"{count_of(facts['kernel_count'], 'kernel')} ran for {format_duration(facts['kernel_time_us'])} "
+            f"in all; the most time went to <code>{escape(top['name'][:80])}</code> "
             f"({format_duration(top['total_us'])})."
         )
     else:
-        sentences.append(f"{facts['cpu_ops']} CPU ops and no GPU kernels.")
+        sentences.append(f"{count_of(facts['cpu_ops'], 'CPU op')} and {count_of(0, 'GPU kernel')}.")
     sync = facts["longest_sync"]
     if sync:
         sentences.append(

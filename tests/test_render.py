@@ -129,6 +129,7 @@ FACTS = {"window_us": 1000, "cpu_lanes": 1, "gpu_lanes": 0, "cpu_ops": 4, "kerne
 def test_standin_figure_says_so_and_names_the_cpu():
     fragment = render.figure_fragment("rec", META, FACTS)
     assert fragment.startswith('!!! warning "CPU stand-in"')
+    assert "t, over 1.00 ms: 1 CPU thread lane, no GPU stream lanes. 4 CPU ops and no GPU kernels." in fragment
     assert "Recorded on Some CPU · torch 2.13.0 · Python 3.11.7 · 2026-11-29" in fragment
     assert "(/generated/rec/trace.json.gz)" in fragment and "(/generated/rec/timeline.svg)" in fragment
 
@@ -141,4 +142,4 @@ def test_gpu_figure_has_no_standin_notice_and_names_cuda():
     fragment = render.figure_fragment("rec", meta, facts)
     assert "stand-in" not in fragment
     assert "NVIDIA H200 · torch 2.13.0 · CUDA 12.8" in fragment
-    assert "2 kernel(s) ran for 30.0 µs" in fragment and "<code>cudaDeviceSynchronize</code>" in fragment
+    assert "2 kernels ran for 30.0 µs in all" in fragment and "<code>cudaDeviceSynchronize</code>" in fragment
