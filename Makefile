@@ -2,6 +2,8 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
+# Material prints a banner about its end of life on every build; the design notes track it.
+export NO_MKDOCS_2_WARNING := 1
 # CPU machines get PyTorch's CPU build (a bare `torch` would pull a CUDA build of
 # several GB). A machine with an NVIDIA GPU keeps the CUDA torch it has: its venv
 # sees the system's site-packages.

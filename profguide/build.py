@@ -45,21 +45,22 @@ def refresh_device(recording, meta, cuda_here):
     return "cpu", None
 
 
-def rendered_files(recording_folder):
-    """Every file rendered from a recording folder: name → text."""
-    folder = Path(recording_folder)
+def rendered_files(recording, folder):
+    """Every file rendered from a recording's folder: name → text."""
+    folder = Path(folder)
     meta = json.loads((folder / "meta.json").read_text())
     rows = json.loads((folder / "averages.json").read_text())
     loaded = trace.load(folder / "trace.json.gz")
     facts = analysis.facts(loaded)
     files = {
-        "timeline.svg": render.timeline_svg(loaded, title=f"Timeline: {meta['title']}"),
-        "figure.md": render.figure_fragment(folder.name, meta, facts),
-        "table.md": render.averages_table(rows),
+        "timeline.svg": render.timeline_svg(loaded, title=f"Timeline: {recording.title}"),
+        "figure.md": render.figure_fragment(recording.id, recording.title, meta, facts),
+        "table.md": render.averages_table(rows) + "\n" + render.provenance_note(meta),
+        "provenance.md": render.provenance_note(meta),
         "facts.json": json.dumps(facts, indent=1, sort_keys=True) + "\n",
     }
     if facts["steps"]:
-        files["steps.md"] = render.steps_table(facts["steps"])
+        files["steps.md"] = render.steps_table(facts["steps"]) + "\n" + render.provenance_note(meta)
     return files
 
 
@@ -74,12 +75,12 @@ def write_if_changed(path, text):
     return True
 
 
-def outdated_renders(recording_folder):
+def outdated_renders(recording, folder):
     """Names of rendered files that are missing or differ from a fresh render."""
-    folder = Path(recording_folder)
+    folder = Path(folder)
     return sorted(
         name
-        for name, text in rendered_files(folder).items()
+        for name, text in rendered_files(recording, folder).items()
         if not (folder / name).exists() or (folder / name).read_text() != text
     )
 
@@ -112,12 +113,12 @@ def build(recordings, root, generated, refresh=False, check=False, cuda_here=Non
             statuses.append(Status(recording.id, state, "nothing to render"))
             continue
         if check:
-            outdated = outdated_renders(folder)
+            outdated = outdated_renders(recording, folder)
             if outdated:
                 action = "renders out of date: " + ", ".join(outdated)
         else:
             with step(index, total, f"rendering {recording.id}", stream):
-                for name, text in rendered_files(folder).items():
+                for name, text in rendered_files(recording, folder).items():
                     write_if_changed(folder / name, text)
         statuses.append(Status(recording.id, state, action))
     return statuses

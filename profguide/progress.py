@@ -1,8 +1,9 @@
-"""Progress lines on stderr for work a person watches: one line per item.
+"""Progress lines on stderr for work a person watches.
 
-Recording and rendering take seconds per item, so a numbered line with the
-elapsed time says more than a bar would. Standard library only: this runs on
-the bare GPU machine too.
+Recording and rendering take seconds per item, so a numbered line when an
+item starts and one with its elapsed time when it ends say more than a bar
+would. Each is a whole line because torch's profiler writes its own lines to
+stderr in between. Standard library only: this runs on the bare GPU machine too.
 """
 
 import sys
@@ -12,16 +13,16 @@ from contextlib import contextmanager
 
 @contextmanager
 def step(index, total, message, stream=None):
-    """Print ``[index/total] message ...`` and, when the block ends, how long it took."""
+    """Print ``[index/total] message`` and, when the block ends, how long it took."""
     stream = stream or sys.stderr
-    width = len(str(total))
-    stream.write(f"[{index:>{width}}/{total}] {message} ... ")
+    counter = f"[{index:>{len(str(total))}}/{total}]"
+    stream.write(f"{counter} {message}\n")
     stream.flush()
     started = time.perf_counter()
     try:
         yield
     except BaseException:
-        stream.write("failed\n")
+        stream.write(f"{counter} failed: {message}\n")
         raise
-    stream.write(f"{time.perf_counter() - started:.1f} s\n")
+    stream.write(f"{counter} done in {time.perf_counter() - started:.1f} s\n")
     stream.flush()

@@ -143,7 +143,6 @@ def provenance(recording, device, key):
 
     return {
         "recording": recording.id,
-        "title": recording.title,
         "snippet": recording.snippet,
         "function": recording.function,
         "params": recording.params,

@@ -35,28 +35,28 @@ RECORDINGS = (
         snippet="snippets/basics/first_profile.py",
         function="profile_matmul_bias",
         params={"size": 64},
-        title="x @ w + b on 64×64 inputs",
+        title="Matmul plus bias add on 64×64 inputs",
     ),
     Recording(
         id="basics-matmul-4096",
         snippet="snippets/basics/first_profile.py",
         function="profile_matmul_bias",
         params={"size": 4096},
-        title="x @ w + b on 4096×4096 inputs",
+        title="Matmul plus bias add on 4096×4096 inputs",
     ),
     Recording(
         id="basics-steps-scheduled",
         snippet="snippets/basics/training_steps.py",
         function="profile_steps",
         params={"size": 4096, "steps": 8, "wait": 1, "warmup": 1, "active": 3},
-        title="eight steps under schedule(wait=1, warmup=1, active=3)",
+        title="Eight steps under schedule(wait=1, warmup=1, active=3)",
     ),
     Recording(
         id="basics-steps-from-first",
         snippet="snippets/basics/training_steps.py",
         function="profile_steps",
         params={"size": 4096, "steps": 5, "wait": 0, "warmup": 0, "active": 5},
-        title="five steps recorded from the very first",
+        title="Five steps, recorded from the very first",
     ),
     Recording(
         id="basics-cpu-only",
@@ -64,7 +64,7 @@ RECORDINGS = (
         function="profile_on_cpu",
         params={"size": 1024},
         device="cpu",
-        title="x @ w + b on 1024×1024 inputs, CPU only",
+        title="Matmul plus bias add on 1024×1024 inputs, CPU only",
     ),
 )
 

@@ -30,8 +30,8 @@ ROW_GAP = 2
 LANE_GAP = 12
 LEGEND_ROW = 20
 AXIS_HEIGHT = 34
-FONT_SIZE = 12
-CHAR_WIDTH = 7.0  # average advance of the 12 px sans-serif face, for fitting labels
+FONT_SIZE = 13
+CHAR_WIDTH = 7.6  # average advance of the 13 px sans-serif face, for fitting labels
 MAX_DEPTH = 8
 
 
@@ -262,6 +262,12 @@ def provenance_line(meta):
     return "Recorded on " + " · ".join(parts)
 
 
+def provenance_note(meta):
+    """One small line under a table: where its numbers come from, and whether they stand in for a GPU run."""
+    standin = " · <strong>CPU stand-in</strong> for a GPU recording" if meta.get("cpu_standin") else ""
+    return f"<small>{provenance_line(meta)}{standin}</small>\n"
+
+
 def standin_notice(meta):
     if not meta.get("cpu_standin"):
         return ""
@@ -280,10 +286,10 @@ def count_of(n, noun):
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
-def caption(meta, facts):
+def caption(title, facts):
     """The figure's caption: what it shows, with the numbers the analysis measured."""
     sentences = [
-        f"{escape(meta['title'])}, over {format_duration(facts['window_us'])}: "
+        f"{escape(title)}, over {format_duration(facts['window_us'])}: "
         f"{count_of(facts['cpu_lanes'], 'CPU thread lane')}, {count_of(facts['gpu_lanes'], 'GPU stream lane')}."
     ]
     if facts["kernel_count"]:
@@ -304,14 +310,14 @@ def caption(meta, facts):
     return " ".join(sentences)
 
 
-def figure_fragment(recording_id, meta, facts):
+def figure_fragment(recording_id, title, meta, facts):
     """Markdown for a page: notice, figure, caption, provenance and trace download."""
     base = f"/generated/{recording_id}"
     return (
         standin_notice(meta)
         + '<figure markdown="span">\n'
-        f"  ![Timeline: {escape(meta['title'])}]({base}/timeline.svg)\n"
-        f"  <figcaption>{caption(meta, facts)}<br>\n"
+        f"  ![Timeline: {escape(title)}]({base}/timeline.svg)\n"
+        f'  <figcaption markdown="span">{caption(title, facts)}<br>\n'
         f"  <small>{provenance_line(meta)} · "
         f"[download the trace]({base}/trace.json.gz) and open it in "
         "[Perfetto](https://ui.perfetto.dev)</small></figcaption>\n"

@@ -1,5 +1,7 @@
 """How Sybil collects the code blocks of the pages, shared by conftest and the census test."""
 
+import os
+import tempfile
 from pathlib import Path
 
 from sybil import Sybil
@@ -9,9 +11,17 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 
 
-def run_in_scratch_folder(namespace):
-    """Blocks that write files (traces, tables) write them into a fresh temporary folder."""
-    namespace["monkeypatch"].chdir(namespace["tmp_path"])
+def enter_scratch_folder(namespace):
+    """Each page's blocks run in a fresh temporary folder: the traces they write land there."""
+    scratch = tempfile.TemporaryDirectory(prefix="profguide-docs-")
+    namespace["_scratch"] = (scratch, os.getcwd())
+    os.chdir(scratch.name)
+
+
+def leave_scratch_folder(namespace):
+    scratch, previous = namespace.pop("_scratch")
+    os.chdir(previous)
+    scratch.cleanup()
 
 
 def docs_sybil():
@@ -20,6 +30,6 @@ def docs_sybil():
         patterns=["*.md"],
         path=str(DOCS),
         excludes=["generated/*"],
-        fixtures=["tmp_path", "monkeypatch"],
-        setup=run_in_scratch_folder,
+        setup=enter_scratch_folder,
+        teardown=leave_scratch_folder,
     )

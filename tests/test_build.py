@@ -1,5 +1,6 @@
 """profguide.build: staleness, refresh rules, rendering, and `build --check`."""
 
+import io
 import json
 import shutil
 
@@ -139,3 +140,12 @@ def test_check_exits_nonzero_on_a_stale_committed_recording(tmp_path):
     assert done.returncode == 1
     assert f"{RECORDINGS[0].id}" in done.stdout and "stale" in done.stdout
     assert "make figures" in done.stderr
+
+
+def test_progress_lines_name_each_recording_and_its_time(project):
+    stream = io.StringIO()
+    record.record_all([TINY, TINY], "cpu", project, project / "out", stream=stream)
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "[1/2] recording tiny-matmul on cpu"
+    assert lines[1].startswith("[1/2] done in ") and lines[1].endswith(" s")
+    assert lines[2] == "[2/2] recording tiny-matmul on cpu"

@@ -120,14 +120,14 @@ def test_steps_table_compares_with_the_fastest():
     assert "| 0 | 300 µs | 3.00 |" in table and "| 1 | 100 µs | 1.00 |" in table
 
 
-META = {"title": "t", "device_name": "Some CPU", "torch": "2.13.0", "cuda": None, "python": "3.11.7",
+META = {"device_name": "Some CPU", "torch": "2.13.0", "cuda": None, "python": "3.11.7",
         "recorded_at": "2026-11-29T16:00:00+00:00", "cpu_standin": True}
 FACTS = {"window_us": 1000, "cpu_lanes": 1, "gpu_lanes": 0, "cpu_ops": 4, "kernel_count": 0,
          "kernel_time_us": 0, "top_kernels": [], "longest_sync": None}
 
 
 def test_standin_figure_says_so_and_names_the_cpu():
-    fragment = render.figure_fragment("rec", META, FACTS)
+    fragment = render.figure_fragment("rec", "t", META, FACTS)
     assert fragment.startswith('!!! warning "CPU stand-in"')
     assert "t, over 1.00 ms: 1 CPU thread lane, no GPU stream lanes. 4 CPU ops and no GPU kernels." in fragment
     assert "Recorded on Some CPU · torch 2.13.0 · Python 3.11.7 · 2026-11-29" in fragment
@@ -139,7 +139,7 @@ def test_gpu_figure_has_no_standin_notice_and_names_cuda():
     facts = {**FACTS, "gpu_lanes": 1, "kernel_count": 2, "kernel_time_us": 30,
              "top_kernels": [{"name": "gemm", "total_us": 20}],
              "longest_sync": {"name": "cudaDeviceSynchronize", "dur_us": 40}}
-    fragment = render.figure_fragment("rec", meta, facts)
+    fragment = render.figure_fragment("rec", "t", meta, facts)
     assert "stand-in" not in fragment
     assert "NVIDIA H200 · torch 2.13.0 · CUDA 12.8" in fragment
     assert "2 kernels ran for 30.0 µs in all" in fragment and "<code>cudaDeviceSynchronize</code>" in fragment
