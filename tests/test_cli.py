@@ -1,0 +1,34 @@
+"""The profguide command: clear one-line errors and a non-zero exit on bad requests."""
+
+import pytest
+
+from profguide import cli, record
+
+
+def test_unknown_recording_is_one_line_and_exit_2(capsys):
+    assert cli.main(["record", "no-such-recording"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("profguide: no recording named 'no-such-recording' (known: basics-matmul-64")
+    assert "\n" not in err
+
+
+def test_cuda_without_a_gpu_is_one_line_and_exit_2(capsys, monkeypatch, tmp_path):
+    monkeypatch.setattr(record, "cuda_available", lambda: False)
+    assert cli.main(["record", "basics-matmul-64", "--device", "cuda", "--out", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "profguide: basics-matmul-64: CUDA was asked for but torch sees no GPU"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_record_needs_ids_or_all():
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["record"])
+    assert exited.value.code == 2
+
+
+def test_list_names_every_recording_with_its_device(capsys):
+    assert cli.main(["list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == len(cli.RECORDINGS)
+    assert lines[0].split()[:2] == ["basics-matmul-64", "cuda"]
