@@ -8,21 +8,7 @@ import pytest
 
 from profguide import build, record
 from profguide.recordings import RECORDINGS, Recording
-from tests.helpers import ROOT, run_script
-
-TINY = Recording(
-    id="tiny-matmul",
-    snippet="snippets/basics/first_profile.py",
-    function="profile_matmul_bias",
-    params={"size": 8},
-    title="tiny",
-)
-
-
-@pytest.fixture
-def project(tmp_path):
-    shutil.copytree(ROOT / "snippets", tmp_path / "snippets")
-    return tmp_path
+from tests.helpers import ROOT, TINY, run_script
 
 
 def edit_snippet(project):

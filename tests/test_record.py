@@ -2,28 +2,12 @@
 
 import gzip
 import json
-import shutil
 
 import pytest
 
 from profguide import record, trace
 from profguide.recordings import RECORDINGS, Recording, by_id
-from tests.helpers import ROOT
-
-TINY = Recording(
-    id="tiny-matmul",
-    snippet="snippets/basics/first_profile.py",
-    function="profile_matmul_bias",
-    params={"size": 8},
-    title="tiny",
-)
-
-
-@pytest.fixture
-def project(tmp_path):
-    """A copy of the snippets in a scratch project root, free to edit."""
-    shutil.copytree(ROOT / "snippets", tmp_path / "snippets")
-    return tmp_path
+from tests.helpers import ROOT, TINY
 
 
 def test_cache_key_changes_with_the_snippet_source(project):
