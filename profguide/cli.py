@@ -5,6 +5,7 @@ Usage::
     profguide record [--all | ID ...] [--device cpu|cuda] [--out DIR]
     profguide build [--refresh] [--check]
     profguide list
+    profguide explain TRACE [--json | --markdown] [--step N]
 """
 
 import argparse
@@ -38,6 +39,13 @@ def parse_args(argv):
     bld.add_argument("--generated", type=Path, default=GENERATED, help="recordings folder")
 
     commands.add_parser("list", help="list the recordings")
+
+    exp = commands.add_parser("explain", help="say what a trace shows: verdict, evidence, where to look")
+    exp.add_argument("trace", type=Path, help="a .json or .json.gz trace, or a folder of per-rank traces")
+    form = exp.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true", help="machine-readable output (a stable interface)")
+    form.add_argument("--markdown", action="store_true", help="Markdown output")
+    exp.add_argument("--step", type=int, metavar="N", help="measure over ProfilerStep#N only")
     return parser.parse_args(argv)
 
 
@@ -70,12 +78,26 @@ def run_list(_args):
     return 0
 
 
+def run_explain(args):
+    from profguide import explain
+    from profguide.progress import bar
+
+    files = explain.trace_files(args.trace)
+    summaries = [explain.explain_file(path, args.step, progress=bar(f"loading {path.name}")) for path in files]
+    if args.json:
+        print(explain.to_json(summaries))
+    else:
+        render = explain.to_markdown if args.markdown else explain.to_text
+        print("\n".join(render(summary) for summary in summaries), end="")
+    return 0
+
+
 def main(argv=None):
     from profguide.record import RecordingError
     from profguide.trace import TraceError
 
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    handler = {"record": run_record, "build": run_build, "list": run_list}[args.command]
+    handler = {"record": run_record, "build": run_build, "list": run_list, "explain": run_explain}[args.command]
     try:
         return handler(args)
     except (RecordingError, TraceError) as error:
@@ -84,3 +106,9 @@ def main(argv=None):
     except KeyError as error:
         print(f"profguide: {error.args[0]}", file=sys.stderr)
         return 2
+    except MemoryError:
+        print("profguide: out of memory", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("profguide: interrupted", file=sys.stderr)
+        return 130

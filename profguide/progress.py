@@ -26,3 +26,23 @@ def step(index, total, message, stream=None):
         raise
     stream.write(f"{counter} done in {time.perf_counter() - started:.1f} s\n")
     stream.flush()
+
+
+def bar(label, stream=None, width=30):
+    """A callback that draws ``label [#####     ] 45%`` on a terminal; silent when stderr is not one."""
+    stream = stream or sys.stderr
+    if not stream.isatty():
+        return None
+    drawn = [-1]
+
+    def update(fraction):
+        filled = int(fraction * width)
+        if filled == drawn[0]:
+            return
+        drawn[0] = filled
+        stream.write(f"\r{label} [{'#' * filled}{' ' * (width - filled)}] {fraction:4.0%}")
+        if fraction >= 1:
+            stream.write("\r" + " " * (len(label) + width + 8) + "\r")
+        stream.flush()
+
+    return update

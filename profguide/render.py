@@ -86,10 +86,8 @@ def lane_label(pid, tid, on_gpu):
 
 def lane_rows(trace, lane, kinds, start, end):
     """The slices of one lane inside the window, each with its nesting depth."""
-    slices = [
-        s for s in trace.slices
-        if (s.pid, s.tid) == lane and s.kind in kinds and s.end >= start and s.ts <= end
-    ]
+    mask = trace.lane_mask([lane]) & analysis.kinds_mask(trace, kinds)
+    slices = trace.slices(start, end, mask)
     return list(zip(slices, analysis.nesting_depths(slices), strict=True))
 
 

@@ -1,18 +1,35 @@
-"""Load a torch.profiler (Kineto) Chrome trace into a small typed model.
+"""Load a torch.profiler (Kineto) Chrome trace into compact, typed arrays.
 
-Only the complete events (``ph: X``) are kept; each event's category is mapped to a kind that does not depend on the
-torch version that wrote it (old traces say ``Kernel`` and ``Runtime`` where
-new ones say ``kernel`` and ``cuda_runtime``).
+A trace of a real job holds millions of events; most questions need a handful
+of fields of the complete (``ph: X``) events. The loader splits the event
+list without building objects, decodes it in batches into small typed
+structs (msgspec), keeps only the fields the analysis asks for as numpy
+columns, and drops each batch before the next: memory stays near the size of
+the file.
+
+Each event's category becomes a *kind* that does not depend on the torch
+version or vendor that wrote it (old traces say ``Kernel`` and ``Runtime``
+where new ones say ``kernel`` and ``cuda_runtime``; ROCm traces reuse the
+CUDA names).
 """
 
 import gzip
-import json
+import math
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-# Category → kind. Old Kineto schemas used the capitalised names.
-KINDS = {
+import msgspec
+import numpy as np
+
+# Kinds, in code order; the code is an index into this tuple.
+KIND_NAMES = (
+    "other", "cpu_op", "annotation", "gpu_annotation", "runtime", "driver",
+    "kernel", "memcpy", "memset", "sync", "python",
+)
+KIND = {name: code for code, name in enumerate(KIND_NAMES)}
+# Category (lower-cased) → kind. "operator", "runtime", "memcpy", "memset" are the old schema's names.
+CATEGORY_KINDS = {
     "cpu_op": "cpu_op",
     "operator": "cpu_op",
     "user_annotation": "annotation",
@@ -29,16 +46,50 @@ KINDS = {
     "python_function": "python",
 }
 GPU_KINDS = frozenset({"kernel", "memcpy", "memset", "gpu_annotation", "sync"})
+GPU_WORK_KINDS = frozenset({"kernel", "memcpy", "memset"})
 HOST_KINDS = frozenset({"cpu_op", "annotation", "runtime", "driver", "python"})
+BATCH = 65536
+NO_ID = -1
 
 
 class TraceError(ValueError):
     """The file is not a trace this loader can read; the message is one line."""
 
 
+_NULL = msgspec.Raw(b"null")
+
+
+class _Args(msgspec.Struct, gc=False):
+    correlation: int | str | None = None
+    external_id: int | str | None = msgspec.field(name="External id", default=None)
+    bytes: float | str | None = None
+    occupancy: float | str | None = msgspec.field(name="est. achieved occupancy %", default=None)
+    # Raw: left undecoded (a reference into the batch) unless the op is a matrix multiply.
+    input_dims: msgspec.Raw = msgspec.field(name="Input Dims", default=_NULL)
+    input_type: msgspec.Raw = msgspec.field(name="Input type", default=_NULL)
+
+
+class _Event(msgspec.Struct, gc=False):
+    ph: str | None = None
+    cat: str | None = None
+    name: str | None = None
+    ts: float | str | None = None
+    dur: float | str | None = None
+    pid: int | str | None = None
+    tid: int | str | None = None
+    args: _Args | None = None
+
+
+class _Document(msgspec.Struct, gc=False):
+    traceEvents: list[msgspec.Raw] | None = None
+    deviceProperties: list[dict] | None = None
+    distributedInfo: dict | None = None
+    baseTimeNanoseconds: int | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class Slice:
-    """One complete event: a named interval on a lane. Times are in µs."""
+    """One complete event, for drawing: a named interval on a lane. Times in µs."""
 
     name: str
     kind: str
@@ -53,83 +104,260 @@ class Slice:
     def end(self):
         return self.ts + self.dur
 
-    @property
-    def on_gpu(self):
-        return self.kind in GPU_KINDS
 
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Trace:
-    """The slices of a trace, sorted by start time, with its metadata."""
+    """The complete events of a trace as columns, sorted by (start, -duration).
 
-    slices: tuple
+    ``name``, ``kind`` and ``lane`` are codes into ``names``, ``KIND_NAMES`` and
+    ``lanes`` ((pid, tid) pairs). Ids are -1 where absent; ``bytes`` and
+    ``occupancy`` are NaN where absent. ``shapes`` maps an event index to its
+    raw ``Input Dims`` and ``Input type`` for the matrix-multiply operators only.
+    """
+
+    ts: np.ndarray
+    dur: np.ndarray
+    kind: np.ndarray
+    name: np.ndarray
+    lane: np.ndarray
+    correlation: np.ndarray
+    external_id: np.ndarray
+    bytes: np.ndarray
+    occupancy: np.ndarray
+    names: tuple
+    lanes: tuple
+    shapes: dict = field(default_factory=dict)
     device_properties: tuple = ()
-    base_time_ns: int | None = None
+    distributed_info: dict | None = None
+    skipped: dict = field(default_factory=dict)
+
+    def __len__(self):
+        return len(self.ts)
+
+    @property
+    def end(self):
+        return self.ts + self.dur
+
+    def mask(self, *kinds):
+        """Boolean mask of the events whose kind is one of ``kinds``."""
+        return np.isin(self.kind, [KIND[k] for k in kinds])
+
+    def lane_mask(self, lanes):
+        """Boolean mask of the events on any of the (pid, tid) ``lanes``."""
+        wanted = set(lanes)
+        codes = [i for i, lane in enumerate(self.lanes) if lane in wanted]
+        return np.isin(self.lane, codes)
+
+    def slice(self, index):
+        """Event ``index`` as a Slice."""
+        pid, tid = self.lanes[self.lane[index]]
+        correlation, external_id = int(self.correlation[index]), int(self.external_id[index])
+        return Slice(
+            name=self.names[self.name[index]],
+            kind=KIND_NAMES[self.kind[index]],
+            ts=float(self.ts[index]),
+            dur=float(self.dur[index]),
+            pid=pid,
+            tid=tid,
+            correlation=None if correlation == NO_ID else correlation,
+            external_id=None if external_id == NO_ID else external_id,
+        )
+
+    def slices(self, start=-math.inf, end=math.inf, mask=None):
+        """The events that overlap [start, end] (and ``mask``), as Slices in trace order."""
+        selected = (self.end >= start) & (self.ts <= end)
+        if mask is not None:
+            selected &= mask
+        return [self.slice(i) for i in np.flatnonzero(selected)]
 
 
-def read_json(path):
-    """Parse a ``.json`` or ``.json.gz`` file; raise TraceError with one line on failure."""
+GEMM_OPS = frozenset({"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::_scaled_mm"})
+
+
+def read_bytes(path):
+    """The file's bytes, gunzipped when compressed; TraceError with one line on failure."""
     path = Path(path)
     try:
         raw = path.read_bytes()
-        if raw[:2] == b"\x1f\x8b":
-            raw = gzip.decompress(raw)
-        return json.loads(raw)
+        return gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw
     except FileNotFoundError:
         raise TraceError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise TraceError(f"{path}: is a folder, not a trace file") from None
+    except PermissionError:
+        raise TraceError(f"{path}: permission denied") from None
     except (EOFError, gzip.BadGzipFile, zlib.error):
         raise TraceError(f"{path}: truncated or corrupt gzip data") from None
-    except UnicodeDecodeError:
-        raise TraceError(f"{path}: not UTF-8 text") from None
-    except json.JSONDecodeError as error:
-        raise TraceError(f"{path}: not valid JSON ({error.msg} at byte {error.pos})") from None
 
 
-def as_int(value):
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def slice_from_event(event):
-    """A Slice for a complete event, or None for events the model does not keep."""
-    if not isinstance(event, dict) or event.get("ph") != "X":
-        return None
+def decode_document(path, raw):
     try:
-        ts = float(event["ts"])
-        dur = float(event.get("dur", 0))
-    except (KeyError, TypeError, ValueError):
-        return None
-    if dur < 0 or ts != ts or dur != dur:  # negative or NaN
-        return None
-    category = str(event.get("cat", "")).lower()
-    args = event.get("args") if isinstance(event.get("args"), dict) else {}
-    return Slice(
-        name=str(event.get("name", "")),
-        kind=KINDS.get(category, "other"),
-        ts=ts,
-        dur=dur,
-        pid=event.get("pid"),
-        tid=event.get("tid"),
-        correlation=as_int(args.get("correlation")),
-        external_id=as_int(args.get("External id")),
-    )
-
-
-def load(path):
-    """Load the trace at ``path`` (``.json`` or ``.json.gz``)."""
-    document = read_json(path)
-    if not isinstance(document, dict) or not isinstance(document.get("traceEvents"), list):
+        document = msgspec.json.decode(raw, type=_Document)
+    except msgspec.ValidationError as error:
+        raise TraceError(f"{path}: not a torch.profiler trace ({error})") from None
+    except msgspec.DecodeError as error:
+        raise TraceError(f"{path}: not valid JSON ({describe_decode_error(raw, error)})") from None
+    if document.traceEvents is None:
         raise TraceError(f"{path}: no traceEvents list; not a torch.profiler trace")
-    events = document["traceEvents"]
-    slices = sorted(
-        (s for s in map(slice_from_event, events) if s is not None),
-        key=lambda s: (s.ts, -s.dur),
-    )
-    if not slices:
+    return document
+
+
+def describe_decode_error(raw, error):
+    text = str(error)
+    if "truncated" in text.lower():
+        return "the file ends early: truncated?"
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return "not UTF-8 text"
+    return text
+
+
+def floats(values):
+    """A float64 column from numbers, numeric strings and None (NaN); NaN for anything unreadable."""
+    try:
+        return np.array(values, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        return np.array([number(v) for v in values], dtype=np.float64)
+
+
+def number(value):
+    try:
+        return math.nan if value is None else float(value)
+    except (TypeError, ValueError, OverflowError):
+        return math.nan
+
+
+def identifiers(values):
+    """An int64 column of ids from ints, numeric strings and None; -1 where absent or unreadable."""
+    try:
+        return np.array([NO_ID if v is None else v for v in values], dtype=np.int64)
+    except (TypeError, ValueError, OverflowError):
+        return np.array([identifier(v) for v in values], dtype=np.int64)
+
+
+def identifier(value):
+    if isinstance(value, str):
+        try:
+            value = int(value)
+        except ValueError:
+            return NO_ID
+    if not isinstance(value, int) or not -(2**63) <= value < 2**63:
+        return NO_ID
+    return value
+
+
+def complete_events(decoded):
+    return [e for e in decoded if isinstance(e, _Event) and e.ph == "X"]
+
+
+class Codes(dict):
+    """Value → small integer code, numbering new values as they come (C-speed lookups for known ones)."""
+
+    def __missing__(self, value):
+        code = self[value] = len(self)
+        return code
+
+
+def batch_columns(events, names, lanes, categories):
+    """Columns for one batch of complete events; the Codes ``names``, ``lanes``, ``categories`` grow."""
+    args = [e.args or _NO_ARGS for e in events]
+    return {
+        "ts": floats([e.ts for e in events]),
+        "dur": floats([0.0 if e.dur is None else e.dur for e in events]),
+        "category": np.array([categories[e.cat] for e in events], dtype=np.int32),
+        "name": np.array([names[e.name or ""] for e in events], dtype=np.int32),
+        "lane": np.array([lanes[e.pid, e.tid] for e in events], dtype=np.int32),
+        "correlation": identifiers([a.correlation for a in args]),
+        "external_id": identifiers([a.external_id for a in args]),
+        "bytes": floats([a.bytes for a in args]),
+        "occupancy": floats([a.occupancy for a in args]),
+    }
+
+
+def kind_codes(categories):
+    """Kind code for each category code, as a lookup table."""
+    table = np.zeros(max(len(categories), 1), dtype=np.int8)
+    for category, code in categories.items():
+        table[code] = KIND[CATEGORY_KINDS.get(str(category or "").lower(), "other")]
+    return table
+
+
+def decode_shapes(args):
+    """(input dims, input types) of a matrix-multiply op, decoded now so that no batch buffer stays alive."""
+    try:
+        dims = msgspec.json.decode(args.input_dims)
+        types = msgspec.json.decode(args.input_type)
+    except msgspec.DecodeError:
+        return None
+    return (dims, types) if isinstance(dims, list) else None
+
+
+_NO_ARGS = _Args()
+_DECODE_BATCH = msgspec.json.Decoder(list[_Event | str | int | float | bool | None | list])
+
+
+def load(path, progress=None):
+    """Load the trace at ``path`` (``.json`` or ``.json.gz``).
+
+    ``progress``, if given, is called with the fraction of events decoded.
+    Raises TraceError, with a one-line message, for anything that is not a
+    readable trace with complete events.
+    """
+    return parse(read_bytes(path), path, progress)
+
+
+def parse(raw, source="trace", progress=None):
+    """Parse the bytes of a trace's JSON; ``source`` names it in error messages."""
+    document = decode_document(source, raw)
+    events, document.traceEvents = document.traceEvents, None
+    names, lanes, categories, shapes, chunks = Codes(), Codes(), Codes(), {}, []
+    count = 0
+    for start in range(0, len(events), BATCH):
+        try:
+            decoded = _DECODE_BATCH.decode(b"[" + b",".join(events[start : start + BATCH]) + b"]")
+        except msgspec.ValidationError as error:
+            raise TraceError(f"{source}: an event does not have a trace event's fields ({error})") from None
+        complete = complete_events(decoded)
+        del decoded
+        chunks.append(batch_columns(complete, names, lanes, categories))
+        gemm_codes = [code for name, code in names.items() if name in GEMM_OPS]
+        for offset in np.flatnonzero(np.isin(chunks[-1]["name"], gemm_codes)):
+            shapes[count + int(offset)] = decode_shapes(complete[offset].args or _NO_ARGS)
+        count += len(complete)
+        if progress:
+            progress(min(start + BATCH, len(events)) / len(events))
+    del events, raw
+    return assemble(source, chunks, names, lanes, categories, shapes, document)
+
+
+def assemble(path, chunks, names, lanes, categories, shapes, document):
+    """One Trace from the batches: valid events only, sorted by (start, -duration)."""
+    columns = {key: np.concatenate([chunk.pop(key) for chunk in chunks]) for key in (list(chunks[0]) if chunks else ())}
+    if not columns or not len(columns["ts"]):
         raise TraceError(f"{path}: the trace holds no complete events")
+    finite = np.isfinite(columns["ts"]) & np.isfinite(columns["dur"])
+    negative = finite & (columns["dur"] < 0)
+    skipped = {
+        reason: int(mask.sum())
+        for reason, mask in (("without a numeric ts or dur", ~finite), ("with a negative duration", negative))
+        if mask.any()
+    }
+    kept = np.flatnonzero(finite & ~negative)
+    if not len(kept):
+        raise TraceError(f"{path}: the trace holds no complete events with valid times")
+    order = kept[np.lexsort((-columns["dur"][kept], columns["ts"][kept]))]
+    new_index = np.full(len(finite), -1)
+    new_index[order] = np.arange(len(order))
+    for key in list(columns):
+        columns[key] = columns[key][order]
+    columns["kind"] = kind_codes(categories)[columns.pop("category")]
     return Trace(
-        slices=tuple(slices),
-        device_properties=tuple(document.get("deviceProperties") or ()),
-        base_time_ns=as_int(document.get("baseTimeNanoseconds")),
+        **columns,
+        names=tuple(names),
+        lanes=tuple(lanes),
+        shapes={int(new_index[i]): v for i, v in shapes.items() if v is not None and new_index[i] >= 0},
+        device_properties=tuple(document.deviceProperties or ()),
+        distributed_info=document.distributedInfo,
+        skipped=skipped,
     )

@@ -1,5 +1,6 @@
 """Small helpers shared by the tests."""
 
+import json
 import os
 import subprocess
 import sys
@@ -26,3 +27,25 @@ TINY = Recording(
     params={"size": 8},
     title="tiny",
 )
+
+CATEGORY = {"cpu_op": "cpu_op", "annotation": "user_annotation", "runtime": "cuda_runtime",
+            "driver": "cuda_driver", "kernel": "kernel", "memcpy": "gpu_memcpy", "memset": "gpu_memset",
+            "sync": "cuda_sync"}
+
+
+def event(name, ts, dur, kind="cpu_op", pid=100, tid=1, **args):
+    """A complete trace event as torch.profiler writes it; ``args`` as keyword arguments."""
+    renamed = {"External id" if key == "external_id" else key: value for key, value in args.items()}
+    return {"ph": "X", "cat": CATEGORY[kind], "name": name, "ts": ts, "dur": dur, "pid": pid, "tid": tid,
+            "args": renamed}
+
+
+def gpu_event(name, ts, dur, stream=7, kind="kernel", **args):
+    return event(name, ts, dur, kind=kind, pid=0, tid=stream, **args)
+
+
+def make_trace(*events, **top_level):
+    """A Trace parsed from these events, through the real loader."""
+    from profguide import trace
+
+    return trace.parse(json.dumps({"traceEvents": list(events), **top_level}).encode())

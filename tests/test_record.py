@@ -45,7 +45,7 @@ def test_record_writes_trace_table_averages_and_provenance(project):
     assert "aten::mm" in (folder / "table.txt").read_text()
     names = {row["name"] for row in json.loads((folder / "averages.json").read_text())}
     assert {"aten::mm", "aten::add", "matmul_bias"} <= names
-    assert {"aten::mm", "matmul_bias"} <= {s.name for s in trace.load(folder / "trace.json.gz").slices}
+    assert {"aten::mm", "matmul_bias"} <= {s.name for s in trace.load(folder / "trace.json.gz").slices()}
 
 
 def test_a_cpu_recording_is_not_a_standin(project):

@@ -6,17 +6,10 @@ import xml.etree.ElementTree as ElementTree
 import pytest
 
 from profguide import render
-from profguide.trace import Slice, Trace
+from tests.helpers import event as op
+from tests.helpers import make_trace as make
 
 SVG = "{http://www.w3.org/2000/svg}"
-
-
-def make(*slices):
-    return Trace(slices=tuple(sorted(slices, key=lambda s: (s.ts, -s.dur))))
-
-
-def op(name, ts, dur, kind="cpu_op", pid=100, tid=1):
-    return Slice(name=name, kind=kind, ts=ts, dur=dur, pid=pid, tid=tid)
 
 
 def rects_by_tooltip(svg):

@@ -25,7 +25,7 @@ def test_first_profile_script_prints_table_and_writes_trace(tmp_path):
     assert "aten::mm" in done.stdout and "aten::add" in done.stdout
     assert "matmul_bias" in done.stdout
     loaded = trace.load(tmp_path / "first_profile_trace.json")
-    names = {s.name for s in loaded.slices}
+    names = {s.name for s in loaded.slices()}
     assert {"matmul_bias", "aten::matmul", "aten::mm", "aten::add"} <= names
 
 
@@ -34,8 +34,8 @@ def test_first_profile_region_encloses_the_ops(tmp_path):
     path = tmp_path / "trace.json"
     profile(size=16, device="cpu", on_trace_ready=lambda p: p.export_chrome_trace(str(path)))
     loaded = trace.load(path)
-    region = next(s for s in loaded.slices if s.name == "matmul_bias")
-    ops = [s for s in loaded.slices if s.name in ("aten::mm", "aten::add")]
+    region = next(s for s in loaded.slices() if s.name == "matmul_bias")
+    ops = [s for s in loaded.slices() if s.name in ("aten::mm", "aten::add")]
     assert len(ops) == 2
     assert all(region.ts <= s.ts and s.end <= region.end for s in ops)
 

@@ -1,0 +1,208 @@
+"""``profguide explain``: what a trace says, in plain words, with the numbers behind it.
+
+The verdict comes first, then the evidence, then where to look in Perfetto.
+Times that point into the trace are given from the trace's first event, as
+Perfetto's timeline shows them.
+"""
+
+import json
+from pathlib import Path
+
+from profguide import analysis, trace
+from profguide.render import format_duration
+
+WINDOW_MEANING = "first to last GPU op (kernels, memcpy, memset), all streams"
+IDLE_LABELS = {
+    "host": "waiting for the host to launch",
+    "sync": "host blocked in a sync",
+    "queued": "next op already queued",
+    "other": "unexplained",
+}
+
+
+def trace_files(path):
+    """The trace files to explain: the file itself, or every trace in a folder (one per rank)."""
+    path = Path(path)
+    if not path.is_dir():
+        return [path]
+    files = sorted(p for p in path.iterdir() if p.name.endswith((".json", ".json.gz")))
+    if not files:
+        raise trace.TraceError(f"{path}: no .json or .json.gz trace files in this folder")
+    return files
+
+
+def explain_file(path, step=None, progress=None):
+    """The summary of one trace file, over a step's window or HTA's window."""
+    loaded = trace.load(path, progress=progress)
+    window = analysis.step_window(loaded, step) if step is not None else None
+    summary = analysis.summarise(loaded, window)
+    summary["file"] = str(path)
+    summary["trace_start_us"] = float(loaded.ts.min())
+    summary["window_definition"] = f"ProfilerStep#{step} and the GPU work it launched" if step is not None else (
+        WINDOW_MEANING
+    )
+    rank = (loaded.distributed_info or {}).get("rank")
+    summary["rank"] = rank if isinstance(rank, int) else None
+    return summary
+
+
+def to_json(summaries):
+    """The stable ``--json`` form: one summary, or ``{"ranks": [...]}`` for a folder."""
+    document = summaries[0] if len(summaries) == 1 else {"ranks": summaries}
+    return json.dumps(document, indent=1, sort_keys=True, default=str, allow_nan=False)
+
+
+def percent(value):
+    return "n/a" if value is None else f"{value:.1f}%"
+
+
+def at(summary, ts):
+    """A point in the trace as Perfetto shows it: time since the trace's first event."""
+    return f"+{format_duration(ts - summary['trace_start_us'])}"
+
+
+def headline(summary):
+    device = summary["device"] or "device not named in the trace"
+    rank = f", rank {summary['rank']}" if summary["rank"] is not None else ""
+    return f"{Path(summary['file']).name} ({device}{rank}, {summary['events']:,} complete events)"
+
+
+def verdict_lines(summary):
+    lines = [f"Verdict: {summary['verdict']}. {summary['verdict_text']}"]
+    window = summary["window"]
+    if window:
+        lines.append(
+            f"GPU busy {percent(summary['gpu_busy_pct'])}, idle {percent(summary['gpu_idle_pct'])} "
+            f"of {format_duration(window['dur_us'])} ({summary['window_definition']})."
+        )
+        causes = summary["idle"]["by_cause"]
+        parts = [
+            f"{IDLE_LABELS[cause]} {100 * row['idle_us'] / window['dur_us']:.1f}% ({row['gaps']:,} gaps)"
+            for cause, row in causes.items()
+            if row["idle_us"] > 0
+        ]
+        if parts:
+            lines.append("Idle time by cause: " + "; ".join(parts) + ".")
+    return lines
+
+
+def evidence_lines(summary):
+    lines = []
+    steps = summary["steps"]
+    if steps:
+        durations = sorted(s["dur_us"] for s in steps)
+        slowest = max(steps, key=lambda s: s["dur_us"])
+        lines.append(
+            f"Steps: {len(steps)} ProfilerSteps (#{steps[0]['step']}..#{steps[-1]['step']}), median "
+            f"{format_duration(durations[len(durations) // 2])}, slowest #{slowest['step']} "
+            f"{format_duration(slowest['dur_us'])}."
+        )
+    for api, stats in (summary["launch_latency_us"] or {}).items():
+        lines.append(
+            f"Launch latency ({api} API, launch call to GPU start): p50 {format_duration(stats['p50'])}, "
+            f"p95 {format_duration(stats['p95'])}, max {format_duration(stats['max'])} over {stats['count']:,} ops."
+        )
+    offset = summary["lane_offset"]
+    if offset and offset["ops_starting_before_launch"]:
+        lines.append(
+            f"Lane offset: {offset['ops_starting_before_launch']:,} GPU ops start before the call that launched "
+            f"them; the GPU lane is shifted by at least {format_duration(offset['estimated_offset_us'])}."
+        )
+    syncs = summary["synchronisations"]
+    if syncs["host_calls"]:
+        longest = syncs["longest"][0]
+        lines.append(
+            f"Synchronisations: {syncs['host_calls']:,} host sync calls, {format_duration(syncs['host_time_us'])} "
+            f"in all, during which the GPU was busy {format_duration(syncs['gpu_busy_during_us'])}; the longest, "
+            f"{longest['name']}, took {format_duration(longest['dur_us'])} at {at(summary, longest['start_us'])}."
+        )
+    comm = summary["communication"]
+    if comm["kernels"]:
+        lines.append(
+            f"Communication: {comm['kernels']:,} kernels, {format_duration(comm['kernel_us'])}, "
+            f"{percent(comm['overlap_pct'])} overlapped with computation "
+            f"({format_duration(comm['exposed_us'])} exposed)."
+        )
+    for row in summary["memory_traffic"][:3]:
+        bandwidth = f" at {row['gb_per_s']:.1f} GB/s" if row["gb_per_s"] else ""
+        size = f", {row['bytes'] / 1e6:,.1f} MB" if row["bytes"] else ""
+        lines.append(f"{row['name']}: {row['count']:,}×, {format_duration(row['total_us'])}{size}{bandwidth}.")
+    for row in summary["gemm"][:3]:
+        if row["tflops"] is None:
+            continue
+        peak = (
+            f" ({row['pct_of_peak']:.0f}% of the datasheet's {row['peak_tflops']:g} TFLOP/s)"
+            if row["pct_of_peak"] is not None else ""
+        )
+        lines.append(
+            f"{row['op']} {row['input_dims']} {row['dtype']}: {row['tflops']:.1f} TFLOP/s{peak} "
+            f"over {row['calls']:,} calls."
+        )
+    compiled = summary["compile"]
+    if compiled["compiled_regions"] or compiled["triton_kernels"] or compiled["cuda_graph_launches"]:
+        lines.append(
+            f"torch.compile: {compiled['compiled_regions']:,} compiled regions, {compiled['triton_kernels']:,} "
+            f"Triton kernels ({format_duration(compiled['triton_kernel_us'])}), "
+            f"{compiled['cuda_graph_launches']:,} CUDA graph launches."
+        )
+    for reason, count in summary["skipped_events"].items():
+        lines.append(f"Skipped {count:,} events {reason}.")
+    return lines
+
+
+def kernel_lines(summary, limit=5):
+    return [
+        f"{format_duration(row['total_us']):>9}  {row['count']:>6,}×  mean {format_duration(row['mean'])}, "
+        f"p50 {format_duration(row['p50'])}, p95 {format_duration(row['p95'])}, max {format_duration(row['max'])}  "
+        f"{short(row['name'])}"
+        for row in summary["top_kernels"][:limit]
+    ]
+
+
+def where_to_look(summary):
+    lines = []
+    if summary["window"]:
+        lines.append(
+            f"The window runs from {at(summary, summary['window']['start_us'])} to "
+            f"{at(summary, summary['window']['end_us'])}."
+        )
+        for gap in summary["idle"]["longest_gaps"][:3]:
+            if gap["dur_us"] > 0:
+                lines.append(
+                    f"Idle gap of {format_duration(gap['dur_us'])} at {at(summary, gap['start_us'])} "
+                    f"({IDLE_LABELS[gap['cause']]})."
+                )
+    return lines
+
+
+def short(name, width=70):
+    return name if len(name) <= width else name[: width - 1] + "…"
+
+
+def to_text(summary):
+    sections = [
+        [headline(summary)],
+        verdict_lines(summary),
+        ["Evidence:"] + ["  " + line for line in evidence_lines(summary)],
+        ["Top kernels by total time in the window:"] + ["  " + line for line in kernel_lines(summary)],
+        ["Where to look (times from the trace's first event, as Perfetto shows them):"]
+        + ["  " + line for line in where_to_look(summary)],
+    ]
+    return "\n".join("\n".join(section) for section in sections if len(section) > 1 or section[0]) + "\n"
+
+
+def to_markdown(summary):
+    lines = [f"### {headline(summary)}", "", f"**{summary['verdict']}**: {summary['verdict_text']}", ""]
+    lines += [f"- {line}" for line in verdict_lines(summary)[1:] + evidence_lines(summary)]
+    if summary["top_kernels"]:
+        lines += ["", "| Kernel | Total | Calls | Mean | p50 | p95 | Max |", "|---|---:|---:|---:|---:|---:|---:|"]
+        for row in summary["top_kernels"][:10]:
+            name = short(row["name"]).replace("|", "\\|")
+            lines.append(
+                f"| `{name}` | {format_duration(row['total_us'])} | {row['count']:,} | {format_duration(row['mean'])} "
+                f"| {format_duration(row['p50'])} | {format_duration(row['p95'])} | {format_duration(row['max'])} |"
+            )
+    looks = where_to_look(summary)
+    if looks:
+        lines += ["", "Where to look:", ""] + [f"- {line}" for line in looks]
+    return "\n".join(lines) + "\n"
