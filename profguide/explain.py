@@ -6,10 +6,11 @@ Perfetto's timeline shows them.
 """
 
 import json
+from html import escape
 from pathlib import Path
 
 from profguide import analysis, trace
-from profguide.render import format_duration
+from profguide.render import count_of, format_duration
 
 WINDOW_MEANING = "first to last GPU op (kernels, memcpy, memset), all streams"
 IDLE_LABELS = {
@@ -62,9 +63,9 @@ def at(summary, ts):
 
 
 def headline(summary):
-    device = summary["device"] or "device not named in the trace"
+    device = short(summary["device"]) if summary["device"] else "device not named in the trace"
     rank = f", rank {summary['rank']}" if summary["rank"] is not None else ""
-    return f"{Path(summary['file']).name} ({device}{rank}, {summary['events']:,} complete events)"
+    return f"{Path(summary['file']).name} ({device}{rank}, {count_of(summary['events'], 'complete event')})"
 
 
 def verdict_lines(summary):
@@ -126,7 +127,7 @@ def evidence_lines(summary):
     for row in summary["memory_traffic"][:3]:
         bandwidth = f" at {row['gb_per_s']:.1f} GB/s" if row["gb_per_s"] else ""
         size = f", {row['bytes'] / 1e6:,.1f} MB" if row["bytes"] else ""
-        lines.append(f"{row['name']}: {row['count']:,}×, {format_duration(row['total_us'])}{size}{bandwidth}.")
+        lines.append(f"{short(row['name'])}: {row['count']:,}×, {format_duration(row['total_us'])}{size}{bandwidth}.")
     for row in summary["gemm"][:3]:
         if row["tflops"] is None:
             continue
@@ -135,7 +136,7 @@ def evidence_lines(summary):
             if row["pct_of_peak"] is not None else ""
         )
         lines.append(
-            f"{row['op']} {row['input_dims']} {row['dtype']}: {row['tflops']:.1f} TFLOP/s{peak} "
+            f"{row['op']} {row['input_dims']} {short(row['dtype'])}: {row['tflops']:.1f} TFLOP/s{peak} "
             f"over {row['calls']:,} calls."
         )
     compiled = summary["compile"]
@@ -175,7 +176,12 @@ def where_to_look(summary):
     return lines
 
 
+CONTROL = dict.fromkeys([*range(32), 127], "?")
+
+
 def short(name, width=70):
+    """A name from the trace made safe for a terminal (no control characters) and cut to ``width``."""
+    name = name.translate(CONTROL)
     return name if len(name) <= width else name[: width - 1] + "…"
 
 
@@ -192,14 +198,14 @@ def to_text(summary):
 
 
 def to_markdown(summary):
-    lines = [f"### {headline(summary)}", "", f"**{summary['verdict']}**: {summary['verdict_text']}", ""]
-    lines += [f"- {line}" for line in verdict_lines(summary)[1:] + evidence_lines(summary)]
+    lines = [f"### {escape(headline(summary))}", "", f"**{summary['verdict']}**: {summary['verdict_text']}", ""]
+    lines += [f"- {escape(line)}" for line in verdict_lines(summary)[1:] + evidence_lines(summary)]
     if summary["top_kernels"]:
         lines += ["", "| Kernel | Total | Calls | Mean | p50 | p95 | Max |", "|---|---:|---:|---:|---:|---:|---:|"]
         for row in summary["top_kernels"][:10]:
-            name = short(row["name"]).replace("|", "\\|")
+            name = escape(short(row["name"])).replace("|", "&#124;")
             lines.append(
-                f"| `{name}` | {format_duration(row['total_us'])} | {row['count']:,} | {format_duration(row['mean'])} "
+                f"| {name} | {format_duration(row['total_us'])} | {row['count']:,} | {format_duration(row['mean'])} "
                 f"| {format_duration(row['p50'])} | {format_duration(row['p95'])} | {format_duration(row['max'])} |"
             )
     looks = where_to_look(summary)

@@ -281,7 +281,7 @@ def count_of(n, noun):
     """'no GPU lanes', '1 kernel', '3 kernels'."""
     if n == 0:
         return f"no {noun}s"
-    return f"{n} {noun}" + ("" if n == 1 else "s")
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
 
 def caption(title, facts):

@@ -82,9 +82,8 @@ class _Event(msgspec.Struct, gc=False):
 
 class _Document(msgspec.Struct, gc=False):
     traceEvents: list[msgspec.Raw] | None = None
-    deviceProperties: list[dict] | None = None
-    distributedInfo: dict | None = None
-    baseTimeNanoseconds: int | None = None
+    deviceProperties: object = None
+    distributedInfo: object = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,6 +196,8 @@ def decode_document(path, raw):
         raise TraceError(f"{path}: not a torch.profiler trace ({error})") from None
     except msgspec.DecodeError as error:
         raise TraceError(f"{path}: not valid JSON ({describe_decode_error(raw, error)})") from None
+    except UnicodeDecodeError:
+        raise TraceError(f"{path}: not UTF-8 text") from None
     if document.traceEvents is None:
         raise TraceError(f"{path}: no traceEvents list; not a torch.profiler trace")
     return document
@@ -247,8 +248,67 @@ def identifier(value):
     return value
 
 
-def complete_events(decoded):
+def decode_batch(data, skipped):
+    """The complete events of one batch (a JSON array of events).
+
+    The typed decoder is fast; when some event has a field of an unexpected
+    type, the batch is decoded again loosely and each event is coerced or
+    skipped, so that one odd event does not cost the whole trace.
+    """
+    try:
+        decoded = _DECODE_BATCH.decode(data)
+    except msgspec.ValidationError:
+        decoded = [coerce_event(e, skipped) for e in msgspec.json.decode(data)]
     return [e for e in decoded if isinstance(e, _Event) and e.ph == "X"]
+
+
+SCALARS = (int, float, str)
+
+
+def coerce_event(event, skipped):
+    """An _Event from a loosely decoded one, or None when it is not a usable complete event."""
+    if not isinstance(event, dict) or event.get("ph") != "X":
+        return None
+    name, category = event.get("name"), event.get("cat")
+    if not isinstance(name, SCALARS) or not isinstance(category, (*SCALARS, type(None))):
+        skipped["whose name or category is not text"] = skipped.get("whose name or category is not text", 0) + 1
+        return None
+    args = event.get("args")
+    return _Event(
+        ph="X",
+        cat=None if category is None else str(category),
+        name=str(name),
+        ts=scalar(event.get("ts")),
+        dur=scalar(event.get("dur")),
+        pid=lane_id(event.get("pid")),
+        tid=lane_id(event.get("tid")),
+        args=coerce_args(args) if isinstance(args, dict) else None,
+    )
+
+
+def scalar(value):
+    return value if isinstance(value, SCALARS) and not isinstance(value, bool) else None
+
+
+def lane_id(value):
+    """A pid or tid that can key a lane: ints and strings as they are, anything else as its JSON text."""
+    if value is None or (isinstance(value, SCALARS) and not isinstance(value, bool)):
+        return value
+    return msgspec.json.encode(value).decode()
+
+
+def coerce_args(args):
+    def raw(key):
+        return msgspec.Raw(msgspec.json.encode(args[key])) if key in args else _NULL
+
+    return _Args(
+        correlation=scalar(args.get("correlation")),
+        external_id=scalar(args.get("External id")),
+        bytes=scalar(args.get("bytes")),
+        occupancy=scalar(args.get("est. achieved occupancy %")),
+        input_dims=raw("Input Dims"),
+        input_type=raw("Input type"),
+    )
 
 
 class Codes(dict):
@@ -311,15 +371,15 @@ def parse(raw, source="trace", progress=None):
     """Parse the bytes of a trace's JSON; ``source`` names it in error messages."""
     document = decode_document(source, raw)
     events, document.traceEvents = document.traceEvents, None
-    names, lanes, categories, shapes, chunks = Codes(), Codes(), Codes(), {}, []
+    names, lanes, categories, shapes, chunks, skipped = Codes(), Codes(), Codes(), {}, [], {}
     count = 0
     for start in range(0, len(events), BATCH):
         try:
-            decoded = _DECODE_BATCH.decode(b"[" + b",".join(events[start : start + BATCH]) + b"]")
-        except msgspec.ValidationError as error:
-            raise TraceError(f"{source}: an event does not have a trace event's fields ({error})") from None
-        complete = complete_events(decoded)
-        del decoded
+            complete = decode_batch(b"[" + b",".join(events[start : start + BATCH]) + b"]", skipped)
+        except UnicodeDecodeError:
+            raise TraceError(f"{source}: not UTF-8 text") from None
+        except (msgspec.ValidationError, msgspec.DecodeError) as error:
+            raise TraceError(f"{source}: an event cannot be read ({error})") from None
         chunks.append(batch_columns(complete, names, lanes, categories))
         gemm_codes = [code for name, code in names.items() if name in GEMM_OPS]
         for offset in np.flatnonzero(np.isin(chunks[-1]["name"], gemm_codes)):
@@ -328,21 +388,19 @@ def parse(raw, source="trace", progress=None):
         if progress:
             progress(min(start + BATCH, len(events)) / len(events))
     del events, raw
-    return assemble(source, chunks, names, lanes, categories, shapes, document)
+    return assemble(source, chunks, names, lanes, categories, shapes, document, skipped)
 
 
-def assemble(path, chunks, names, lanes, categories, shapes, document):
+def assemble(path, chunks, names, lanes, categories, shapes, document, skipped):
     """One Trace from the batches: valid events only, sorted by (start, -duration)."""
     columns = {key: np.concatenate([chunk.pop(key) for chunk in chunks]) for key in (list(chunks[0]) if chunks else ())}
     if not columns or not len(columns["ts"]):
         raise TraceError(f"{path}: the trace holds no complete events")
     finite = np.isfinite(columns["ts"]) & np.isfinite(columns["dur"])
     negative = finite & (columns["dur"] < 0)
-    skipped = {
-        reason: int(mask.sum())
-        for reason, mask in (("without a numeric ts or dur", ~finite), ("with a negative duration", negative))
-        if mask.any()
-    }
+    for reason, mask in (("without a numeric ts or dur", ~finite), ("with a negative duration", negative)):
+        if mask.any():
+            skipped[reason] = skipped.get(reason, 0) + int(mask.sum())
     kept = np.flatnonzero(finite & ~negative)
     if not len(kept):
         raise TraceError(f"{path}: the trace holds no complete events with valid times")
@@ -357,7 +415,8 @@ def assemble(path, chunks, names, lanes, categories, shapes, document):
         names=tuple(names),
         lanes=tuple(lanes),
         shapes={int(new_index[i]): v for i, v in shapes.items() if v is not None and new_index[i] >= 0},
-        device_properties=tuple(document.deviceProperties or ()),
-        distributed_info=document.distributedInfo,
+        device_properties=tuple(d for d in document.deviceProperties or () if isinstance(d, dict))
+        if isinstance(document.deviceProperties, list) else (),
+        distributed_info=document.distributedInfo if isinstance(document.distributedInfo, dict) else None,
         skipped=skipped,
     )

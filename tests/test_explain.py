@@ -1,0 +1,222 @@
+"""`profguide explain`: real traces get an answer; bad input gets one line on stderr and exit 2."""
+
+import gzip
+import io
+import json
+import shutil
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from profguide import cli, progress
+from tests.helpers import ROOT
+
+SHARED = ROOT.parent / "shared" / "traces"
+GPU_TRACES = sorted(p for p in SHARED.glob("*.json.gz") if p.name != "cpu_only_gloo.json.gz")
+STABLE_KEYS = {"verdict", "verdict_text", "gpu_busy_pct", "gpu_idle_pct", "window", "window_definition", "steps",
+               "top_kernels"}
+
+
+def explain(capsys, *args):
+    code = cli.main(["explain", *map(str, args)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("path", GPU_TRACES, ids=lambda p: p.name)
+def test_json_carries_the_stable_keys(capsys, path):
+    code, out, err = explain(capsys, path, "--json")
+    assert code == 0, err
+    summary = json.loads(out)
+    assert STABLE_KEYS <= set(summary)
+    assert summary["window"]["dur_us"] > 0
+    assert summary["gpu_busy_pct"] + summary["gpu_idle_pct"] == pytest.approx(100)
+    assert summary["verdict"] in cli_verdicts()
+
+
+def cli_verdicts():
+    from profguide.analysis import VERDICTS
+
+    return set(VERDICTS)
+
+
+def test_text_puts_the_verdict_first(capsys):
+    code, out, _ = explain(capsys, SHARED / "a100_nccl_2rank_rank0.json.gz")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("a100_nccl_2rank_rank0.json.gz (NVIDIA A100")
+    assert lines[1].startswith("Verdict: ")
+    assert "GPU busy" in lines[2] and "idle" in lines[2]
+    assert any(line.startswith("Where to look") for line in lines)
+    assert "Communication: " in out and "Launch latency (runtime API" in out
+
+
+def test_markdown_has_a_kernel_table(capsys):
+    code, out, _ = explain(capsys, SHARED / "a100_alexnet_cuda_sync.json.gz", "--markdown")
+    assert code == 0
+    assert out.startswith("### a100_alexnet_cuda_sync.json.gz")
+    assert "| Kernel | Total | Calls | Mean | p50 | p95 | Max |" in out
+
+
+def test_cpu_only_trace_gets_a_verdict_not_an_error(capsys):
+    code, out, _ = explain(capsys, SHARED / "cpu_only_gloo.json.gz", "--json")
+    assert code == 0
+    summary = json.loads(out)
+    assert summary["verdict"] == "cpu-only" and summary["window"] is None and summary["gpu_idle_pct"] is None
+
+
+def test_step_window(capsys):
+    code, out, _ = explain(capsys, SHARED / "a100_nccl_2rank_rank0.json.gz", "--json", "--step", "5")
+    assert code == 0
+    summary = json.loads(out)
+    step = next(s for s in summary["steps"] if s["step"] == 5)
+    assert summary["window"]["start_us"] == step["start_us"]
+    assert summary["window"]["end_us"] >= step["start_us"] + step["dur_us"]
+    assert summary["window_definition"].startswith("ProfilerStep#5")
+    code, _, err = explain(capsys, SHARED / "a100_nccl_2rank_rank0.json.gz", "--step", "99")
+    assert code == 2 and err == "profguide: no ProfilerStep#99 in this trace (steps: 4, 5, 6)\n"
+
+
+def test_a_folder_of_rank_traces(capsys, tmp_path):
+    for name in ("nccl_128rank_sampled_rank0.json.gz", "nccl_128rank_sampled_rank1.json.gz"):
+        shutil.copy(SHARED / name, tmp_path / name)
+    code, out, _ = explain(capsys, tmp_path, "--json")
+    assert code == 0
+    assert [r["rank"] for r in json.loads(out)["ranks"]] == [0, 1]
+
+
+def write(tmp_path, name, data):
+    path = tmp_path / name
+    path.write_bytes(data)
+    return path
+
+
+def event(**fields):
+    return {"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2, "pid": 0, "tid": 7, **fields}
+
+
+def doc(*events):
+    return json.dumps({"traceEvents": list(events)}).encode()
+
+
+BAD_INPUT = [
+    ("truncated.json.gz", gzip.compress(doc(event()))[:-12], "truncated or corrupt gzip data"),
+    ("truncated.json", doc(event())[:-5], "not valid JSON (the file ends early: truncated?)"),
+    ("words.txt", b"this is not json", "not valid JSON"),
+    ("empty.json", b"", "not valid JSON"),
+    ("list.json", b"[]", "not a torch.profiler trace"),
+    ("no-events.json", b'{"schemaVersion": 1}', "no traceEvents list"),
+    ("zero-events.json", doc(), "the trace holds no complete events"),
+    ("only-negative.json", doc(event(dur=-5)), "no complete events with valid times"),
+    ("no-times.json", doc({"ph": "X", "name": "k"}), "no complete events with valid times"),
+    ("utf8.json", doc(event(name="NAME")).replace(b"NAME", b"\xff\xfe"), "not UTF-8 text"),
+    ("huge-number.json", doc(event()).replace(b'"ts": 1', b'"ts": 1e999'),
+     "an event cannot be read (Number out of range"),
+]
+
+
+@pytest.mark.parametrize(("name", "data", "message"), BAD_INPUT, ids=[b[0] for b in BAD_INPUT])
+def test_bad_input_is_one_line_and_exit_2(capsys, tmp_path, name, data, message):
+    code, out, err = explain(capsys, write(tmp_path, name, data))
+    assert code == 2
+    assert out == ""
+    assert err.startswith(f"profguide: {tmp_path / name}: ") and message in err
+    assert err.count("\n") == 1
+
+
+def test_missing_path_and_empty_folder(capsys, tmp_path):
+    assert explain(capsys, tmp_path / "absent.json")[2] == f"profguide: {tmp_path / 'absent.json'}: no such file\n"
+    code, _, err = explain(capsys, tmp_path)
+    assert code == 2 and "no .json or .json.gz trace files in this folder" in err
+
+
+def test_skipped_events_are_reported_not_hidden(capsys, tmp_path):
+    path = write(tmp_path, "t.json", doc(event(), event(ts=10, dur=-1), event(ts="soon")))
+    code, out, _ = explain(capsys, path)
+    assert code == 0
+    assert "Skipped 1 events with a negative duration." in out
+    assert "Skipped 1 events without a numeric ts or dur." in out
+
+
+def test_events_with_odd_field_types_are_coerced_or_skipped(capsys, tmp_path):
+    odd = [event(args=[1, 2]), event(name=12, pid=1.5, ts=5), event(name={"no": 1}, ts=9), event(tid=[3], ts=20)]
+    code, out, _ = explain(capsys, write(tmp_path, "t.json", doc(*odd)), "--json")
+    assert code == 0
+    summary = json.loads(out)
+    assert summary["events"] == 3
+    assert summary["skipped_events"] == {"whose name or category is not text": 1}
+    assert sorted(k["name"] for k in summary["top_kernels"]) == ["12", "k"]
+
+
+def test_ids_and_pids_beyond_int64_are_read(capsys, tmp_path):
+    path = write(tmp_path, "t.json", doc(event(pid=2**70, args={"correlation": 2**80, "External id": -(2**70)})))
+    code, out, _ = explain(capsys, path, "--json")
+    assert code == 0
+    assert json.loads(out)["top_kernels"][0]["name"] == "k"
+
+
+def test_hostile_names_are_inert(capsys, tmp_path):
+    hostile = '<script>alert(1)</script>\x1b[31m|`\nnext'
+    path = write(tmp_path, "t.json", doc(event(name=hostile), event(name="Memcpy " + hostile, cat="gpu_memcpy", ts=5)))
+    _, text, _ = explain(capsys, path)
+    assert "\x1b" not in text and "<script>alert(1)</script>?[31m|`?next" in text
+    _, markdown, _ = explain(capsys, path, "--markdown")
+    assert "<script>" not in markdown and "&lt;script&gt;" in markdown
+    _, raw, _ = explain(capsys, path, "--json")
+    assert json.loads(raw)["top_kernels"][0]["name"] == hostile
+
+
+JSON_SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=8),
+)
+FIELDS = {
+    "ph": st.sampled_from(["X", "X", "X", "i", "M", "s", "f", 1, None]),
+    "cat": st.sampled_from(["kernel", "cpu_op", "cuda_runtime", "gpu_memcpy", "Kernel", "user_annotation", "?"]),
+    "name": st.one_of(st.text(max_size=12), st.sampled_from(["ProfilerStep#1", "ncclKernel", "aten::mm"])),
+    "ts": st.one_of(st.floats(min_value=-1e6, max_value=1e6), JSON_SCALARS),
+    "dur": st.one_of(st.floats(min_value=-10, max_value=1e4), JSON_SCALARS),
+    "pid": JSON_SCALARS,
+    "tid": JSON_SCALARS,
+    "args": st.one_of(st.none(), st.dictionaries(st.sampled_from(["correlation", "External id", "bytes"]),
+                                                 JSON_SCALARS, max_size=3), JSON_SCALARS),
+}
+EVENTS = st.lists(st.fixed_dictionaries({}, optional=FIELDS), max_size=12)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(events=EVENTS, output=st.sampled_from([[], ["--json"], ["--markdown"]]))
+def test_any_list_of_events_gets_an_answer_or_one_line(capsys, tmp_path, events, output):
+    path = write(tmp_path, "t.json", json.dumps({"traceEvents": events}).encode())
+    code, out, err = explain(capsys, path, *output)
+    if code == 0:
+        assert err == ""
+        if output == ["--json"]:
+            assert STABLE_KEYS <= set(json.loads(out))
+    else:
+        assert code == 2 and out == ""
+        assert err.startswith("profguide: ") and err.count("\n") == 1
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.binary(max_size=64))
+def test_any_bytes_get_an_answer_or_one_line(capsys, tmp_path, data):
+    code, out, err = explain(capsys, write(tmp_path, "t.json", data))
+    assert (code, out) == (2, "") and err.count("\n") == 1
+
+
+def test_progress_bar_only_on_a_terminal():
+    assert progress.bar("loading", stream=io.StringIO()) is None
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    terminal = Terminal()
+    update = progress.bar("loading t.json", stream=terminal, width=10)
+    update(0.5)
+    update(0.5)  # nothing new to draw
+    assert terminal.getvalue() == "\rloading t.json [#####     ]  50%"
+    update(1.0)
+    assert "[##########] 100%" in terminal.getvalue() and terminal.getvalue().endswith("\r")
