@@ -195,11 +195,15 @@ def covered(busy, starts, ends):
     return busy_until(np.asarray(ends, float)) - busy_until(np.asarray(starts, float))
 
 
-def idle_breakdown(trace, window):
-    """GPU idle time inside the window, split by cause, with the longest gaps."""
-    busy = busy_intervals(trace, window)
+def idle_breakdown(trace, window, ops=None):
+    """GPU idle time inside the window, split by cause, with the longest gaps.
+
+    ``ops`` (a mask) says which GPU events count as busy; by default kernels, memcpy and memset.
+    """
+    ops = gpu_work(trace) if ops is None else ops
+    busy = busy_intervals(trace, window, ops)
     gap_starts, gap_ends = idle_gaps(busy, window)
-    work = np.flatnonzero(gpu_work(trace))
+    work = np.flatnonzero(ops)
     causes = np.full(len(gap_starts), "other", dtype=object)
     if len(work) and len(gap_starts):
         # The op that ends each gap: the first GPU op starting at or after the gap's end.
@@ -489,9 +493,43 @@ def step_window(trace, step):
     raise KeyError(f"no ProfilerStep#{step} in this trace (steps: {known})")
 
 
+def hta_ops(trace):
+    """The GPU ops HolisticTraceAnalysis's temporal breakdown counts (HTA 0.5.0).
+
+    Every event on a GPU stream counts: kernels, memcpy, memset, and the sync
+    events that sit on a stream (a Stream Sync does; Event and Context Syncs,
+    on stream -1, do not). When the trace has two or more ProfilerStep names,
+    HTA drops the GPU ops launched in the last step, and those with no launch
+    call in the trace (``Trace._filter_irrelevant_gpu_kernels`` in
+    hta/common/trace.py).
+    """
+    ops = on_a_stream(trace)
+    step_codes = [code for code, name in enumerate(trace.names) if "ProfilerStep" in name]
+    if len(step_codes) < 2:
+        return ops
+    step_events = np.isin(trace.name, step_codes) & ~kinds_mask(trace, ("kernel",))
+    cut = trace.ts[step_events].max()
+    indices = np.flatnonzero(ops)
+    launch = launch_of(trace, indices)
+    launched_before_cut = (launch >= 0) & (trace.ts[np.maximum(launch, 0)] < cut)
+    kept = np.zeros(len(trace), dtype=bool)
+    kept[indices[launched_before_cut]] = True
+    return kept
+
+
+def on_a_stream(trace):
+    """Kernels, memcpy, memset, and GPU sync events that sit on a stream (tid != -1)."""
+    off_stream = [code for code, (_, tid) in enumerate(trace.lanes) if tid == -1]
+    syncs_off_stream = kinds_mask(trace, ("sync",)) & np.isin(trace.lane, off_stream)
+    return kinds_mask(trace, ("kernel", "memcpy", "memset", "sync")) & ~syncs_off_stream
+
+
 def hta_window(trace):
-    """The window HolisticTraceAnalysis measures over (see ``explain``'s docs): None without GPU work."""
-    return gpu_window(trace)
+    """HTA's window: first to last of ``hta_ops``, all streams; None without GPU work."""
+    ops = hta_ops(trace)
+    if not ops.any():
+        return None
+    return float(trace.ts[ops].min()), float(trace.end[ops].max())
 
 
 VERDICTS = {
@@ -522,8 +560,12 @@ def verdict(summary):
 
 
 def summarise(trace, window=None):
-    """Everything ``profguide explain`` reports, for one window (default: HTA's)."""
-    window = window or hta_window(trace)
+    """Everything ``profguide explain`` reports, for one window (default: HTA's, with HTA's ops)."""
+    if window is None:
+        ops = hta_ops(trace)
+        window = hta_window(trace)
+    else:
+        ops = on_a_stream(trace)
     summary = {
         "events": len(trace),
         "device": device_name(trace),
@@ -543,7 +585,7 @@ def summarise(trace, window=None):
         "gemm": gemm_throughput(trace),
     }
     if window:
-        idle = idle_breakdown(trace, window)
+        idle = idle_breakdown(trace, window, ops)
         length = window[1] - window[0]
         summary.update(
             window={"start_us": window[0], "end_us": window[1], "dur_us": length},

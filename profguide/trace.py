@@ -15,6 +15,7 @@ CUDA names).
 
 import gzip
 import math
+import re
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -248,7 +249,7 @@ def identifier(value):
     return value
 
 
-def decode_batch(data, skipped):
+def decode_batch(data, batches):
     """The complete events of one batch (a JSON array of events).
 
     The typed decoder is fast; when some event has a field of an unexpected
@@ -258,7 +259,7 @@ def decode_batch(data, skipped):
     try:
         decoded = _DECODE_BATCH.decode(data)
     except msgspec.ValidationError:
-        decoded = [coerce_event(e, skipped) for e in msgspec.json.decode(data)]
+        decoded = [coerce_event(e, batches["skipped"]) for e in msgspec.json.decode(data)]
     return [e for e in decoded if isinstance(e, _Event) and e.ph == "X"]
 
 
@@ -360,10 +361,14 @@ _DECODE_BATCH = msgspec.json.Decoder(list[_Event | str | int | float | bool | No
 def load(path, progress=None):
     """Load the trace at ``path`` (``.json`` or ``.json.gz``).
 
-    ``progress``, if given, is called with the fraction of events decoded.
+    ``progress``, if given, is called with the fraction of the work done.
     Raises TraceError, with a one-line message, for anything that is not a
     readable trace with complete events.
     """
+    path = Path(path)
+    streamed = load_streaming(path, progress)
+    if streamed is not None:
+        return streamed
     return parse(read_bytes(path), path, progress)
 
 
@@ -371,28 +376,121 @@ def parse(raw, source="trace", progress=None):
     """Parse the bytes of a trace's JSON; ``source`` names it in error messages."""
     document = decode_document(source, raw)
     events, document.traceEvents = document.traceEvents, None
-    names, lanes, categories, shapes, chunks, skipped = Codes(), Codes(), Codes(), {}, [], {}
-    count = 0
+    batches = new_batches()
     for start in range(0, len(events), BATCH):
         try:
-            complete = decode_batch(b"[" + b",".join(events[start : start + BATCH]) + b"]", skipped)
+            add_batch(batches, decode_batch(b"[" + b",".join(events[start : start + BATCH]) + b"]", batches))
         except UnicodeDecodeError:
             raise TraceError(f"{source}: not UTF-8 text") from None
         except (msgspec.ValidationError, msgspec.DecodeError) as error:
             raise TraceError(f"{source}: an event cannot be read ({error})") from None
-        chunks.append(batch_columns(complete, names, lanes, categories))
-        gemm_codes = [code for name, code in names.items() if name in GEMM_OPS]
-        for offset in np.flatnonzero(np.isin(chunks[-1]["name"], gemm_codes)):
-            shapes[count + int(offset)] = decode_shapes(complete[offset].args or _NO_ARGS)
-        count += len(complete)
         if progress:
             progress(min(start + BATCH, len(events)) / len(events))
     del events, raw
-    return assemble(source, chunks, names, lanes, categories, shapes, document, skipped)
+    return assemble(source, batches, document)
 
 
-def assemble(path, chunks, names, lanes, categories, shapes, document, skipped):
+def new_batches():
+    """What the batches of one trace add up to: column chunks, the value codes, shapes, skip counts."""
+    return {"chunks": [], "names": Codes(), "lanes": Codes(), "categories": Codes(), "shapes": {},
+            "skipped": {}, "count": 0}
+
+
+def add_batch(batches, complete):
+    """Append one batch of complete events to ``batches``."""
+    chunk = batch_columns(complete, batches["names"], batches["lanes"], batches["categories"])
+    batches["chunks"].append(chunk)
+    gemm_codes = [code for name, code in batches["names"].items() if name in GEMM_OPS]
+    for offset in np.flatnonzero(np.isin(chunk["name"], gemm_codes)):
+        batches["shapes"][batches["count"] + int(offset)] = decode_shapes(complete[offset].args or _NO_ARGS)
+    batches["count"] += len(complete)
+
+
+TRACE_EVENTS = re.compile(rb'"traceEvents"\s*:\s*\[')
+BLOCK = 8 << 20
+
+
+def load_streaming(path, progress=None):
+    """Load a trace written one event per line or more (as Kineto writes them), a block at a time.
+
+    A literal newline can only stand outside JSON strings, so ``},`` at the
+    end of a line is a place to cut between events; each cut is checked by
+    decoding the events before it. Memory stays near one block plus the
+    columns. Returns None, having read nothing into the result, when the file
+    is not laid out that way or something looks wrong: the caller then reads
+    it whole, and reports any error.
+    """
+    try:
+        size = path.stat().st_size
+        opener = gzip.open if is_gzip(path) else open
+        with opener(path, "rb") as stream:
+            return stream_events(path, stream, size, progress)
+    except (OSError, EOFError, zlib.error, ValueError, msgspec.ValidationError, msgspec.DecodeError):
+        return None
+
+
+def is_gzip(path):
+    with open(path, "rb") as stream:
+        return stream.read(2) == b"\x1f\x8b"
+
+
+def last_event_end(data):
+    """(end of the last event's '}', start of what follows its comma and newline), or None."""
+    for separator in (b"},\n", b"},\r\n"):
+        position = data.rfind(separator)
+        if position >= 0:
+            return position + 1, position + len(separator)
+    return None
+
+
+def stream_events(path, stream, size, progress):
+    head = b""
+    while (found := TRACE_EVENTS.search(head)) is None:
+        block = stream.read(BLOCK)
+        if not block or len(head) > 4 * BLOCK:
+            return None
+        head += block
+    skeleton_start, pending = head[: found.end()], head[found.end() :]
+    batches = new_batches()
+    while block := stream.read(BLOCK):
+        pending += block
+        cut = last_event_end(pending)
+        if cut is None:
+            if len(pending) > 4 * BLOCK:
+                return None
+            continue
+        add_batch(batches, decode_batch(b"[" + pending[: cut[0]] + b"]", batches))
+        pending = pending[cut[1] :]
+        if progress and size:
+            progress(min(stream_position(stream) / size, 1.0))
+    return finish_stream(path, pending, skeleton_start, batches)
+
+
+def stream_position(stream):
+    fileobj = getattr(stream, "fileobj", None)  # a gzip stream: progress through the compressed file
+    return (fileobj or stream).tell()
+
+
+def finish_stream(path, pending, skeleton_start, batches):
+    """The last events, and the rest of the document: the array ends at the first ']' that closes it."""
+    if len(pending) > BLOCK or (not batches["chunks"] and len(pending) > 1 << 20):
+        return None  # not one event per line after all: each try below would decode it all
+    for attempt, closing in enumerate(re.finditer(rb"\]", pending)):
+        if attempt == 32:  # the last event holds few lists: this is not the layout we expected
+            return None
+        try:
+            last = decode_batch(b"[" + pending[: closing.start()] + b"]", batches)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            continue
+        document = msgspec.json.decode(skeleton_start + b"]" + pending[closing.end() :], type=_Document)
+        add_batch(batches, last)
+        return assemble(path, batches, document)
+    return None
+
+
+def assemble(path, batches, document):
     """One Trace from the batches: valid events only, sorted by (start, -duration)."""
+    chunks, skipped = batches["chunks"], batches["skipped"]
     columns = {key: np.concatenate([chunk.pop(key) for chunk in chunks]) for key in (list(chunks[0]) if chunks else ())}
     if not columns or not len(columns["ts"]):
         raise TraceError(f"{path}: the trace holds no complete events")
@@ -409,12 +507,12 @@ def assemble(path, chunks, names, lanes, categories, shapes, document, skipped):
     new_index[order] = np.arange(len(order))
     for key in list(columns):
         columns[key] = columns[key][order]
-    columns["kind"] = kind_codes(categories)[columns.pop("category")]
+    columns["kind"] = kind_codes(batches["categories"])[columns.pop("category")]
     return Trace(
         **columns,
-        names=tuple(names),
-        lanes=tuple(lanes),
-        shapes={int(new_index[i]): v for i, v in shapes.items() if v is not None and new_index[i] >= 0},
+        names=tuple(batches["names"]),
+        lanes=tuple(batches["lanes"]),
+        shapes={int(new_index[i]): v for i, v in batches["shapes"].items() if v is not None and new_index[i] >= 0},
         device_properties=tuple(d for d in document.deviceProperties or () if isinstance(d, dict))
         if isinstance(document.deviceProperties, list) else (),
         distributed_info=document.distributedInfo if isinstance(document.distributedInfo, dict) else None,

@@ -3,6 +3,7 @@
 import gzip
 import json
 
+import numpy as np
 import pytest
 
 from profguide import analysis, trace
@@ -101,3 +102,47 @@ def test_string_timestamps_and_odd_args_are_read(tmp_path):
     ]
     assert loaded.slices()[0].external_id is None
     assert analysis.launch_latency(loaded)["runtime"]["p50"] == pytest.approx(1.5)
+
+
+def same_columns(a, b):
+    for column in ("ts", "dur", "kind", "correlation", "external_id"):
+        np.testing.assert_array_equal(getattr(a, column), getattr(b, column))
+    assert [a.names[i] for i in a.name] == [b.names[i] for i in b.name]
+    assert [a.lanes[i] for i in a.lane] == [b.lanes[i] for i in b.lane]
+    assert a.shapes.keys() == b.shapes.keys()
+    assert (a.device_properties, a.distributed_info, a.skipped) == (b.device_properties, b.distributed_info, b.skipped)
+
+
+@pytest.mark.parametrize("path", SHARED_TRACES, ids=lambda p: p.name)
+def test_streaming_and_whole_file_loading_agree(path, monkeypatch):
+    monkeypatch.setattr(trace, "BLOCK", 4096)  # many blocks, many cuts
+    whole = trace.parse(trace.read_bytes(path), path)
+    same_columns(trace.load(path), whole)
+
+
+def test_kineto_layout_streams_and_one_line_json_falls_back():
+    kineto = ROOT.parent / "shared" / "traces" / "a100_nccl_2rank_rank0.json.gz"
+    one_line = ROOT.parent / "shared" / "traces" / "nccl_128rank_sampled_rank0.json.gz"
+    assert trace.load_streaming(kineto) is not None
+    assert trace.load_streaming(one_line) is None
+
+
+def test_a_comma_and_newline_inside_an_event_falls_back_to_whole_file(tmp_path, monkeypatch):
+    # indent=1 puts "},\n" after the nested args object, inside an event: the cut fails its check.
+    events = [{"ph": "X", "cat": "kernel", "name": f"k{i}", "args": {"correlation": i}, "ts": i, "dur": 1,
+               "pid": 0, "tid": 7} for i in range(50)]
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"traceEvents": events, "deviceProperties": [{"name": "GPU"}]}, indent=1))
+    monkeypatch.setattr(trace, "BLOCK", 256)
+    loaded = trace.load(path)
+    assert len(loaded) == 50 and loaded.device_properties == ({"name": "GPU"},)
+    same_columns(loaded, trace.parse(path.read_bytes(), path))
+
+
+def test_metadata_after_the_events_is_read_when_streaming(tmp_path):
+    lines = ",\n".join(json.dumps({"ph": "X", "cat": "kernel", "name": "k", "ts": i, "dur": 1, "pid": 0, "tid": 7})
+                       for i in range(10))
+    path = tmp_path / "t.json"
+    path.write_text('{\n"traceEvents": [\n' + lines + '\n],\n"distributedInfo": {"rank": 3}\n}\n')
+    streamed = trace.load_streaming(path)
+    assert streamed is not None and len(streamed) == 10 and streamed.distributed_info == {"rank": 3}
