@@ -11,7 +11,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from profguide import analysis, record, render, trace
+from profguide import analysis, explain, record, render, trace
 from profguide.progress import step
 
 
@@ -61,7 +61,20 @@ def rendered_files(recording, folder):
     }
     if facts["steps"]:
         files["steps.md"] = render.steps_table(facts["steps"]) + "\n" + render.provenance_note(meta)
+    files["explain.md"] = explain.to_markdown(explain.explain_file(folder / "trace.json.gz"))
     return files
+
+
+BENCHMARKS = {"benchmarks/results/explain_vs_hta.json": "benchmarks/explain-vs-hta.md"}
+
+
+def benchmark_files(root, generated):
+    """Rendered benchmark fragments: path under ``generated`` → text, for each results file present."""
+    return {
+        Path(generated) / fragment: render.benchmark_fragment(json.loads((Path(root) / results).read_text()))
+        for results, fragment in BENCHMARKS.items()
+        if (Path(root) / results).exists()
+    }
 
 
 def write_if_changed(path, text):
@@ -121,6 +134,14 @@ def build(recordings, root, generated, refresh=False, check=False, cuda_here=Non
                 for name, text in rendered_files(recording, folder).items():
                     write_if_changed(folder / name, text)
         statuses.append(Status(recording.id, state, action))
+    for path, text in benchmark_files(root, generated).items():
+        if check:
+            action = "kept" if path.exists() and path.read_text() == text else f"renders out of date: {path.name}"
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_if_changed(path, text)
+            action = "kept"
+        statuses.append(Status(path.name, "fresh", action))
     return statuses
 
 

@@ -79,10 +79,10 @@ def run_list(_args):
 
 
 def run_explain(args):
-    from profguide import explain
+    from profguide import explain, trace
     from profguide.progress import bar
 
-    files = explain.trace_files(args.trace)
+    files = trace.trace_files(args.trace)
     summaries = [explain.explain_file(path, args.step, progress=bar(f"loading {path.name}")) for path in files]
     if args.json:
         print(explain.to_json(summaries))

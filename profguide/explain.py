@@ -21,17 +21,6 @@ IDLE_LABELS = {
 }
 
 
-def trace_files(path):
-    """The trace files to explain: the file itself, or every trace in a folder (one per rank)."""
-    path = Path(path)
-    if not path.is_dir():
-        return [path]
-    files = sorted(p for p in path.iterdir() if p.name.endswith((".json", ".json.gz")))
-    if not files:
-        raise trace.TraceError(f"{path}: no .json or .json.gz trace files in this folder")
-    return files
-
-
 def explain_file(path, step=None, progress=None):
     """The summary of one trace file, over a step's window or HTA's window."""
     loaded = trace.load(path, progress=progress)
@@ -198,7 +187,7 @@ def to_text(summary):
 
 
 def to_markdown(summary):
-    lines = [f"### {escape(headline(summary))}", "", f"**{summary['verdict']}**: {summary['verdict_text']}", ""]
+    lines = [f"**{escape(headline(summary))}**", "", f"**{summary['verdict']}**: {summary['verdict_text']}", ""]
     lines += [f"- {escape(line)}" for line in verdict_lines(summary)[1:] + evidence_lines(summary)]
     if summary["top_kernels"]:
         lines += ["", "| Kernel | Total | Calls | Mean | p50 | p95 | Max |", "|---|---:|---:|---:|---:|---:|---:|"]

@@ -321,3 +321,32 @@ def figure_fragment(recording_id, title, meta, facts):
         "[Perfetto](https://ui.perfetto.dev)</small></figcaption>\n"
         "</figure>\n"
     )
+
+
+def benchmark_fragment(results):
+    """Markdown for the site from ``benchmarks/explain_vs_hta.py --json`` output: both tools side by side."""
+    ours, hta, source = results["profguide"], results["hta"], results["trace"]
+    rows = [
+        ("`profguide explain --json`", ours, ours["result"]["gpu_idle_pct"]),
+        (f"HolisticTraceAnalysis {escape(results['hta_version'])}: load + temporal breakdown", hta,
+         hta["result"]["idle_pct"]),
+    ]
+    lines = [
+        "| Tool | Wall time (median) | Peak memory (median) | GPU idle |",
+        "|---|---:|---:|---:|",
+        *(
+            f"| {name} | {run['wall_s_median']:.2f} s | {run['maxrss_mib_median']:,.0f} MiB | {idle:.2f}% |"
+            for name, run, idle in rows
+        ),
+        "",
+        f"**{results['hta_over_profguide_time']:.1f}× faster** and "
+        f"**{results['profguide_over_hta_memory']:.2f}× the peak memory** of HTA, on a trace of "
+        f"{source['events']:,} events ({source['bytes'] / 2**20:,.0f} MiB of JSON): "
+        f"{source['copies']} copies of `{escape(source['source'].rsplit('/', 1)[-1])}` end to end. "
+        f"Each tool ran {results['repeats']} times in a fresh process.",
+        "",
+        f"<small>Measured {escape(results['date'][:10])} on {escape(results['machine'])}; "
+        f"profguide {escape(results['profguide_version'])}. Rerun with `python3 benchmarks/explain_vs_hta.py "
+        "--json benchmarks/results/explain_vs_hta.json`.</small>",
+    ]
+    return "\n".join(lines) + "\n"

@@ -358,6 +358,17 @@ _NO_ARGS = _Args()
 _DECODE_BATCH = msgspec.json.Decoder(list[_Event])
 
 
+def trace_files(path):
+    """The trace files at ``path``: the file itself, or every trace in a folder (one per rank)."""
+    path = Path(path)
+    if not path.is_dir():
+        return [path]
+    files = sorted(p for p in path.iterdir() if p.name.endswith((".json", ".json.gz")))
+    if not files:
+        raise TraceError(f"{path}: no .json or .json.gz trace files in this folder")
+    return files
+
+
 def load(path, progress=None):
     """Load the trace at ``path`` (``.json`` or ``.json.gz``).
 

@@ -55,7 +55,7 @@ def test_text_puts_the_verdict_first(capsys):
 def test_markdown_has_a_kernel_table(capsys):
     code, out, _ = explain(capsys, SHARED / "a100_alexnet_cuda_sync.json.gz", "--markdown")
     assert code == 0
-    assert out.startswith("### a100_alexnet_cuda_sync.json.gz")
+    assert out.startswith("**a100_alexnet_cuda_sync.json.gz")
     assert "| Kernel | Total | Calls | Mean | p50 | p95 | Max |" in out
 
 

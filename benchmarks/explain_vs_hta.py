@@ -1,0 +1,413 @@
+"""`profguide explain` against HolisticTraceAnalysis on a trace of over a million events.
+
+Builds one large Chrome trace by repeating a real one (default: the 109k-event
+A100-80GB NCCL rank-0 trace from ../shared/traces) end to end in time, then
+measures, alternating, in fresh processes:
+
+  (a) profguide explain TRACE --json          (the project's interpreter)
+  (b) HTA: TraceAnalysis(trace_dir) + get_temporal_breakdown(visualize=False)
+                                              (an interpreter that has HolisticTraceAnalysis)
+
+For each: wall time and peak resident memory of the command, the median of
+--repeats runs, and the GPU idle % each tool reports for the same trace.
+
+    python benchmarks/explain_vs_hta.py                      # defaults below
+    python benchmarks/explain_vs_hta.py --events 200000 --repeats 1 --json /tmp/r.json
+
+See benchmarks/README.md for setting up the HTA virtualenv.
+"""
+
+import argparse
+import datetime
+import gzip
+import json
+import math
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_SOURCE = ROOT.parent / "shared" / "traces" / "a100_80gb_nccl_16rank_rank0.json.gz"
+DEFAULT_PROFGUIDE_PYTHON = ROOT / ".venv" / "bin" / "python"
+DEFAULT_HTA_PYTHON = Path("/tmp/hta-venv/bin/python")
+
+# Argument fields that are identifiers: each copy gets them shifted by a stride so copies don't collide.
+ID_ARGS = ("correlation", "External id", "Ev Idx", "Sequence number")
+# Keys `profguide explain --json` promises at least.
+EXPLAIN_KEYS = ("verdict", "gpu_busy_pct", "gpu_idle_pct", "window", "steps", "top_kernels")
+STEP_NAME = re.compile(r"^ProfilerStep#(\d+)$")
+
+# Runs one command and reports its wall time and the peak RSS of the command
+# (RUSAGE_CHILDREN of this short-lived wrapper holds only that command).
+WRAPPER = r"""
+import json, resource, subprocess, sys, time
+cmd, cwd = json.loads(sys.argv[1]), sys.argv[2]
+t0 = time.perf_counter()
+p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+wall = time.perf_counter() - t0
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"rc": p.returncode, "wall_s": wall, "maxrss_kib": ru.ru_maxrss,
+                  "user_s": ru.ru_utime, "sys_s": ru.ru_stime,
+                  "stdout": p.stdout[-200000:], "stderr": p.stderr[-4000:]}))
+"""
+
+# What the HTA interpreter runs: HTA's documented entry points, nothing else.
+HTA_RUNNER = r"""
+import json, sys
+from hta.trace_analysis import TraceAnalysis
+analyzer = TraceAnalysis(trace_dir=sys.argv[1])
+df = analyzer.get_temporal_breakdown(visualize=False)
+row = df.iloc[0]
+print("HTA-RESULT " + json.dumps({
+    "ranks": [int(r) for r in df["rank"]],
+    "idle_pct": float(row["idle_time_pctg"]),
+    "idle_us": float(row["idle_time(us)"]),
+    "compute_us": float(row["compute_time(us)"]),
+    "non_compute_us": float(row["non_compute_time(us)"]),
+    "kernel_us": float(row["kernel_time(us)"]),
+}))
+"""
+
+
+# ---------------------------------------------------------------- building the trace
+
+
+def _open(path):
+    return gzip.open(path, "rb") if str(path).endswith(".gz") else open(path, "rb")
+
+
+def _stride(values):
+    """A power of ten above every value, so shifted ids stay readable and distinct."""
+    top = max((int(v) for v in values), default=0)
+    return 10 ** len(str(max(top, 1)))
+
+
+def build_trace(source: Path, min_events: int, out_file: Path, gap_us: float = 1000.0) -> dict:
+    """Write `out_file`: `source`'s events repeated end to end until there are >= min_events.
+
+    Copy k is shifted in time by k * (span + gap_us); its correlation ids, External ids,
+    Ev Idx, sequence numbers and flow ids by k * a power of ten above their maximum; its
+    ProfilerStep#N by k * (number of steps). Metadata (ph "M") events are written once; the
+    profiler's "Trace" span once, stretched over all copies; everything else, instant events
+    included, once per copy. The header is written first
+    with "distributedInfo" ahead of the events and one event per line, as Kineto does:
+    HTA finds a file's rank by scanning lines for '"rank": N'.
+    """
+    with _open(source) as fh:
+        doc = json.loads(fh.read())
+    events = doc.pop("traceEvents")
+    once = [e for e in events if e.get("ph") == "M"]
+    spans = [e for e in events if e.get("cat") == "Trace"]
+    body = [e for e in events if e.get("ph") != "M" and e.get("cat") != "Trace"]
+    if not body:
+        raise SystemExit(f"{source}: no events to repeat")
+
+    timed = [e for e in body if "ts" in e]
+    start = min(e["ts"] for e in timed)
+    end = max(e["ts"] + e.get("dur", 0) for e in timed)
+    period = (end - start) + gap_us
+    if all(isinstance(e["ts"], int) for e in timed) and float(period).is_integer():
+        period = int(period)
+
+    ids = [e["args"][k] for e in body for k in ID_ARGS if isinstance(e.get("args"), dict) and k in e["args"]]
+    ids += [e["id"] for e in body if e.get("ph") in ("s", "f", "t") and isinstance(e.get("id"), int)]
+    id_stride = _stride(v for v in ids if isinstance(v, int) and v >= 0)
+    steps = [int(m.group(1)) for e in body if (m := STEP_NAME.match(str(e.get("name", ""))))]
+    step_stride = (max(steps) - min(steps) + 1) if steps else 0
+
+    copies = max(1, math.ceil((min_events - len(once) - len(spans)) / len(body)))
+    total = len(once) + len(spans) + copies * len(body)
+
+    def shifted(e, k):
+        if k == 0:
+            return e
+        e = dict(e)
+        if "ts" in e:
+            e["ts"] = e["ts"] + k * period
+        if e.get("ph") in ("s", "f", "t") and isinstance(e.get("id"), int) and e["id"] >= 0:
+            e["id"] = e["id"] + k * id_stride
+        args = e.get("args")
+        if isinstance(args, dict) and any(key in args for key in ID_ARGS):
+            args = dict(args)
+            for key in ID_ARGS:
+                if isinstance(args.get(key), int) and args[key] >= 0:
+                    args[key] += k * id_stride
+            e["args"] = args
+        if step_stride and (m := STEP_NAME.match(str(e.get("name", "")))):
+            e["name"] = f"ProfilerStep#{int(m.group(1)) + k * step_stride}"
+        return e
+
+    header = {}
+    if "distributedInfo" in doc:
+        header["distributedInfo"] = doc["distributedInfo"]
+    header.update((k, v) for k, v in doc.items() if k != "distributedInfo")
+    if "distributedInfo" not in header:
+        header = {"distributedInfo": {"rank": 0}, **header}
+
+    tmp = out_file.with_name(out_file.name + ".part")
+    with open(tmp, "w") as out:
+        out.write("{\n")
+        for key, value in header.items():
+            out.write(f"  {json.dumps(key)}: {json.dumps(value)},\n")
+        out.write('  "traceEvents": [\n')
+        first = True
+
+        def put(e):
+            nonlocal first
+            out.write(("  " if first else ",\n  ") + json.dumps(e))
+            first = False
+
+        for e in once:
+            put(e)
+        for e in spans:
+            e = dict(e)
+            e["dur"] = e.get("dur", 0) + (copies - 1) * period
+            put(e)
+        for k in range(copies):
+            for e in body:
+                put(shifted(e, k))
+        out.write("\n  ]\n}\n")
+    tmp.replace(out_file)
+    return {
+        "source": str(source),
+        "file": str(out_file),
+        "events": total,
+        "copies": copies,
+        "source_events": len(events),
+        "period_us": period,
+        "gap_us": gap_us,
+        "id_stride": id_stride,
+        "profiler_steps": len(set(steps)) * copies,
+        "bytes": out_file.stat().st_size,
+    }
+
+
+# ---------------------------------------------------------------- measuring
+
+
+def measure(cmd, cwd) -> dict:
+    """Run `cmd` under a fresh wrapper process; wall time, peak RSS, output."""
+    proc = subprocess.run(
+        [sys.executable, "-c", WRAPPER, json.dumps([str(c) for c in cmd]), str(cwd)],
+        capture_output=True,
+        text=True,
+    )
+    if proc.returncode != 0:
+        return {"rc": -1, "error": f"measurement wrapper failed: {proc.stderr.strip()[-500:]}"}
+    return json.loads(proc.stdout)
+
+
+def _last_line(text):
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+def run_profguide(python, trace_file) -> dict:
+    cmd = [python, "-m", "profguide", "explain", trace_file, "--json"]
+    r = measure(cmd, ROOT)
+    if r["rc"] != 0:
+        r["error"] = r.get("error") or f"exit {r['rc']}: {_last_line(r.get('stderr', '')) or 'no message'}"
+        if "invalid choice: 'explain'" in r["error"]:
+            r["error"] = f"this profguide has no `explain` command yet ({python}); {r['error']}"
+        return r
+    try:
+        result = json.loads(r["stdout"])
+    except json.JSONDecodeError as exc:
+        r["error"] = f"stdout is not JSON ({exc})"
+        return r
+    missing = [k for k in EXPLAIN_KEYS if k not in result]
+    r["result"] = {
+        "gpu_idle_pct": result.get("gpu_idle_pct"),
+        "gpu_busy_pct": result.get("gpu_busy_pct"),
+        "window": result.get("window"),
+        "verdict": result.get("verdict"),
+        "missing_keys": missing,
+    }
+    return r
+
+
+def run_hta(python, trace_dir) -> dict:
+    r = measure([python, "-c", HTA_RUNNER, trace_dir], ROOT)
+    if r["rc"] != 0:
+        r["error"] = r.get("error") or f"exit {r['rc']}: {_last_line(r.get('stderr', '')) or 'no message'}"
+        return r
+    lines = [line for line in r["stdout"].splitlines() if line.startswith("HTA-RESULT ")]
+    if not lines:
+        r["error"] = "no HTA-RESULT line in its output"
+        return r
+    r["result"] = json.loads(lines[-1][len("HTA-RESULT ") :])
+    return r
+
+
+def summarise(runs) -> dict:
+    good = [r for r in runs if r.get("rc") == 0 and "error" not in r]
+    out = {"runs": len(runs), "ok": len(good)}
+    if good:
+        out["wall_s_median"] = statistics.median(r["wall_s"] for r in good)
+        out["maxrss_mib_median"] = statistics.median(r["maxrss_kib"] for r in good) / 1024
+        out["cpu_s_median"] = statistics.median(r["user_s"] + r["sys_s"] for r in good)
+        out["wall_s_all"] = [round(r["wall_s"], 3) for r in good]
+        out["maxrss_mib_all"] = [round(r["maxrss_kib"] / 1024, 1) for r in good]
+        out["result"] = good[-1].get("result")
+    errors = sorted({r["error"] for r in runs if "error" in r})
+    if errors:
+        out["errors"] = errors
+    return out
+
+
+def _version(python, dist):
+    try:
+        p = subprocess.run(
+            [str(python), "-c", f"import importlib.metadata as m; print(m.version({dist!r}))"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        return p.stdout.strip() or None
+    except OSError:
+        return None
+
+
+def _fmt(value, spec, missing="n/a"):
+    return missing if value is None else format(value, spec)
+
+
+def print_table(info, prof, hta):
+    mb = info["trace"]["bytes"] / 2**20
+    print()
+    print(
+        f"trace   {info['trace']['file']}\n"
+        f"        {info['trace']['events']:,} events, {mb:,.0f} MiB, "
+        f"{info['trace']['copies']} copies of {Path(info['trace']['source']).name}"
+    )
+    print(f"machine {info['machine']}")
+    print()
+    p_idle = (prof.get("result") or {}).get("gpu_idle_pct")
+    h_idle = (hta.get("result") or {}).get("idle_pct")
+    rows = [
+        ("profguide explain --json", prof, p_idle),
+        ("HTA load + temporal breakdown", hta, h_idle),
+    ]
+    print(f"{'':32}{'runs ok':>8}{'wall s':>10}{'CPU s':>10}{'peak RSS MiB':>14}{'GPU idle %':>12}")
+    for label, s, idle in rows:
+        print(
+            f"{label:32}{s['ok']:>5}/{s['runs']:<2}"
+            f"{_fmt(s.get('wall_s_median'), '.2f'):>10}"
+            f"{_fmt(s.get('cpu_s_median'), '.2f'):>10}"
+            f"{_fmt(s.get('maxrss_mib_median'), ',.0f'):>14}"
+            f"{_fmt(idle, '.2f'):>12}"
+        )
+    both = prof.get("ok") and hta.get("ok")
+    t_ratio = hta["wall_s_median"] / prof["wall_s_median"] if both else None
+    m_ratio = prof["maxrss_mib_median"] / hta["maxrss_mib_median"] if both else None
+    print(f"{'(medians)':32}")
+    print()
+    print(f"time    HTA / profguide   = {_fmt(t_ratio, '.1f')}")
+    print(f"memory  profguide / HTA   = {_fmt(m_ratio, '.3f')}")
+    if p_idle is not None and h_idle is not None:
+        print(f"idle    profguide {p_idle:.2f} %  vs  HTA {h_idle:.2f} %  (difference {p_idle - h_idle:+.2f} points)")
+    for label, s in (("profguide", prof), ("HTA", hta)):
+        for err in s.get("errors", []):
+            print(f"{label} failed: {err}")
+    return {"hta_over_profguide_time": t_ratio, "profguide_over_hta_memory": m_ratio}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--events", type=int, default=1_100_000, help="at least this many events (default %(default)s)")
+    ap.add_argument("--repeats", type=int, default=3, help="runs per tool; medians are reported (default %(default)s)")
+    ap.add_argument("--hta-python", type=Path, default=DEFAULT_HTA_PYTHON, help="interpreter with HTA (%(default)s)")
+    ap.add_argument(
+        "--profguide-python", type=Path, default=DEFAULT_PROFGUIDE_PYTHON, help="project interpreter (%(default)s)"
+    )
+    ap.add_argument("--source", type=Path, default=DEFAULT_SOURCE, help="trace to repeat (%(default)s)")
+    ap.add_argument("--gap-us", type=float, default=1000.0, help="gap between copies, us (default %(default)s)")
+    ap.add_argument("--workdir", type=Path, help="where to write the trace (default: a new temp folder)")
+    ap.add_argument("--keep", action="store_true", help="keep the generated trace")
+    ap.add_argument("--only", choices=("profguide", "hta"), help="measure one tool only")
+    ap.add_argument("--json", type=Path, metavar="OUT", help="save all results as JSON")
+    args = ap.parse_args(argv)
+
+    tools = {"profguide", "hta"} if args.only is None else {args.only}
+    for name, python in (("profguide", args.profguide_python), ("hta", args.hta_python)):
+        if name in tools and not Path(python).exists():
+            print(f"explain_vs_hta: no interpreter at {python} for {name} (see benchmarks/README.md)", file=sys.stderr)
+            return 2
+
+    workdir = Path(tempfile.mkdtemp(prefix="explain-vs-hta-", dir=args.workdir))
+    try:
+        # HTA reads every .json/.gz in the folder as one rank: the folder holds this trace only.
+        trace_dir = workdir / "trace"
+        trace_dir.mkdir()
+        trace_file = trace_dir / "rank0.json"
+        t0 = time.perf_counter()
+        trace = build_trace(args.source, args.events, trace_file, args.gap_us)
+        print(
+            f"built {trace['events']:,} events ({trace['bytes'] / 2**20:,.0f} MiB) in {time.perf_counter() - t0:.1f} s",
+            file=sys.stderr,
+        )
+
+        runs = {"profguide": [], "hta": []}
+        for i in range(args.repeats):
+            if "profguide" in tools:
+                runs["profguide"].append(run_profguide(args.profguide_python, trace_file))
+                r = runs["profguide"][-1]
+                print(f"run {i + 1}/{args.repeats} profguide: {_status(r)}", file=sys.stderr)
+            if "hta" in tools:
+                runs["hta"].append(run_hta(args.hta_python, trace_dir))
+                r = runs["hta"][-1]
+                print(f"run {i + 1}/{args.repeats} HTA:       {_status(r)}", file=sys.stderr)
+
+        info = {
+            "date": datetime.datetime.now().isoformat(timespec="seconds"),
+            "machine": (
+                f"{platform.machine()}, {os.cpu_count()} CPUs, {_mem_gib()} GiB RAM, Python {platform.python_version()}"
+            ),
+            "hta_version": _version(args.hta_python, "HolisticTraceAnalysis") if "hta" in tools else None,
+            "profguide_version": _version(args.profguide_python, "profguide") if "profguide" in tools else None,
+            "trace": trace,
+            "repeats": args.repeats,
+        }
+        prof = summarise(runs["profguide"])
+        hta = summarise(runs["hta"])
+        ratios = print_table(info, prof, hta)
+        if args.json:
+            doc = {**info, "profguide": prof, "hta": hta, **ratios, "raw_runs": _strip(runs)}
+            args.json.parent.mkdir(parents=True, exist_ok=True)
+            args.json.write_text(json.dumps(doc, indent=2) + "\n")
+        if args.keep:
+            print(f"kept {trace_file}", file=sys.stderr)
+        failed = [t for t in tools if not (prof if t == "profguide" else hta).get("ok")]
+        return 1 if failed else 0
+    finally:
+        if not args.keep:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _status(r):
+    if "error" in r:
+        return f"FAILED ({r['error']})"
+    return f"{r['wall_s']:.2f} s, {r['maxrss_kib'] / 1024:,.0f} MiB"
+
+
+def _strip(runs):
+    """Raw runs without their (long) stdout."""
+    return {tool: [{k: v for k, v in r.items() if k != "stdout"} for r in rs] for tool, rs in runs.items()}
+
+
+def _mem_gib():
+    try:
+        return round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30)
+    except (ValueError, OSError):
+        return "?"
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
