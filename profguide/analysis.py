@@ -318,17 +318,22 @@ def in_window(trace, window):
     return (trace.ts >= window[0]) & (trace.ts < window[1])
 
 
-def top_kernels(trace, window=None, limit=10):
-    """Kernels by total time (inside the window), with count, mean, p50, p95 and max duration."""
-    selected = trace.kind == KIND["kernel"]
-    if window is not None:
-        selected &= in_window(trace, window)
+def kernel_rows(trace, selected, limit=None):
+    """The selected events grouped by name, most total time first, with count, mean, p50, p95 and max."""
     rows = [
         {"name": name, "total_us": float(durations.sum()), **distribution(durations)}
         for name, durations in grouped(trace, selected).items()
     ]
     rows.sort(key=lambda row: (-row["total_us"], row["name"]))
     return rows[:limit]
+
+
+def top_kernels(trace, window=None, limit=10):
+    """Kernels by total time (those starting inside the window), with their duration statistics."""
+    selected = trace.kind == KIND["kernel"]
+    if window is not None:
+        selected &= in_window(trace, window)
+    return kernel_rows(trace, selected, limit)
 
 
 def memory_traffic(trace):
@@ -369,13 +374,8 @@ def communication(trace):
         "overlap_pct": 100 * overlap / comm_us if comm_us else None,
         "host_ops": int(host_comm.sum()),
         "top": [{"name": row["name"], "total_us": row["total_us"], "count": row["count"]}
-                for row in top_kernels_of(trace, comm)[:5]],
+                for row in kernel_rows(trace, comm, 5)],
     }
-
-
-def top_kernels_of(trace, selected):
-    rows = [{"name": n, "total_us": float(d.sum()), "count": int(len(d))} for n, d in grouped(trace, selected).items()]
-    return sorted(rows, key=lambda row: -row["total_us"])
 
 
 def occupancy(trace, name_contains=""):

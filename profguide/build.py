@@ -61,7 +61,7 @@ def rendered_files(recording, folder):
     }
     if facts["steps"]:
         files["steps.md"] = render.steps_table(facts["steps"]) + "\n" + render.provenance_note(meta)
-    files["explain.md"] = explain.to_markdown(explain.explain_file(folder / "trace.json.gz"))
+    files["explain.md"] = explain.to_markdown(explain.explain_trace(loaded, folder / "trace.json.gz"))
     return files
 
 

@@ -23,7 +23,11 @@ IDLE_LABELS = {
 
 def explain_file(path, step=None, progress=None):
     """The summary of one trace file, over a step's window or HTA's window."""
-    loaded = trace.load(path, progress=progress)
+    return explain_trace(trace.load(path, progress=progress), path, step)
+
+
+def explain_trace(loaded, path, step=None):
+    """The summary of a loaded trace; ``path`` names it."""
     window = analysis.step_window(loaded, step) if step is not None else None
     summary = analysis.summarise(loaded, window)
     summary["file"] = str(path)
