@@ -196,7 +196,7 @@ def decode_document(path, raw):
     except msgspec.ValidationError as error:
         raise TraceError(f"{path}: not a torch.profiler trace ({error})") from None
     except msgspec.DecodeError as error:
-        raise TraceError(f"{path}: not valid JSON ({describe_decode_error(raw, error)})") from None
+        raise TraceError(f"{path}: {describe_decode_error(raw, error, 'not valid JSON')}") from None
     except UnicodeDecodeError:
         raise TraceError(f"{path}: not UTF-8 text") from None
     if document.traceEvents is None:
@@ -204,15 +204,18 @@ def decode_document(path, raw):
     return document
 
 
-def describe_decode_error(raw, error):
+def describe_decode_error(raw, error, what):
+    """One line for a decoding error: invalid UTF-8 (however msgspec reports it), truncation, or msgspec's words."""
     text = str(error)
-    if "truncated" in text.lower():
-        return "the file ends early: truncated?"
+    if "utf-8" in text.lower():
+        return "not UTF-8 text"
     try:
         raw.decode("utf-8")
     except UnicodeDecodeError:
         return "not UTF-8 text"
-    return text
+    if "truncated" in text.lower():
+        return f"{what} (the file ends early: truncated?)"
+    return f"{what} ({text})"
 
 
 def floats(values):
@@ -394,7 +397,7 @@ def parse(raw, source="trace", progress=None):
         except UnicodeDecodeError:
             raise TraceError(f"{source}: not UTF-8 text") from None
         except (msgspec.ValidationError, msgspec.DecodeError) as error:
-            raise TraceError(f"{source}: an event cannot be read ({error})") from None
+            raise TraceError(f"{source}: {describe_decode_error(raw, error, 'an event cannot be read')}") from None
         if progress:
             progress(min(start + BATCH, len(events)) / len(events))
     del events, raw
