@@ -10,9 +10,13 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from xml.sax.saxutils import escape
 
-from profguide import analysis, explain, record, render, trace
+import numpy as np
+
+from profguide import analysis, explain, figures, record, render, trace
 from profguide.progress import step
+from profguide.text import format_duration, kernel_name
 
 
 @dataclass(frozen=True)
@@ -52,16 +56,61 @@ def rendered_files(recording, folder):
     rows = json.loads((folder / "averages.json").read_text())
     loaded = trace.load(folder / "trace.json.gz")
     facts = analysis.facts(loaded)
+    timeline, callouts = annotated_timeline(recording, loaded)
     files = {
-        "timeline.svg": render.timeline_svg(loaded, title=f"Timeline: {recording.title}"),
-        "figure.md": render.figure_fragment(recording.id, recording.title, meta, facts),
+        "timeline.svg": timeline,
+        "figure.md": render.figure_fragment(recording.id, recording.title, meta, facts, timeline, callouts),
         "table.md": render.averages_table(rows) + "\n" + render.provenance_note(meta),
         "provenance.md": render.provenance_note(meta),
         "facts.json": json.dumps(facts, indent=1, sort_keys=True) + "\n",
+        "explain.md": explain.to_markdown(explain.explain_trace(loaded, folder / "trace.json.gz")),
     }
     if facts["steps"]:
         files["steps.md"] = render.steps_table(facts["steps"]) + "\n" + render.provenance_note(meta)
-    files["explain.md"] = explain.to_markdown(explain.explain_trace(loaded, folder / "trace.json.gz"))
+    files.update(step_figures(recording, loaded, facts))
+    return files
+
+
+def annotated_timeline(recording, loaded):
+    """The recording's timeline with the annotations it asks for; returns (svg, callouts drawn)."""
+    spec = recording.figure
+    present = set(loaded.names)
+    callouts = [(n, name) for n, name in enumerate((c for c in spec.get("callouts", ()) if c in present), 1)]
+    brackets = []
+    if spec.get("bracket") in present:
+        index = loaded.names.index(spec["bracket"])
+        first = int(np.flatnonzero(loaded.name == index)[0])
+        start, dur = float(loaded.ts[first]), float(loaded.dur[first])
+        brackets.append((start, start + dur, f"{spec['bracket']}: {format_duration(dur)}"))
+    svg = figures.timeline_svg(loaded, title=f"Timeline: {recording.title}", highlight=spec.get("highlight", ()),
+                               brackets=brackets, callouts=callouts)
+    return svg, callouts
+
+
+def step_figures(recording, loaded, facts):
+    """The first step beside the fastest, the spread of one op's durations, and busy/idle by step."""
+    spec, steps, files = recording.figure, facts["steps"], {}
+    if spec.get("compare_first_step") and len(steps) > 1:
+        first, fastest = steps[0], min(steps[1:], key=lambda s: s["dur_us"])
+        panels = [(f"ProfilerStep#{s['step']}: {format_duration(s['dur_us'])}", loaded,
+                   analysis.step_window(loaded, s["step"])) for s in (first, fastest)]
+        svg = figures.comparison_svg(panels, title="The first step and the fastest one, on one time scale")
+        files["compare.svg"] = svg
+        files["compare.md"] = render.extra_figure_fragment(
+            svg, f"The first step, ProfilerStep#{first['step']}, above the fastest, ProfilerStep#{fastest['step']}, "
+            f"drawn on the same time scale: the first took {first['dur_us'] / fastest['dur_us']:.2f}× as long.")
+    names = [row["name"] for row in facts["top_kernels"][:1]] or list(spec.get("spread", ()))
+    if spec.get("spread") and names and len(durations := figures.op_durations(loaded, names[0])) > 1:
+        svg = figures.spread_svg(kernel_name(names[0]), durations, title=f"Spread of {names[0]}")
+        files["spread.svg"] = svg
+        files["spread.md"] = render.extra_figure_fragment(
+            svg, f"Every duration of <code>{escape(names[0][:80])}</code> in the recording, one dot each, "
+            f"with the median and the 95th percentile.")
+    if steps and facts["kernel_count"]:
+        svg = figures.breakdown_svg(figures.step_breakdowns(loaded))
+        files["breakdown.svg"] = svg
+        files["breakdown.md"] = render.extra_figure_fragment(
+            svg, "Each step's window split into GPU busy time and idle time by cause.")
     return files
 
 

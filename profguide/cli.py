@@ -6,6 +6,7 @@ Usage::
     profguide build [--refresh] [--check]
     profguide list
     profguide explain TRACE [--json | --markdown] [--step N]
+    profguide draw TRACE --out FILE.svg [--window START:END | --step N]
 """
 
 import argparse
@@ -46,6 +47,15 @@ def parse_args(argv):
     form.add_argument("--json", action="store_true", help="machine-readable output (a stable interface)")
     form.add_argument("--markdown", action="store_true", help="Markdown output")
     exp.add_argument("--step", type=int, metavar="N", help="measure over ProfilerStep#N only")
+
+    drw = commands.add_parser("draw", help="draw a trace as an SVG timeline")
+    drw.add_argument("trace", type=Path, help="a .json or .json.gz trace")
+    drw.add_argument("--out", type=Path, required=True, help="the SVG file to write")
+    where = drw.add_mutually_exclusive_group()
+    where.add_argument("--window", metavar="START:END",
+                       help="times after the trace's first event, as Perfetto shows them: µs, or with "
+                            "a unit (12ms:15.5ms)")
+    where.add_argument("--step", type=int, metavar="N", help="draw ProfilerStep#N and the GPU work it launched")
     return parser.parse_args(argv)
 
 
@@ -92,12 +102,60 @@ def run_explain(args):
     return 0
 
 
+UNITS = {"ns": 1e-3, "us": 1.0, "µs": 1.0, "ms": 1e3, "s": 1e6}
+
+
+def parse_offset(text):
+    """A time after the trace's first event, in µs: '1500', '1.5ms', '2s'."""
+    text = text.strip()
+    for unit in sorted(UNITS, key=len, reverse=True):
+        if text.endswith(unit):
+            return float(text[: -len(unit)]) * UNITS[unit]
+    return float(text)
+
+
+def parse_window(text, origin):
+    try:
+        start, end = (origin + parse_offset(part) for part in text.split(":"))
+    except ValueError:
+        raise KeyError(f"--window {text!r}: expected START:END, such as 0:1500 or 12ms:15.5ms") from None
+    if not end > start:
+        raise KeyError(f"--window {text!r}: END must come after START")
+    return start, end
+
+
+def run_draw(args):
+    from profguide import analysis, figures, trace
+    from profguide.progress import bar
+    from profguide.text import count_of
+
+    loaded = trace.load(args.trace, progress=bar(f"loading {args.trace.name}"))
+    if args.step is not None:
+        window = analysis.step_window(loaded, args.step)
+    elif args.window:
+        window = parse_window(args.window, float(loaded.ts.min()))
+    else:
+        window = analysis.activity_window(loaded)
+    svg = figures.timeline_svg(loaded, window, title=f"Timeline of {args.trace.name}")
+    temporary = args.out.with_name(args.out.name + ".tmp")
+    temporary.write_text(svg)
+    temporary.replace(args.out)
+    drawn = svg.count("<rect x=")
+    shown = int(((loaded.end >= window[0]) & (loaded.ts <= window[1])).sum())
+    print(f"wrote {args.out} ({len(svg.encode()) // 1024} KiB, {count_of(drawn, 'slice')} drawn)")
+    if drawn < shown:
+        print(f"{count_of(shown - drawn, 'slice')} too narrow to see were left out: use --window or --step to zoom in",
+              file=sys.stderr)
+    return 0
+
+
 def main(argv=None):
     from profguide.record import RecordingError
     from profguide.trace import TraceError
 
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    handler = {"record": run_record, "build": run_build, "list": run_list, "explain": run_explain}[args.command]
+    handler = {"record": run_record, "build": run_build, "list": run_list, "explain": run_explain,
+               "draw": run_draw}[args.command]
     try:
         return handler(args)
     except (RecordingError, TraceError) as error:
@@ -105,6 +163,9 @@ def main(argv=None):
         return 2
     except KeyError as error:
         print(f"profguide: {error.args[0]}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(f"profguide: {error.filename or ''}: {error.strerror}", file=sys.stderr)
         return 2
     except MemoryError:
         print("profguide: out of memory", file=sys.stderr)

@@ -10,7 +10,7 @@ from html import escape
 from pathlib import Path
 
 from profguide import analysis, trace
-from profguide.render import count_of, format_duration
+from profguide.text import count_of, cut, format_duration
 
 WINDOW_MEANING = "first to last GPU op (kernels, memcpy, memset), all streams"
 IDLE_LABELS = {
@@ -56,7 +56,7 @@ def at(summary, ts):
 
 
 def headline(summary):
-    device = short(summary["device"]) if summary["device"] else "device not named in the trace"
+    device = cut(summary["device"]) if summary["device"] else "device not named in the trace"
     rank = f", rank {summary['rank']}" if summary["rank"] is not None else ""
     return f"{Path(summary['file']).name} ({device}{rank}, {count_of(summary['events'], 'complete event')})"
 
@@ -120,7 +120,7 @@ def evidence_lines(summary):
     for row in summary["memory_traffic"][:3]:
         bandwidth = f" at {row['gb_per_s']:.1f} GB/s" if row["gb_per_s"] else ""
         size = f", {row['bytes'] / 1e6:,.1f} MB" if row["bytes"] else ""
-        lines.append(f"{short(row['name'])}: {row['count']:,}×, {format_duration(row['total_us'])}{size}{bandwidth}.")
+        lines.append(f"{cut(row['name'])}: {row['count']:,}×, {format_duration(row['total_us'])}{size}{bandwidth}.")
     for row in summary["gemm"][:3]:
         if row["tflops"] is None:
             continue
@@ -129,7 +129,7 @@ def evidence_lines(summary):
             if row["pct_of_peak"] is not None else ""
         )
         lines.append(
-            f"{row['op']} {row['input_dims']} {short(row['dtype'])}: {row['tflops']:.1f} TFLOP/s{peak} "
+            f"{row['op']} {row['input_dims']} {cut(row['dtype'])}: {row['tflops']:.1f} TFLOP/s{peak} "
             f"over {row['calls']:,} calls."
         )
     compiled = summary["compile"]
@@ -148,7 +148,7 @@ def kernel_lines(summary, limit=5):
     return [
         f"{format_duration(row['total_us']):>9}  {row['count']:>6,}×  mean {format_duration(row['mean'])}, "
         f"p50 {format_duration(row['p50'])}, p95 {format_duration(row['p95'])}, max {format_duration(row['max'])}  "
-        f"{short(row['name'])}"
+        f"{cut(row['name'])}"
         for row in summary["top_kernels"][:limit]
     ]
 
@@ -169,15 +169,6 @@ def where_to_look(summary):
     return lines
 
 
-CONTROL = dict.fromkeys([*range(32), 127], "?")
-
-
-def short(name, width=70):
-    """A name from the trace made safe for a terminal (no control characters) and cut to ``width``."""
-    name = name.translate(CONTROL)
-    return name if len(name) <= width else name[: width - 1] + "…"
-
-
 def to_text(summary):
     sections = [
         [headline(summary)],
@@ -196,7 +187,7 @@ def to_markdown(summary):
     if summary["top_kernels"]:
         lines += ["", "| Kernel | Total | Calls | Mean | p50 | p95 | Max |", "|---|---:|---:|---:|---:|---:|---:|"]
         for row in summary["top_kernels"][:10]:
-            name = escape(short(row["name"])).replace("|", "&#124;")
+            name = escape(cut(row["name"])).replace("|", "&#124;")
             lines.append(
                 f"| {name} | {format_duration(row['total_us'])} | {row['count']:,} | {format_duration(row['mean'])} "
                 f"| {format_duration(row['p50'])} | {format_duration(row['p95'])} | {format_duration(row['max'])} |"

@@ -19,6 +19,11 @@ class Recording:
         params: keyword arguments for ``function``.
         device: the device the recording is meant for (``"cuda"`` or ``"cpu"``).
         title: what the recording shows, in a few words.
+        figure: how to annotate its figures (not part of the cache key): ``bracket``, the
+            name of a region to measure; ``highlight``, names to outline; ``callouts``,
+            names to number in order, those present in the trace; ``compare_first_step``,
+            draw the first step beside the fastest on one scale; ``spread``, names of
+            ops whose durations to plot, the first one present.
     """
 
     id: str
@@ -27,8 +32,14 @@ class Recording:
     params: dict = field(default_factory=dict)
     device: str = "cuda"
     title: str = ""
+    figure: dict = field(default_factory=dict)
 
 
+FIRST_PROFILE_FIGURE = {
+    "bracket": "matmul_bias",
+    "highlight": ("aten::mm",),
+    "callouts": ("matmul_bias", "aten::mm", "cudaLaunchKernel", "aten::add", "cudaDeviceSynchronize"),
+}
 RECORDINGS = (
     Recording(
         id="basics-matmul-64",
@@ -36,6 +47,7 @@ RECORDINGS = (
         function="profile_matmul_bias",
         params={"size": 64},
         title="Matmul plus bias add on 64×64 inputs",
+        figure=FIRST_PROFILE_FIGURE,
     ),
     Recording(
         id="basics-matmul-4096",
@@ -43,6 +55,7 @@ RECORDINGS = (
         function="profile_matmul_bias",
         params={"size": 4096},
         title="Matmul plus bias add on 4096×4096 inputs",
+        figure=FIRST_PROFILE_FIGURE,
     ),
     Recording(
         id="basics-steps-scheduled",
@@ -50,6 +63,7 @@ RECORDINGS = (
         function="profile_steps",
         params={"size": 4096, "steps": 8, "wait": 1, "warmup": 1, "active": 3},
         title="Eight steps under schedule(wait=1, warmup=1, active=3)",
+        figure={"bracket": "ProfilerStep#3", "callouts": ("forward", "reduce")},
     ),
     Recording(
         id="basics-steps-from-first",
@@ -57,6 +71,7 @@ RECORDINGS = (
         function="profile_steps",
         params={"size": 4096, "steps": 5, "wait": 0, "warmup": 0, "active": 5},
         title="Five steps, recorded from the very first",
+        figure={"compare_first_step": True, "spread": ("aten::mm",)},
     ),
     Recording(
         id="basics-cpu-only",

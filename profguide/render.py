@@ -1,207 +1,14 @@
-"""Draw traces as SVG timelines and write the Markdown fragments pages include.
+"""The Markdown fragments that pages include: tables, captions, provenance, figures with their hand-off.
 
-Output is deterministic (same trace, same bytes) and every string that comes
-from a trace is escaped, so a hostile op name renders as text.
+Every string that comes from a trace is escaped. Figures are inlined as SVG
+so that they follow the page's colour scheme; each comes with its caption,
+its provenance, a link to download its trace and a button that opens the
+trace in Perfetto.
 """
 
-import math
-from xml.sax.saxutils import escape, quoteattr
+from xml.sax.saxutils import escape
 
-from profguide import analysis
-from profguide.trace import HOST_KINDS
-
-# Okabe–Ito colours: distinguishable with the common colour-vision deficiencies.
-# Each kind: (fill, text colour on that fill, legend label).
-STYLE = {
-    "annotation": ("#CC79A7", "#000000", "record_function region"),
-    "cpu_op": ("#0072B2", "#FFFFFF", "CPU op (aten::…)"),
-    "runtime": ("#E69F00", "#000000", "CUDA runtime call"),
-    "driver": ("#D55E00", "#FFFFFF", "CUDA driver call"),
-    "python": ("#999999", "#000000", "Python function"),
-    "kernel": ("#009E73", "#FFFFFF", "GPU kernel"),
-    "memcpy": ("#F0E442", "#000000", "GPU memcpy"),
-    "memset": ("#56B4E9", "#000000", "GPU memset"),
-}
-WIDTH = 800
-LABEL_WIDTH = 150
-RIGHT_MARGIN = 16
-ROW_HEIGHT = 20
-ROW_GAP = 2
-LANE_GAP = 12
-LEGEND_ROW = 20
-AXIS_HEIGHT = 34
-FONT_SIZE = 13
-CHAR_WIDTH = 7.6  # average advance of the 13 px sans-serif face, for fitting labels
-MAX_DEPTH = 8
-
-
-def format_duration(us):
-    """A duration in µs as a short human string: 850 ns, 12.3 µs, 4.56 ms, 1.20 s."""
-    if us < 1:
-        return f"{us * 1000:.0f} ns"
-    if us < 100:
-        return f"{us:.1f} µs"
-    if us < 1000:
-        return f"{us:.0f} µs"
-    if us < 1_000_000:
-        return f"{us / 1000:.2f} ms"
-    return f"{us / 1_000_000:.2f} s"
-
-
-def format_tick(us):
-    """An axis label: like format_duration, without trailing zeros (500 ms, 1.5 s)."""
-    if us == 0:
-        return "0"
-    number, unit = format_duration(us).split(" ")
-    if "." in number:
-        number = number.rstrip("0").rstrip(".")
-    return f"{number} {unit}"
-
-
-def nice_tick_step(span, target_ticks=6):
-    """A 1, 2 or 5 × 10^k step giving about ``target_ticks`` ticks over ``span``."""
-    raw = span / target_ticks
-    magnitude = 10 ** math.floor(math.log10(raw))
-    for factor in (1, 2, 5, 10):
-        if factor * magnitude >= raw:
-            return factor * magnitude
-    return 10 * magnitude
-
-
-def fit_label(name, width):
-    """``name`` cut to fit ``width`` pixels, with an ellipsis; '' if nothing useful fits."""
-    room = int((width - 6) / CHAR_WIDTH)
-    if room >= len(name):
-        return name
-    if room < 4:
-        return ""
-    return name[: room - 1] + "…"
-
-
-def lane_label(pid, tid, on_gpu):
-    if on_gpu:
-        return f"GPU {pid} · stream {tid}"
-    return f"CPU · tid {tid}"
-
-
-def lane_rows(trace, lane, kinds, start, end):
-    """The slices of one lane inside the window, each with its nesting depth."""
-    mask = trace.lane_mask([lane]) & analysis.kinds_mask(trace, kinds)
-    slices = trace.slices(start, end, mask)
-    return list(zip(slices, analysis.nesting_depths(slices), strict=True))
-
-
-def slice_svg(s, depth, x_of, top, end_clip):
-    fill, ink, _ = STYLE[s.kind]
-    x0 = x_of(max(s.ts, x_of.start))
-    x1 = x_of(min(s.end, end_clip))
-    width = max(x1 - x0, 1.0)
-    y = top + depth * (ROW_HEIGHT + ROW_GAP)
-    tooltip = f"{s.name}\n{format_duration(s.dur)} · {STYLE[s.kind][2]}"
-    parts = [
-        f'<g><title>{escape(tooltip)}</title>'
-        f'<rect x="{x0:.1f}" y="{y}" width="{width:.1f}" height="{ROW_HEIGHT}" fill="{fill}"/>'
-    ]
-    label = fit_label(s.name, width)
-    if label:
-        parts.append(
-            f'<text x="{x0 + 3:.1f}" y="{y + ROW_HEIGHT - 6}" fill="{ink}">{escape(label)}</text>'
-        )
-    parts.append("</g>")
-    return "".join(parts)
-
-
-class XScale:
-    """Maps a time in µs to an x coordinate in the plot area."""
-
-    def __init__(self, start, end):
-        self.start = start
-        self.end = end
-        self.scale = (WIDTH - LABEL_WIDTH - RIGHT_MARGIN) / max(end - start, 1e-9)
-
-    def __call__(self, ts):
-        return LABEL_WIDTH + (ts - self.start) * self.scale
-
-
-def axis_svg(x_of, top):
-    span = x_of.end - x_of.start
-    step = nice_tick_step(span)
-    parts = [
-        f'<line x1="{LABEL_WIDTH}" y1="{top}" x2="{WIDTH - RIGHT_MARGIN}" y2="{top}" stroke="#555"/>'
-    ]
-    tick = 0.0
-    while tick <= span + step * 1e-6:
-        x = x_of(x_of.start + tick)
-        parts.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{top + 5}" stroke="#555"/>')
-        parts.append(
-            f'<text x="{x:.1f}" y="{top + 18}" text-anchor="middle" fill="#333">'
-            f"{escape(format_tick(tick))}</text>"
-        )
-        tick += step
-    return "".join(parts)
-
-
-def legend_svg(kinds):
-    """The legend for the kinds drawn, wrapped into rows; returns (svg, height)."""
-    parts = []
-    x, y = LABEL_WIDTH, 8
-    for kind in STYLE:
-        if kind not in kinds:
-            continue
-        fill, _, label = STYLE[kind]
-        item_width = 16 + int(len(label) * CHAR_WIDTH) + 18
-        if x + item_width > WIDTH and x > LABEL_WIDTH:
-            x, y = LABEL_WIDTH, y + LEGEND_ROW
-        parts.append(f'<rect x="{x}" y="{y}" width="12" height="12" fill="{fill}"/>')
-        parts.append(f'<text x="{x + 16}" y="{y + 10}" fill="#333">{escape(label)}</text>')
-        x += item_width
-    return "".join(parts), y + LEGEND_ROW
-
-
-def timeline_svg(trace, window=None, title="Profiler timeline"):
-    """An SVG timeline: CPU thread lanes with nested ops, GPU stream lanes, a time axis.
-
-    ``window`` is (start, end) in the trace's µs; by default the whole activity.
-    """
-    start, end = window or analysis.activity_window(trace)
-    pad = (end - start) * 0.01
-    x_of = XScale(start - pad, end + pad)
-    gpu_kinds = {"kernel", "memcpy", "memset"}
-    lane_specs = [(lane, HOST_KINDS, False) for lane in analysis.cpu_lanes(trace)]
-    lane_specs += [(lane, gpu_kinds, True) for lane in analysis.gpu_lanes(trace)]
-
-    lanes = []
-    for lane, kinds, on_gpu in lane_specs:
-        rows = [(s, d) for s, d in lane_rows(trace, lane, kinds, start, end) if d < MAX_DEPTH]
-        if rows:
-            lanes.append((lane, on_gpu, rows))
-    legend, y = legend_svg({s.kind for _, _, rows in lanes for s, _ in rows})
-    body = []
-    y += 4
-    for lane, on_gpu, rows in lanes:
-        depth_count = max(d for _, d in rows) + 1
-        lane_height = depth_count * (ROW_HEIGHT + ROW_GAP)
-        label = lane_label(*lane, on_gpu)
-        body.append(
-            f'<rect x="0" y="{y - 4}" width="{WIDTH}" height="{lane_height + 8}" fill="#F4F4F6"/>'
-            f'<text x="8" y="{y + ROW_HEIGHT - 6}" fill="#222" font-weight="600">'
-            f"{escape(fit_label(label, LABEL_WIDTH - 8))}</text>"
-        )
-        for s, depth in rows:
-            body.append(slice_svg(s, depth, x_of, y, x_of.end))
-        y += lane_height + LANE_GAP
-    body.append(axis_svg(x_of, y))
-    height = y + AXIS_HEIGHT
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" '
-        f'width="{WIDTH}" height="{height}" role="img" aria-label={quoteattr(title)} '
-        f'font-family="system-ui, -apple-system, Segoe UI, Roboto, sans-serif" font-size="{FONT_SIZE}">'
-        f"<title>{escape(title)}</title>"
-        f'<rect width="{WIDTH}" height="{height}" rx="6" fill="#FFFFFF"/>'
-        + legend
-        + "".join(body)
-        + "</svg>\n"
-    )
+from profguide.text import count_of, format_duration
 
 
 def markdown_cell(text):
@@ -277,13 +84,6 @@ def standin_notice(meta):
     )
 
 
-def count_of(n, noun):
-    """'no GPU lanes', '1 kernel', '3 kernels'."""
-    if n == 0:
-        return f"no {noun}s"
-    return f"{n:,} {noun}" + ("" if n == 1 else "s")
-
-
 def caption(title, facts):
     """The figure's caption: what it shows, with the numbers the analysis measured."""
     sentences = [
@@ -308,19 +108,31 @@ def caption(title, facts):
     return " ".join(sentences)
 
 
-def figure_fragment(recording_id, title, meta, facts):
-    """Markdown for a page: notice, figure, caption, provenance and trace download."""
-    base = f"/generated/{recording_id}"
+def callout_sentence(callouts):
+    """'Numbered: 1 matmul_bias, 2 aten::mm.' for the callouts drawn, '' for none."""
+    if not callouts:
+        return ""
+    return " Numbered: " + ", ".join(f"<b>{n}</b> <code>{escape(name)}</code>" for n, name in callouts) + "."
+
+
+def figure_fragment(recording_id, title, meta, facts, svg, callouts=()):
+    """Markdown for a page: stand-in notice, the inline figure, caption, provenance, trace hand-off."""
+    trace_path = f"generated/{recording_id}/trace.json.gz"
     return (
         standin_notice(meta)
-        + '<figure markdown="span">\n'
-        f"  ![Timeline: {escape(title)}]({base}/timeline.svg)\n"
-        f'  <figcaption markdown="span">{caption(title, facts)}<br>\n'
-        f"  <small>{provenance_line(meta)} · "
-        f"[download the trace]({base}/trace.json.gz) and open it in "
-        "[Perfetto](https://ui.perfetto.dev)</small></figcaption>\n"
-        "</figure>\n"
+        + f'<div class="pg-figure">\n{svg.strip()}\n</div>\n\n'
+        + f"{caption(title, facts)}{callout_sentence(callouts)}\n"
+        + "{: .pg-caption }\n\n"
+        + f"<small>{provenance_line(meta)} · [download the trace](/{trace_path}) · "
+        + f'<button class="md-button pg-perfetto" data-trace="{trace_path}" data-title="{escape(title)}">'
+        + "Open in Perfetto</button></small>\n"
     )
+
+
+def extra_figure_fragment(svg, caption_text):
+    """An inline figure with a plain caption, for the second and third figures of a recording."""
+    return f'<div class="pg-figure">\n{svg.strip()}\n</div>\n\n{caption_text}\n{{: .pg-caption }}\n'
+
 
 
 def benchmark_fragment(results):

@@ -1,25 +1,13 @@
 """The site builds with `mkdocs build --strict`, and the built pages carry the generated figures."""
 
-import os
-import subprocess
-import sys
-
 import pytest
 
 from profguide.recordings import RECORDINGS
-from tests.helpers import ROOT
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    out = tmp_path_factory.mktemp("site")
-    done = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
-        cwd=ROOT, capture_output=True, text=True, timeout=300, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"),
-    )
-    assert done.returncode == 0, done.stderr
-    assert "WARNING" not in done.stderr
-    return out
+@pytest.fixture
+def site(built_site):
+    return built_site
 
 
 def test_every_part_has_a_page(site):
@@ -34,7 +22,8 @@ def test_every_recording_is_shown_with_its_trace(site):
     for recording in RECORDINGS:
         assert (site / "generated" / recording.id / "timeline.svg").is_file()
         assert (site / "generated" / recording.id / "trace.json.gz").is_file()
-        assert f"generated/{recording.id}/timeline.svg" in html, recording.id
+        assert f"generated/{recording.id}/trace.json.gz" in html, recording.id
+        assert f"<title>Timeline: {recording.title}</title>" in html, recording.id  # the figure, inline
 
 
 def test_snippets_are_included_not_left_as_directives(site):

@@ -1,0 +1,73 @@
+"""Words and numbers for people: durations, counts, and names from traces made short and safe."""
+
+import re
+
+CONTROL = dict.fromkeys([*range(32), 127], "?")
+
+
+def format_duration(us):
+    """A duration in µs as a short human string: 850 ns, 12.3 µs, 4.56 ms, 1.20 s."""
+    if us < 1:
+        return f"{us * 1000:.0f} ns"
+    if us < 100:
+        return f"{us:.1f} µs"
+    if us < 1000:
+        return f"{us:.0f} µs"
+    if us < 1_000_000:
+        return f"{us / 1000:.2f} ms"
+    return f"{us / 1_000_000:.2f} s"
+
+
+def format_tick(us):
+    """An axis label: like format_duration, without trailing zeros (500 ms, 1.5 s)."""
+    if us == 0:
+        return "0"
+    number, unit = format_duration(us).split(" ")
+    if "." in number:
+        number = number.rstrip("0").rstrip(".")
+    return f"{number} {unit}"
+
+
+def count_of(n, noun):
+    """'no GPU lanes', '1 kernel', '3 kernels'."""
+    if n == 0:
+        return f"no {noun}s"
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
+def printable(name):
+    """A name from a trace with control characters (terminal escapes, newlines) replaced by '?'."""
+    return name.translate(CONTROL)
+
+
+def cut(name, width=70):
+    """``name`` made printable and cut to ``width`` characters with an ellipsis."""
+    name = printable(name)
+    return name if len(name) <= width else name[: width - 1] + "…"
+
+
+def without_groups(text, opening, closing):
+    """``text`` with every balanced ``opening``…``closing`` group removed (nested ones too)."""
+    kept, depth = [], 0
+    for char in text:
+        if char == opening:
+            depth += 1
+        elif char == closing and depth:
+            depth -= 1
+        elif not depth:
+            kept.append(char)
+    return "".join(kept)
+
+
+def kernel_name(name):
+    """A C++ kernel name as a reader wants it: no return type, namespaces, template arguments,
+    lambdas or parameter list (``void at::native::elementwise_kernel<128, …>(int, …)`` becomes
+    ``elementwise_kernel``). Names without C++ decoration come back unchanged."""
+    short = re.sub(r"^void ", "", name.strip())
+    short = short.replace("(anonymous namespace)::", "")
+    short = without_groups(short, "{", "}")
+    short = without_groups(short, "<", ">")
+    parts = short.split("(", 1)[0].rstrip(":").split("::")
+    # A bare "Kernel" says little: keep the namespace that says whose kernel it is.
+    short = "::".join(parts[-2:]) if len(parts) > 1 and len(parts[-1]) <= 8 else parts[-1]
+    return short.strip() or name

@@ -1,0 +1,93 @@
+"""A real browser over the built site: the Part 1 figures render in the light and the dark scheme.
+
+Playwright drives Debian's Chromium (found on PATH; `.ci/run` installs it).
+Screenshots are kept under test-output/ for a person to look at.
+"""
+
+import functools
+import http.server
+import os
+import shutil
+import threading
+
+import pytest
+
+from tests.helpers import ROOT
+
+CHROMIUM = shutil.which("chromium")
+SCREENSHOTS = ROOT / "test-output"
+PAGE = "basics/first-trace/"
+
+if CHROMIUM is None and not os.environ.get("CI"):
+    pytest.skip("Debian's chromium is not installed (CI installs it)", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def server(built_site):
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(built_site))
+    handler.log_message = lambda *args: None
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    assert CHROMIUM, "chromium must be on PATH in CI"
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        yield chromium
+        chromium.close()
+
+
+def open_page(browser, url, scheme):
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
+    errors = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(url, wait_until="load")
+    return page, errors
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_part_one_figures_render(browser, server, scheme):
+    page, errors = open_page(browser, server + PAGE, scheme)
+    figures = page.locator(".pg-figure svg")
+    assert figures.count() >= 2
+    for index in range(figures.count()):
+        box = figures.nth(index).bounding_box()
+        assert box["width"] > 300 and box["height"] > 60
+        # 13 px text in an 800-unit-wide figure must stay at least 11 px on the page
+        assert 13 * box["width"] / 800 >= 11
+        assert figures.nth(index).locator("g > title").count() > 0
+    SCREENSHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"first-trace-{scheme}.png"), full_page=True)
+    assert errors == []
+    page.close()
+
+
+def test_figures_follow_the_scheme(browser, server):
+    colours = {}
+    for scheme in ("light", "dark"):
+        page, _ = open_page(browser, server + PAGE, scheme)
+        colours[scheme] = page.evaluate(
+            "() => getComputedStyle(document.querySelector('.pg-figure svg .pg-bg')).fill")
+        page.close()
+    assert colours["light"] != colours["dark"]
+
+
+def test_perfetto_button_points_at_a_trace_the_site_serves(browser, server):
+    page, _ = open_page(browser, server + PAGE, "light")
+    button = page.locator("button.pg-perfetto").first
+    trace_url = page.evaluate(
+        "(path) => new URL(path, new URL(JSON.parse(document.getElementById('__config').textContent).base + '/', "
+        "location.href)).href", button.get_attribute("data-trace"))
+    response = page.request.get(trace_url)
+    assert response.status == 200 and response.body()[:2] == b"\x1f\x8b"
+    page.close()
