@@ -106,12 +106,20 @@ def step_figures(recording, loaded, facts):
         files["spread.md"] = render.extra_figure_fragment(
             svg, f"Every duration of <code>{escape(names[0][:80])}</code> in the recording, one dot each, "
             f"with the median and the 95th percentile.")
-    if steps and facts["kernel_count"]:
-        svg = figures.breakdown_svg(figures.step_breakdowns(loaded))
-        files["breakdown.svg"] = svg
-        files["breakdown.md"] = render.extra_figure_fragment(
-            svg, "Each step's window split into GPU busy time and idle time by cause.")
+    if spec.get("breakdown") and steps:
+        files.update(breakdown_files(loaded, facts))
     return files
+
+
+def breakdown_files(loaded, facts):
+    """Busy and idle time by cause for each step, or a line saying there is no GPU work to split."""
+    if not facts["kernel_count"]:
+        return {"breakdown.md": "*This recording has no GPU work (a CPU stand-in, or a CPU-only run), so there "
+                                "is no GPU time to split into busy and idle.*\n"}
+    svg = figures.breakdown_svg(figures.step_breakdowns(loaded))
+    return {"breakdown.svg": svg, "breakdown.md": render.extra_figure_fragment(
+        svg, "Each step's window, from its start until the GPU finished what it launched, split into GPU busy "
+             "time and idle time by cause.")}
 
 
 BENCHMARKS = {"benchmarks/results/explain_vs_hta.json": "benchmarks/explain-vs-hta.md"}

@@ -23,7 +23,8 @@ class Recording:
             name of a region to measure; ``highlight``, names to outline; ``callouts``,
             names to number in order, those present in the trace; ``compare_first_step``,
             draw the first step beside the fastest on one scale; ``spread``, names of
-            ops whose durations to plot, the first one present.
+            ops whose durations to plot, the first one present; ``breakdown``, split each
+            step into GPU busy and idle time by cause.
     """
 
     id: str
@@ -63,7 +64,7 @@ RECORDINGS = (
         function="profile_steps",
         params={"size": 4096, "steps": 8, "wait": 1, "warmup": 1, "active": 3},
         title="Eight steps under schedule(wait=1, warmup=1, active=3)",
-        figure={"bracket": "ProfilerStep#3", "callouts": ("forward", "reduce")},
+        figure={"bracket": "ProfilerStep#3", "callouts": ("forward", "reduce"), "breakdown": True},
     ),
     Recording(
         id="basics-steps-from-first",

@@ -137,3 +137,28 @@ def test_progress_lines_name_each_recording_and_its_time(project):
     assert lines[0] == "[1/2] recording tiny-matmul on cpu"
     assert lines[1].startswith("[1/2] done in ") and lines[1].endswith(" s")
     assert lines[2] == "[2/2] recording tiny-matmul on cpu"
+
+
+def test_breakdown_says_so_when_there_is_no_gpu_work(project):
+    steps = Recording(id="steps", snippet="snippets/basics/training_steps.py", function="profile_steps",
+                      params={"size": 8, "steps": 4, "wait": 0, "warmup": 1, "active": 2},
+                      figure={"breakdown": True})
+    generated = project / "generated"
+    record.record(steps, "cpu", project, generated)
+    files = build.rendered_files(steps, generated / steps.id)
+    assert "no GPU work" in files["breakdown.md"] and "breakdown.svg" not in files
+
+
+def test_breakdown_figure_for_steps_with_gpu_work():
+    from profguide import analysis
+    from tests.helpers import event, gpu_event, make_trace
+
+    loaded = make_trace(
+        event("ProfilerStep#1", 0, 100, kind="annotation"), event("ProfilerStep#2", 100, 100, kind="annotation"),
+        event("cudaLaunchKernel", 10, 5, kind="runtime", correlation=1),
+        event("cudaLaunchKernel", 150, 5, kind="runtime", correlation=2),
+        gpu_event("k", 20, 50, correlation=1), gpu_event("k", 160, 20, correlation=2),
+    )
+    files = build.breakdown_files(loaded, analysis.facts(loaded))
+    assert files["breakdown.svg"].count("ProfilerStep#") == 2
+    assert '<div class="pg-figure">' in files["breakdown.md"]
