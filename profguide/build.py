@@ -77,11 +77,10 @@ def annotated_timeline(recording, loaded):
     present = set(loaded.names)
     callouts = [(n, name) for n, name in enumerate((c for c in spec.get("callouts", ()) if c in present), 1)]
     brackets = []
-    if spec.get("bracket") in present:
-        index = loaded.names.index(spec["bracket"])
-        first = int(np.flatnonzero(loaded.name == index)[0])
+    for name in (n for n in spec.get("brackets", ()) if n in present):
+        first = int(np.flatnonzero(loaded.name == loaded.names.index(name))[0])
         start, dur = float(loaded.ts[first]), float(loaded.dur[first])
-        brackets.append((start, start + dur, f"{spec['bracket']}: {format_duration(dur)}"))
+        brackets.append((start, start + dur, f"{name}: {format_duration(dur)}"))
     svg = figures.timeline_svg(loaded, title=f"Timeline: {recording.title}", highlight=spec.get("highlight", ()),
                                brackets=brackets, callouts=callouts)
     return svg, callouts

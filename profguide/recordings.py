@@ -19,9 +19,10 @@ class Recording:
         params: keyword arguments for ``function``.
         device: the device the recording is meant for (``"cuda"`` or ``"cpu"``).
         title: what the recording shows, in a few words.
-        figure: how to annotate its figures (not part of the cache key): ``bracket``, the
-            name of a region to measure; ``highlight``, names to outline; ``callouts``,
-            names to number in order, those present in the trace; ``compare_first_step``,
+        figure: how to annotate its figures (not part of the cache key): ``brackets``,
+            names of events to measure, those present (the first of each name);
+            ``highlight``, names to outline; ``callouts``, names to number in order,
+            those present in the trace; ``compare_first_step``,
             draw the first step beside the fastest on one scale; ``spread``, names of
             ops whose durations to plot, the first one present; ``breakdown``, split each
             step into GPU busy and idle time by cause.
@@ -37,7 +38,7 @@ class Recording:
 
 
 FIRST_PROFILE_FIGURE = {
-    "bracket": "matmul_bias",
+    "brackets": ("matmul_bias", "cudaDeviceSynchronize"),
     "highlight": ("aten::mm",),
     "callouts": ("matmul_bias", "aten::mm", "cudaLaunchKernel", "aten::add", "cudaDeviceSynchronize"),
 }
@@ -64,7 +65,7 @@ RECORDINGS = (
         function="profile_steps",
         params={"size": 4096, "steps": 8, "wait": 1, "warmup": 1, "active": 3},
         title="Eight steps under schedule(wait=1, warmup=1, active=3)",
-        figure={"bracket": "ProfilerStep#3", "callouts": ("forward", "reduce"), "breakdown": True},
+        figure={"brackets": ("ProfilerStep#3",), "callouts": ("forward", "reduce"), "breakdown": True},
     ),
     Recording(
         id="basics-steps-from-first",
