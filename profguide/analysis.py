@@ -532,6 +532,8 @@ def hta_window(trace):
     return float(trace.ts[ops].min()), float(trace.end[ops].max())
 
 
+COMPUTE_BOUND_BUSY_PCT = 80  # a GPU busy this much of the window is the bottleneck
+EXPOSED_COMMUNICATION_PCT = 30  # communication not hidden behind computation, as a share of the window
 VERDICTS = {
     "cpu-only": "No GPU work in this trace: it profiles the host only.",
     "compute-bound": "The GPU is busy most of the time: speed comes from faster kernels, not from the host.",
@@ -550,9 +552,9 @@ def verdict(summary):
         return "cpu-only"
     comm = summary["communication"]
     window_us = summary["window"]["dur_us"]
-    if comm["kernel_us"] and comm["exposed_us"] > 0.3 * window_us:
+    if comm["kernel_us"] and comm["exposed_us"] > EXPOSED_COMMUNICATION_PCT / 100 * window_us:
         return "communication-bound"
-    if summary["gpu_busy_pct"] >= 80:
+    if summary["gpu_busy_pct"] >= COMPUTE_BOUND_BUSY_PCT:
         return "compute-bound"
     causes = summary["idle"]["by_cause"]
     largest = max(causes, key=lambda cause: causes[cause]["idle_us"])

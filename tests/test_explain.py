@@ -220,3 +220,13 @@ def test_progress_bar_only_on_a_terminal():
     assert terminal.getvalue() == "\rloading t.json [#####     ]  50%"
     update(1.0)
     assert "[##########] 100%" in terminal.getvalue() and terminal.getvalue().endswith("\r")
+
+
+def test_the_reference_page_states_the_thresholds_the_code_uses():
+    from profguide import analysis
+
+    page = (ROOT / "docs" / "reference" / "explain.md").read_text()
+    assert f"take over {analysis.EXPOSED_COMMUNICATION_PCT}% of the window" in page
+    assert f"busy at least {analysis.COMPUTE_BOUND_BUSY_PCT}% of the window" in page
+    for verdict in analysis.VERDICTS:
+        assert f"| `{verdict}` |" in page
