@@ -138,10 +138,6 @@ class Trace:
     def end(self):
         return self.ts + self.dur
 
-    def mask(self, *kinds):
-        """Boolean mask of the events whose kind is one of ``kinds``."""
-        return np.isin(self.kind, [KIND[k] for k in kinds])
-
     def lane_mask(self, lanes):
         """Boolean mask of the events on any of the (pid, tid) ``lanes``."""
         wanted = set(lanes)

@@ -53,7 +53,7 @@ def test_cpu_only_trace_has_no_gpu_lanes():
 def test_kernels_join_their_launch_by_correlation():
     loaded = trace.load(ROOT.parent / "shared" / "traces" / "a100_alexnet_cuda_sync.json.gz")
     latency = analysis.launch_latency(loaded)["runtime"]
-    ops = int(loaded.mask("kernel", "memcpy", "memset").sum())
+    ops = int(analysis.gpu_work(loaded).sum())
     assert 0 < latency["count"] <= ops
     assert analysis.lane_offset(loaded)["ops_starting_before_launch"] == 0
 
