@@ -150,8 +150,7 @@ def run_draw(args):
 
 
 def main(argv=None):
-    from profguide.record import RecordingError
-    from profguide.trace import TraceError
+    from profguide.errors import RecordingError, TraceError
 
     args = parse_args(sys.argv[1:] if argv is None else argv)
     handler = {"record": run_record, "build": run_build, "list": run_list, "explain": run_explain,

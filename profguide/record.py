@@ -25,9 +25,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-
-class RecordingError(Exception):
-    """A recording could not be made or would overwrite a better one."""
+from profguide.errors import RecordingError
 
 
 def cache_key(recording, root):

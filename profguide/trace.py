@@ -23,6 +23,8 @@ from pathlib import Path
 import msgspec
 import numpy as np
 
+from profguide.errors import TraceError
+
 # Kinds, in code order; the code is an index into this tuple.
 KIND_NAMES = (
     "other", "cpu_op", "annotation", "gpu_annotation", "runtime", "driver",
@@ -51,10 +53,6 @@ GPU_WORK_KINDS = frozenset({"kernel", "memcpy", "memset"})
 HOST_KINDS = frozenset({"cpu_op", "annotation", "runtime", "driver", "python"})
 BATCH = 65536
 NO_ID = -1
-
-
-class TraceError(ValueError):
-    """The file is not a trace this loader can read; the message is one line."""
 
 
 _NULL = msgspec.Raw(b"null")

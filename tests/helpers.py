@@ -19,6 +19,13 @@ def run_script(path, cwd, *args):
     )
 
 
+def run_script_text(text, cwd):
+    """Run Python source as a script from ``cwd``, the project on its path."""
+    path = Path(cwd) / "script.py"
+    path.write_text(text)
+    return run_script(path, cwd)
+
+
 # A recording small enough to make in a test: the first snippet on 8×8 inputs.
 TINY = Recording(
     id="tiny-matmul",

@@ -7,7 +7,7 @@ import pytest
 
 from profguide import record, trace
 from profguide.recordings import RECORDINGS, Recording, by_id
-from tests.helpers import ROOT, TINY
+from tests.helpers import ROOT, TINY, run_script_text
 
 
 def test_cache_key_changes_with_the_snippet_source(project):
@@ -116,3 +116,18 @@ def test_recording_ids_are_unique_and_snippets_exist():
 def test_unknown_recording_id_names_the_known_ones():
     with pytest.raises(KeyError, match="basics-matmul-64"):
         by_id("nope")
+
+
+def test_recording_needs_only_torch_and_the_standard_library(project, tmp_path):
+    # The GPU machine has torch and nothing of ours installed: block what the rest of profguide uses.
+    script = (
+        "import sys\n"
+        "for blocked in ('msgspec', 'mkdocs', 'hypothesis'):\n"
+        "    sys.modules[blocked] = None\n"
+        "from profguide import cli\n"
+        f"sys.exit(cli.main(['record', 'basics-cpu-only', '--out', {str(tmp_path / 'out')!r}]))\n"
+    )
+    done = run_script_text(script, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert json.loads((tmp_path / "out" / "basics-cpu-only" / "meta.json").read_text())["device"] == "cpu"
+    assert "msgspec" not in done.stderr
