@@ -37,6 +37,11 @@ def kinds_mask(trace, kinds):
     return np.isin(trace.kind, [KIND[k] for k in kinds])
 
 
+def names_where(trace, predicate):
+    """Mask of the events whose name satisfies ``predicate`` (tested once per distinct name)."""
+    return np.isin(trace.name, [code for code, name in enumerate(trace.names) if predicate(name)])
+
+
 def gpu_work(trace):
     """Mask of the events that occupy a GPU: kernels, memcpy, memset."""
     return kinds_mask(trace, GPU_WORK_KINDS)
@@ -157,8 +162,7 @@ def launch_of(trace, indices):
 
 def host_syncs(trace):
     """Indices of the host calls that wait for the GPU (cudaDeviceSynchronize and kin)."""
-    codes = [code for code, name in enumerate(trace.names) if name in SYNC_CALLS]
-    return np.flatnonzero(np.isin(trace.name, codes) & kinds_mask(trace, ("runtime", "driver")))
+    return np.flatnonzero(names_where(trace, SYNC_CALLS.__contains__) & kinds_mask(trace, ("runtime", "driver")))
 
 
 IDLE_CAUSES = {
@@ -247,13 +251,17 @@ def distribution(values):
     }
 
 
-def launch_latency(trace):
-    """Launch call start → GPU op start, per API (runtime, driver), as distributions."""
+def launch_delays(trace):
+    """For each GPU op joined to its launch call: (launch call index, launch start → op start in µs)."""
     ops = np.flatnonzero(gpu_work(trace))
     launch = launch_of(trace, ops)
     joined = launch >= 0
-    ops, launch = ops[joined], launch[joined]
-    delay = trace.ts[ops] - trace.ts[launch]
+    return launch[joined], trace.ts[ops[joined]] - trace.ts[launch[joined]]
+
+
+def launch_latency(trace):
+    """Launch call start → GPU op start, per API (runtime, driver), as distributions."""
+    launch, delay = launch_delays(trace)
     return {
         api: distribution(delay[trace.kind[launch] == KIND[api]])
         for api in ("runtime", "driver")
@@ -267,12 +275,9 @@ def lane_offset(trace):
     A GPU op cannot start before the call that launched it; where some appear
     to, the two clocks disagree by at least that much.
     """
-    ops = np.flatnonzero(gpu_work(trace))
-    launch = launch_of(trace, ops)
-    joined = launch >= 0
-    if not joined.any():
+    _, delay = launch_delays(trace)
+    if not len(delay):
         return None
-    delay = trace.ts[ops[joined]] - trace.ts[launch[joined]]
     early = delay < 0
     return {
         "min_launch_to_start_us": float(delay.min()),
@@ -356,14 +361,13 @@ def memory_traffic(trace):
 
 def communication(trace):
     """Communication kernels (NCCL, RCCL, gloo): their time and how much of it overlaps computation."""
-    comm_codes = [code for code, name in enumerate(trace.names) if COMMUNICATION.search(name)]
-    is_comm = np.isin(trace.name, comm_codes)
+    is_comm = names_where(trace, COMMUNICATION.search)
     kernels = trace.kind == KIND["kernel"]
     comm, compute = kernels & is_comm, kernels & ~is_comm
     everywhere = (-np.inf, np.inf)
-    comm_us = union_length(*busy_intervals(trace, everywhere, comm)) if comm.any() else 0.0
-    compute_us = union_length(*busy_intervals(trace, everywhere, compute)) if compute.any() else 0.0
-    both = union_length(*busy_intervals(trace, everywhere, comm | compute)) if (comm | compute).any() else 0.0
+    comm_us = union_length(*busy_intervals(trace, everywhere, comm))
+    compute_us = union_length(*busy_intervals(trace, everywhere, compute))
+    both = union_length(*busy_intervals(trace, everywhere, comm | compute))
     overlap = comm_us + compute_us - both
     host_comm = kinds_mask(trace, ("cpu_op", "annotation")) & is_comm
     return {
@@ -382,8 +386,7 @@ def occupancy(trace, name_contains=""):
     """Duration-weighted mean of the profiler's estimated achieved occupancy (%), by kernel name."""
     selected = (trace.kind == KIND["kernel"]) & np.isfinite(trace.occupancy)
     if name_contains:
-        codes = [code for code, name in enumerate(trace.names) if name_contains in name]
-        selected &= np.isin(trace.name, codes)
+        selected &= names_where(trace, lambda name: name_contains in name)
     rows = []
     for code in np.unique(trace.name[selected]):
         named = selected & (trace.name == code)
@@ -397,8 +400,7 @@ def compile_markers(trace):
     """What torch.compile leaves in a trace: compiled regions, Triton kernels, CUDA graph launches."""
 
     def named(predicate, kinds):
-        codes = [code for code, name in enumerate(trace.names) if predicate(name)]
-        return np.isin(trace.name, codes) & kinds_mask(trace, kinds)
+        return names_where(trace, predicate) & kinds_mask(trace, kinds)
 
     regions = named(
         lambda n: "Torch-Compiled Region" in n or n.startswith("CompiledFunction"), ("annotation", "cpu_op")
@@ -504,10 +506,9 @@ def hta_ops(trace):
     hta/common/trace.py).
     """
     ops = on_a_stream(trace)
-    step_codes = [code for code, name in enumerate(trace.names) if "ProfilerStep" in name]
-    if len(step_codes) < 2:
+    if sum("ProfilerStep" in name for name in set(trace.names)) < 2:
         return ops
-    step_events = np.isin(trace.name, step_codes) & ~kinds_mask(trace, ("kernel",))
+    step_events = names_where(trace, lambda name: "ProfilerStep" in name) & ~kinds_mask(trace, ("kernel",))
     cut = trace.ts[step_events].max()
     indices = np.flatnonzero(ops)
     launch = launch_of(trace, indices)
