@@ -1,7 +1,7 @@
 """`profguide explain` against HolisticTraceAnalysis on a trace of over a million events.
 
 Builds one large Chrome trace by repeating a real one (default: the 109k-event
-A100-80GB NCCL rank-0 trace from ../shared/traces) end to end in time, then
+A100-80GB NCCL rank-0 trace from tests/data/traces) end to end in time, then
 measures, alternating, in fresh processes:
 
   (a) profguide explain TRACE --json          (the project's interpreter)
@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_SOURCE = ROOT.parent / "shared" / "traces" / "a100_80gb_nccl_16rank_rank0.json.gz"
+DEFAULT_SOURCE = ROOT / "tests" / "data" / "traces" / "a100_80gb_nccl_16rank_rank0.json.gz"
 DEFAULT_PROFGUIDE_PYTHON = ROOT / ".venv" / "bin" / "python"
 DEFAULT_HTA_PYTHON = Path("/tmp/hta-venv/bin/python")
 
@@ -176,8 +176,9 @@ def build_trace(source: Path, min_events: int, out_file: Path, gap_us: float = 1
         out.write("\n  ]\n}\n")
     tmp.replace(out_file)
     return {
-        "source": str(source),
-        "file": str(out_file),
+        # Names, not absolute paths: the results file is committed and read on other machines.
+        "source": source.name,
+        "file": out_file.name,
         "events": total,
         "copies": copies,
         "source_events": len(events),

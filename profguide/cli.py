@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from profguide.recordings import RECORDINGS, by_id
+from profguide.site.recordings import RECORDINGS, by_id
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 GENERATED = PROJECT_ROOT / "docs" / "generated"
@@ -60,7 +60,7 @@ def parse_args(argv):
 
 
 def run_record(args):
-    from profguide import record
+    from profguide.site import record
 
     recordings = RECORDINGS if args.all else [by_id(i) for i in args.ids]
     record.record_all(recordings, args.device, PROJECT_ROOT, args.out)
@@ -68,7 +68,7 @@ def run_record(args):
 
 
 def run_build(args):
-    from profguide import build
+    from profguide.site import build
 
     statuses = build.build(
         RECORDINGS, PROJECT_ROOT, args.generated, refresh=args.refresh, check=args.check
@@ -125,18 +125,20 @@ def parse_window(text, origin):
 
 
 def run_draw(args):
-    from profguide import analysis, figures, trace
+    from profguide import trace
+    from profguide.analysis.select import activity_window, step_window
+    from profguide.figures.timeline import timeline_svg
     from profguide.progress import bar
     from profguide.text import count_of
 
     loaded = trace.load(args.trace, progress=bar(f"loading {args.trace.name}"))
     if args.step is not None:
-        window = analysis.step_window(loaded, args.step)
+        window = step_window(loaded, args.step)
     elif args.window:
         window = parse_window(args.window, float(loaded.ts.min()))
     else:
-        window = analysis.activity_window(loaded)
-    svg = figures.timeline_svg(loaded, window, title=f"Timeline of {args.trace.name}")
+        window = activity_window(loaded)
+    svg = timeline_svg(loaded, window, title=f"Timeline of {args.trace.name}")
     temporary = args.out.with_name(args.out.name + ".tmp")
     temporary.write_text(svg)
     temporary.replace(args.out)

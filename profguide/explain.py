@@ -9,7 +9,9 @@ import json
 from html import escape
 from pathlib import Path
 
-from profguide import analysis, trace
+from profguide import trace
+from profguide.analysis.select import step_window
+from profguide.analysis.verdict import summarise
 from profguide.text import count_of, cut, format_duration
 
 WINDOW_MEANING = "first to last GPU op (kernels, memcpy, memset), all streams"
@@ -28,8 +30,8 @@ def explain_file(path, step=None, progress=None):
 
 def explain_trace(loaded, path, step=None):
     """The summary of a loaded trace; ``path`` names it."""
-    window = analysis.step_window(loaded, step) if step is not None else None
-    summary = analysis.summarise(loaded, window)
+    window = step_window(loaded, step) if step is not None else None
+    summary = summarise(loaded, window)
     summary["file"] = str(path)
     summary["trace_start_us"] = float(loaded.ts.min())
     summary["window_definition"] = f"ProfilerStep#{step} and the GPU work it launched" if step is not None else (

@@ -6,9 +6,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from profguide.recordings import Recording
+from profguide.site.recordings import Recording
 
 ROOT = Path(__file__).resolve().parents[1]
+# Real traces from other machines, with their licence and source (tests/data/traces/README.md).
+TRACES = ROOT / "tests" / "data" / "traces"
 
 
 def run_script(path, cwd, *args):

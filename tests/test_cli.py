@@ -2,7 +2,8 @@
 
 import pytest
 
-from profguide import cli, record
+from profguide import cli
+from profguide.site import record
 
 
 def test_unknown_recording_is_one_line_and_exit_2(capsys):

@@ -24,7 +24,7 @@ FENCE = re.compile(r"^(?P<indent> *)(?P<mark>`{3,}|~{3,})(?P<info>.*)$")
 SKIP_NEXT = re.compile(r'^<!-- skip: next "(?P<reason>[^"]+)" -->$')
 NOT_RUN = re.compile(r'^<!-- not-run: "(?P<reason>[^"]+)" -->$')
 INCLUDE = re.compile(r'^--8<-- "(?P<path>[^":]+)(:[\w-]+)?"$')
-TESTED_SNIPPET_FOLDERS = {p.stem.removeprefix("test_") for p in (ROOT / "tests" / "snippets").glob("test_*.py")}
+TESTED_SNIPPET_FOLDERS = {p.name for p in (ROOT / "tests" / "snippets").iterdir() if p.is_dir()}
 
 
 @dataclass

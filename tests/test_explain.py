@@ -1,7 +1,6 @@
 """`profguide explain`: real traces get an answer; bad input gets one line on stderr and exit 2."""
 
 import gzip
-import io
 import json
 import shutil
 
@@ -9,11 +8,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from profguide import cli, progress
-from tests.helpers import ROOT
+from profguide import cli
+from profguide.analysis import verdict
+from tests.helpers import ROOT, TRACES
 
-SHARED = ROOT.parent / "shared" / "traces"
-GPU_TRACES = sorted(p for p in SHARED.glob("*.json.gz") if p.name != "cpu_only_gloo.json.gz")
+GPU_TRACES = sorted(p for p in TRACES.glob("*.json.gz") if p.name != "cpu_only_gloo.json.gz")
 STABLE_KEYS = {"verdict", "verdict_text", "gpu_busy_pct", "gpu_idle_pct", "window", "window_definition", "steps",
                "top_kernels"}
 
@@ -36,13 +35,11 @@ def test_json_carries_the_stable_keys(capsys, path):
 
 
 def cli_verdicts():
-    from profguide.analysis import VERDICTS
-
-    return set(VERDICTS)
+    return set(verdict.VERDICTS)
 
 
 def test_text_puts_the_verdict_first(capsys):
-    code, out, _ = explain(capsys, SHARED / "a100_nccl_2rank_rank0.json.gz")
+    code, out, _ = explain(capsys, TRACES / "a100_nccl_2rank_rank0.json.gz")
     assert code == 0
     lines = out.splitlines()
     assert lines[0].startswith("a100_nccl_2rank_rank0.json.gz (NVIDIA A100")
@@ -53,34 +50,34 @@ def test_text_puts_the_verdict_first(capsys):
 
 
 def test_markdown_has_a_kernel_table(capsys):
-    code, out, _ = explain(capsys, SHARED / "a100_alexnet_cuda_sync.json.gz", "--markdown")
+    code, out, _ = explain(capsys, TRACES / "a100_alexnet_cuda_sync.json.gz", "--markdown")
     assert code == 0
     assert out.startswith("**a100_alexnet_cuda_sync.json.gz")
     assert "| Kernel | Total | Calls | Mean | p50 | p95 | Max |" in out
 
 
 def test_cpu_only_trace_gets_a_verdict_not_an_error(capsys):
-    code, out, _ = explain(capsys, SHARED / "cpu_only_gloo.json.gz", "--json")
+    code, out, _ = explain(capsys, TRACES / "cpu_only_gloo.json.gz", "--json")
     assert code == 0
     summary = json.loads(out)
     assert summary["verdict"] == "cpu-only" and summary["window"] is None and summary["gpu_idle_pct"] is None
 
 
 def test_step_window(capsys):
-    code, out, _ = explain(capsys, SHARED / "a100_nccl_2rank_rank0.json.gz", "--json", "--step", "5")
+    code, out, _ = explain(capsys, TRACES / "a100_nccl_2rank_rank0.json.gz", "--json", "--step", "5")
     assert code == 0
     summary = json.loads(out)
     step = next(s for s in summary["steps"] if s["step"] == 5)
     assert summary["window"]["start_us"] == step["start_us"]
     assert summary["window"]["end_us"] >= step["start_us"] + step["dur_us"]
     assert summary["window_definition"].startswith("ProfilerStep#5")
-    code, _, err = explain(capsys, SHARED / "a100_nccl_2rank_rank0.json.gz", "--step", "99")
+    code, _, err = explain(capsys, TRACES / "a100_nccl_2rank_rank0.json.gz", "--step", "99")
     assert code == 2 and err == "profguide: no ProfilerStep#99 in this trace (steps: 4, 5, 6)\n"
 
 
 def test_a_folder_of_rank_traces(capsys, tmp_path):
     for name in ("nccl_128rank_sampled_rank0.json.gz", "nccl_128rank_sampled_rank1.json.gz"):
-        shutil.copy(SHARED / name, tmp_path / name)
+        shutil.copy(TRACES / name, tmp_path / name)
     code, out, _ = explain(capsys, tmp_path, "--json")
     assert code == 0
     assert [r["rank"] for r in json.loads(out)["ranks"]] == [0, 1]
@@ -206,27 +203,9 @@ def test_any_bytes_get_an_answer_or_one_line(capsys, tmp_path, data):
     assert (code, out) == (2, "") and err.count("\n") == 1
 
 
-def test_progress_bar_only_on_a_terminal():
-    assert progress.bar("loading", stream=io.StringIO()) is None
-
-    class Terminal(io.StringIO):
-        def isatty(self):
-            return True
-
-    terminal = Terminal()
-    update = progress.bar("loading t.json", stream=terminal, width=10)
-    update(0.5)
-    update(0.5)  # nothing new to draw
-    assert terminal.getvalue() == "\rloading t.json [#####     ]  50%"
-    update(1.0)
-    assert "[##########] 100%" in terminal.getvalue() and terminal.getvalue().endswith("\r")
-
-
 def test_the_reference_page_states_the_thresholds_the_code_uses():
-    from profguide import analysis
-
     page = (ROOT / "docs" / "reference" / "explain.md").read_text()
-    assert f"take over {analysis.EXPOSED_COMMUNICATION_PCT}% of the window" in page
-    assert f"busy at least {analysis.COMPUTE_BOUND_BUSY_PCT}% of the window" in page
-    for verdict in analysis.VERDICTS:
-        assert f"| `{verdict}` |" in page
+    assert f"take over {verdict.EXPOSED_COMMUNICATION_PCT}% of the window" in page
+    assert f"busy at least {verdict.COMPUTE_BOUND_BUSY_PCT}% of the window" in page
+    for name in verdict.VERDICTS:
+        assert f"| `{name}` |" in page

@@ -5,8 +5,10 @@ import socket
 
 import pytest
 
-from profguide import analysis, trace
-from profguide.record import load_snippet_function
+from profguide import trace
+from profguide.analysis import select
+from profguide.analysis.verdict import facts
+from profguide.site.record import load_snippet_function
 from tests.helpers import ROOT, run_script
 
 SNIPPETS = ROOT / "snippets" / "basics"
@@ -59,7 +61,7 @@ def test_training_steps_keeps_only_the_active_steps(tmp_path, wait, warmup, acti
 
     profile_steps(size=16, steps=6, wait=wait, warmup=warmup, active=active, device="cpu", on_trace_ready=handler)
     assert calls == [1]  # repeat=1: one cycle, one call
-    steps = analysis.profiler_steps(trace.load(path))
+    steps = select.profiler_steps(trace.load(path))
     assert [s["step"] for s in steps] == kept
 
 
@@ -87,6 +89,6 @@ def test_cpu_only_trace_has_no_gpu_lane(tmp_path):
     path = tmp_path / "cpu.json"
     profile_on_cpu(size=32, on_trace_ready=lambda p: p.export_chrome_trace(str(path)))
     loaded = trace.load(path)
-    assert analysis.gpu_lanes(loaded) == []
-    assert analysis.facts(loaded)["kernel_count"] == 0
-    assert len(analysis.cpu_lanes(loaded)) >= 1
+    assert select.gpu_lanes(loaded) == []
+    assert facts(loaded)["kernel_count"] == 0
+    assert len(select.cpu_lanes(loaded)) >= 1

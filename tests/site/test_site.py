@@ -2,7 +2,7 @@
 
 import pytest
 
-from profguide.recordings import RECORDINGS
+from profguide.site.recordings import RECORDINGS
 
 
 @pytest.fixture

@@ -14,7 +14,12 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 
-from profguide import analysis, explain, figures, record, render, trace
+from profguide import explain, trace
+from profguide.analysis.select import step_window
+from profguide.analysis.verdict import facts as trace_facts
+from profguide.figures import charts
+from profguide.figures.timeline import timeline_svg
+from profguide.site import record, render
 from profguide.progress import step
 from profguide.text import format_duration, kernel_name
 
@@ -55,7 +60,7 @@ def rendered_files(recording, folder):
     meta = json.loads((folder / "meta.json").read_text())
     rows = json.loads((folder / "averages.json").read_text())
     loaded = trace.load(folder / "trace.json.gz")
-    facts = analysis.facts(loaded)
+    facts = trace_facts(loaded)
     timeline, callouts = annotated_timeline(recording, loaded)
     files = {
         "timeline.svg": timeline,
@@ -81,7 +86,7 @@ def annotated_timeline(recording, loaded):
         first = int(np.flatnonzero(loaded.name == loaded.names.index(name))[0])
         start, dur = float(loaded.ts[first]), float(loaded.dur[first])
         brackets.append((start, start + dur, f"{name}: {format_duration(dur)}"))
-    svg = figures.timeline_svg(loaded, title=f"Timeline: {recording.title}", highlight=spec.get("highlight", ()),
+    svg = timeline_svg(loaded, title=f"Timeline: {recording.title}", highlight=spec.get("highlight", ()),
                                brackets=brackets, callouts=callouts)
     return svg, callouts
 
@@ -92,15 +97,15 @@ def step_figures(recording, loaded, facts):
     if spec.get("compare_first_step") and len(steps) > 1:
         first, fastest = steps[0], min(steps[1:], key=lambda s: s["dur_us"])
         panels = [(f"ProfilerStep#{s['step']}: {format_duration(s['dur_us'])}", loaded,
-                   analysis.step_window(loaded, s["step"])) for s in (first, fastest)]
-        svg = figures.comparison_svg(panels, title="The first step and the fastest one, on one time scale")
+                   step_window(loaded, s["step"])) for s in (first, fastest)]
+        svg = charts.comparison_svg(panels, title="The first step and the fastest one, on one time scale")
         files["compare.svg"] = svg
         files["compare.md"] = render.extra_figure_fragment(
             svg, f"The first step, ProfilerStep#{first['step']}, above the fastest, ProfilerStep#{fastest['step']}, "
             f"drawn on the same time scale: the first took {first['dur_us'] / fastest['dur_us']:.2f}× as long.")
     names = [row["name"] for row in facts["top_kernels"][:1]] or list(spec.get("spread", ()))
-    if spec.get("spread") and names and len(durations := figures.op_durations(loaded, names[0])) > 1:
-        svg = figures.spread_svg(kernel_name(names[0]), durations, title=f"Spread of {names[0]}")
+    if spec.get("spread") and names and len(durations := charts.op_durations(loaded, names[0])) > 1:
+        svg = charts.spread_svg(kernel_name(names[0]), durations, title=f"Spread of {names[0]}")
         files["spread.svg"] = svg
         files["spread.md"] = render.extra_figure_fragment(
             svg, f"Every duration of <code>{escape(names[0][:80])}</code> in the recording, one dot each, "
@@ -115,7 +120,7 @@ def breakdown_files(loaded, facts):
     if not facts["kernel_count"]:
         return {"breakdown.md": "*This recording has no GPU work (a CPU stand-in, or a CPU-only run), so there "
                                 "is no GPU time to split into busy and idle.*\n"}
-    svg = figures.breakdown_svg(figures.step_breakdowns(loaded))
+    svg = charts.breakdown_svg(charts.step_breakdowns(loaded))
     return {"breakdown.svg": svg, "breakdown.md": render.extra_figure_fragment(
         svg, "Each step's window, from its start until the GPU finished what it launched, split into GPU busy "
              "time and idle time by cause.")}

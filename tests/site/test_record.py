@@ -5,8 +5,9 @@ import json
 
 import pytest
 
-from profguide import record, trace
-from profguide.recordings import RECORDINGS, Recording, by_id
+from profguide import trace
+from profguide.site import record
+from profguide.site.recordings import RECORDINGS, Recording, by_id
 from tests.helpers import ROOT, TINY, run_script_text
 
 

@@ -6,10 +6,12 @@ import json
 import numpy as np
 import pytest
 
-from profguide import analysis, trace
-from tests.helpers import ROOT
+from profguide import trace
+from profguide.analysis import launches, select
+from profguide.trace import loader
+from tests.helpers import TRACES
 
-SHARED_TRACES = sorted((ROOT.parent / "shared" / "traces").glob("*.json.gz"))
+REAL_TRACES = sorted(TRACES.glob("*.json.gz"))
 
 
 def write(tmp_path, name, data):
@@ -18,12 +20,12 @@ def write(tmp_path, name, data):
     return path
 
 
-def test_shared_traces_are_there():
-    assert len(SHARED_TRACES) >= 10
+def test_the_real_traces_are_in_the_project():
+    assert len(REAL_TRACES) >= 10
 
 
-@pytest.mark.parametrize("path", SHARED_TRACES, ids=lambda p: p.name)
-def test_every_shared_trace_loads_with_sorted_slices(path):
+@pytest.mark.parametrize("path", REAL_TRACES, ids=lambda p: p.name)
+def test_every_real_trace_loads_with_sorted_slices(path):
     loaded = trace.load(path)
     starts = [s.ts for s in loaded.slices()]
     assert starts == sorted(starts)
@@ -41,21 +43,21 @@ def test_every_shared_trace_loads_with_sorted_slices(path):
     ],
 )
 def test_categories_map_to_kinds_across_versions_and_vendors(name, kind):
-    loaded = trace.load(ROOT.parent / "shared" / "traces" / name)
+    loaded = trace.load(TRACES / name)
     assert any(s.kind == kind for s in loaded.slices())
 
 
 def test_cpu_only_trace_has_no_gpu_lanes():
-    loaded = trace.load(ROOT.parent / "shared" / "traces" / "cpu_only_gloo.json.gz")
-    assert analysis.gpu_lanes(loaded) == []
+    loaded = trace.load(TRACES / "cpu_only_gloo.json.gz")
+    assert select.gpu_lanes(loaded) == []
 
 
 def test_kernels_join_their_launch_by_correlation():
-    loaded = trace.load(ROOT.parent / "shared" / "traces" / "a100_alexnet_cuda_sync.json.gz")
-    latency = analysis.launch_latency(loaded)["runtime"]
-    ops = int(analysis.gpu_work(loaded).sum())
+    loaded = trace.load(TRACES / "a100_alexnet_cuda_sync.json.gz")
+    latency = launches.launch_latency(loaded)["runtime"]
+    ops = int(select.gpu_work(loaded).sum())
     assert 0 < latency["count"] <= ops
-    assert analysis.lane_offset(loaded)["ops_starting_before_launch"] == 0
+    assert launches.lane_offset(loaded)["ops_starting_before_launch"] == 0
 
 
 @pytest.mark.parametrize(
@@ -101,7 +103,7 @@ def test_string_timestamps_and_odd_args_are_read(tmp_path):
         ("k", 10.5, "kernel"),
     ]
     assert loaded.slices()[0].external_id is None
-    assert analysis.launch_latency(loaded)["runtime"]["p50"] == pytest.approx(1.5)
+    assert launches.launch_latency(loaded)["runtime"]["p50"] == pytest.approx(1.5)
 
 
 def same_columns(a, b):
@@ -113,18 +115,18 @@ def same_columns(a, b):
     assert (a.device_properties, a.distributed_info, a.skipped) == (b.device_properties, b.distributed_info, b.skipped)
 
 
-@pytest.mark.parametrize("path", SHARED_TRACES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", REAL_TRACES, ids=lambda p: p.name)
 def test_streaming_and_whole_file_loading_agree(path, monkeypatch):
-    monkeypatch.setattr(trace, "BLOCK", 4096)  # many blocks, many cuts
-    whole = trace.parse(trace.read_bytes(path), path)
+    monkeypatch.setattr(loader, "BLOCK", 4096)  # many blocks, many cuts
+    whole = trace.parse(loader.read_bytes(path), path)
     same_columns(trace.load(path), whole)
 
 
 def test_kineto_layout_streams_and_one_line_json_falls_back():
-    kineto = ROOT.parent / "shared" / "traces" / "a100_nccl_2rank_rank0.json.gz"
-    one_line = ROOT.parent / "shared" / "traces" / "nccl_128rank_sampled_rank0.json.gz"
-    assert trace.load_streaming(kineto) is not None
-    assert trace.load_streaming(one_line) is None
+    kineto = TRACES / "a100_nccl_2rank_rank0.json.gz"
+    one_line = TRACES / "nccl_128rank_sampled_rank0.json.gz"
+    assert loader.load_streaming(kineto) is not None
+    assert loader.load_streaming(one_line) is None
 
 
 def test_a_comma_and_newline_inside_an_event_falls_back_to_whole_file(tmp_path, monkeypatch):
@@ -133,7 +135,7 @@ def test_a_comma_and_newline_inside_an_event_falls_back_to_whole_file(tmp_path, 
                "pid": 0, "tid": 7} for i in range(50)]
     path = tmp_path / "t.json"
     path.write_text(json.dumps({"traceEvents": events, "deviceProperties": [{"name": "GPU"}]}, indent=1))
-    monkeypatch.setattr(trace, "BLOCK", 256)
+    monkeypatch.setattr(loader, "BLOCK", 256)
     loaded = trace.load(path)
     assert len(loaded) == 50 and loaded.device_properties == ({"name": "GPU"},)
     same_columns(loaded, trace.parse(path.read_bytes(), path))
@@ -144,5 +146,5 @@ def test_metadata_after_the_events_is_read_when_streaming(tmp_path):
                        for i in range(10))
     path = tmp_path / "t.json"
     path.write_text('{\n"traceEvents": [\n' + lines + '\n],\n"distributedInfo": {"rank": 3}\n}\n')
-    streamed = trace.load_streaming(path)
+    streamed = loader.load_streaming(path)
     assert streamed is not None and len(streamed) == 10 and streamed.distributed_info == {"rank": 3}

@@ -1,7 +1,7 @@
 """gpu_idle_pct agrees with HolisticTraceAnalysis's temporal breakdown on real traces.
 
 The reference values in tests/data/hta_temporal_breakdown.json were obtained
-once by running HTA 0.5.0 on each trace in ../shared/traces
+once by running HTA 0.5.0 on each trace in tests/data/traces
 (`benchmarks/hta_reference.py`, in a separate virtual environment with
 HolisticTraceAnalysis installed); HTA itself is not a test dependency.
 """
@@ -10,22 +10,23 @@ import json
 
 import pytest
 
-from profguide import analysis, trace
-from tests.helpers import ROOT
+from profguide import trace
+from profguide.analysis.verdict import summarise
+from tests.helpers import ROOT, TRACES
 
 REFERENCE = json.loads((ROOT / "tests" / "data" / "hta_temporal_breakdown.json").read_text())
 ANALYSED = {name: values for name, values in REFERENCE["traces"].items() if "error" not in values}
 
 
 def test_reference_covers_every_gpu_trace():
-    shared = {p.name for p in (ROOT.parent / "shared" / "traces").glob("*.json.gz")}
-    assert set(ANALYSED) == shared - {"cpu_only_gloo.json.gz"}
+    in_project = {p.name for p in TRACES.glob("*.json.gz")}
+    assert set(ANALYSED) == in_project - {"cpu_only_gloo.json.gz"}
     assert REFERENCE["hta_version"] == "0.5.0"
 
 
 @pytest.mark.parametrize("name", sorted(ANALYSED))
 def test_idle_pct_within_two_points_of_hta(name):
-    summary = analysis.summarise(trace.load(ROOT.parent / "shared" / "traces" / name))
+    summary = summarise(trace.load(TRACES / name))
     assert summary["gpu_idle_pct"] == pytest.approx(ANALYSED[name]["idle_pct_exact"], abs=2.0)
 
 
@@ -41,7 +42,7 @@ def test_window_matches_htas_to_the_microsecond_rounding(name):
     reference = ANALYSED[name]
     if name in WINDOW_DIFFERENCES:
         pytest.skip(WINDOW_DIFFERENCES[name])
-    window = analysis.summarise(trace.load(ROOT.parent / "shared" / "traces" / name))["window"]
+    window = summarise(trace.load(TRACES / name))["window"]
     tolerance = 1.0 if reference["ts_rounded_to_us"] else 0.0  # HTA rounds sub-µs times to whole µs
     assert window["start_us"] == pytest.approx(reference["window_start_us"], abs=tolerance)
     assert window["end_us"] == pytest.approx(reference["window_end_us"], abs=tolerance)

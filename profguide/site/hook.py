@@ -7,8 +7,8 @@ import io
 import logging
 from pathlib import Path
 
-from profguide import build
-from profguide.recordings import RECORDINGS
+from profguide.site import build
+from profguide.site.recordings import RECORDINGS
 
 log = logging.getLogger("mkdocs.hooks.profguide")
 

@@ -1,7 +1,7 @@
 """profguide.render: geometry, escaping, determinism and the Markdown it writes."""
 
 
-from profguide import render
+from profguide.site import render
 
 ROWS = [
     {"name": "aten::add", "count": 1, "self_cpu_us": 5, "cpu_total_us": 5, "self_device_us": 2,

@@ -6,8 +6,8 @@ import shutil
 
 import pytest
 
-from profguide import build, record
-from profguide.recordings import RECORDINGS, Recording
+from profguide.site import build, record
+from profguide.site.recordings import RECORDINGS, Recording
 from tests.helpers import ROOT, TINY, run_script
 
 
@@ -150,7 +150,7 @@ def test_breakdown_says_so_when_there_is_no_gpu_work(project):
 
 
 def test_breakdown_figure_for_steps_with_gpu_work():
-    from profguide import analysis
+    from profguide.analysis.verdict import facts
     from tests.helpers import event, gpu_event, make_trace
 
     loaded = make_trace(
@@ -159,6 +159,6 @@ def test_breakdown_figure_for_steps_with_gpu_work():
         event("cudaLaunchKernel", 150, 5, kind="runtime", correlation=2),
         gpu_event("k", 20, 50, correlation=1), gpu_event("k", 160, 20, correlation=2),
     )
-    files = build.breakdown_files(loaded, analysis.facts(loaded))
+    files = build.breakdown_files(loaded, facts(loaded))
     assert files["breakdown.svg"].count("ProfilerStep#") == 2
     assert '<div class="pg-figure">' in files["breakdown.md"]

@@ -1,0 +1,8 @@
+"""Facts about a trace, each a small function over ``profguide.trace.Trace`` columns.
+
+Every fact is plain data (numbers, strings, lists, dicts) so that pages,
+captions and ``profguide explain`` can quote it and ``--json`` can carry it.
+The modules follow the questions: ``select`` (masks, lanes, windows, steps,
+launches), ``idle``, ``launches``, ``kernels``, ``communication``, ``compile``,
+and ``verdict``, which puts them together.
+"""

@@ -1,0 +1,168 @@
+"""Selections over a trace's columns: masks by kind and name, lanes, windows, steps, launches.
+
+Every function takes a ``profguide.trace.Trace`` and answers with numpy masks,
+indices or plain data. Times are in µs; a *window* is a (start, end) pair in
+the trace's own clock.
+"""
+
+import re
+
+import numpy as np
+
+from profguide.trace.model import GPU_KINDS, GPU_WORK_KINDS, HOST_KINDS, KIND, NO_ID
+
+STEP_NAME = re.compile(r"ProfilerStep#(\d+)$")
+
+
+SYNC_CALLS = frozenset({
+    "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
+    "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize",
+    "hipDeviceSynchronize", "hipStreamSynchronize", "hipEventSynchronize",
+})
+
+
+def kinds_mask(trace, kinds):
+    return np.isin(trace.kind, [KIND[k] for k in kinds])
+
+
+def names_where(trace, predicate):
+    """Mask of the events whose name satisfies ``predicate`` (tested once per distinct name)."""
+    return np.isin(trace.name, [code for code, name in enumerate(trace.names) if predicate(name)])
+
+
+def gpu_work(trace):
+    """Mask of the events that occupy a GPU: kernels, memcpy, memset."""
+    return kinds_mask(trace, GPU_WORK_KINDS)
+
+
+def activity_window(trace):
+    """(start, end) of the host and GPU activity, leaving out profiler bookkeeping."""
+    kept = kinds_mask(trace, HOST_KINDS | GPU_KINDS)
+    if not kept.any():
+        kept = np.ones(len(trace), dtype=bool)
+    return float(trace.ts[kept].min()), float(trace.end[kept].max())
+
+
+def gpu_window(trace):
+    """(start, end) from the first GPU op's start to the last one's end, all streams; None without GPU work."""
+    work = gpu_work(trace)
+    if not work.any():
+        return None
+    return float(trace.ts[work].min()), float(trace.end[work].max())
+
+
+def lanes(trace, kinds):
+    """(pid, tid) pairs that carry events of ``kinds``, in order of first appearance."""
+    codes = trace.lane[kinds_mask(trace, kinds)]
+    _, first = np.unique(codes, return_index=True)
+    return [trace.lanes[code] for code in codes[np.sort(first)]]
+
+
+def cpu_lanes(trace):
+    return lanes(trace, HOST_KINDS)
+
+
+def gpu_lanes(trace):
+    return lanes(trace, GPU_WORK_KINDS)
+
+
+def nesting_depths(slices):
+    """Depth of each slice on one lane: 0 for outermost, +1 per enclosing slice.
+
+    ``slices`` must be sorted by (start, -duration), as Trace keeps them.
+    """
+    depths = []
+    open_ends = []
+    for s in slices:
+        while open_ends and open_ends[-1] <= s.ts:
+            open_ends.pop()
+        depths.append(len(open_ends))
+        open_ends.append(s.end)
+    return depths
+
+
+def profiler_steps(trace):
+    """The ``ProfilerStep#N`` regions that ``prof.step()`` marks, in order of start."""
+    codes = {code: int(m.group(1)) for code, name in enumerate(trace.names) if (m := STEP_NAME.match(name))}
+    selected = np.flatnonzero(np.isin(trace.name, list(codes)) & (trace.kind == KIND["annotation"]))
+    return [
+        {"step": codes[int(trace.name[i])], "start_us": float(trace.ts[i]), "dur_us": float(trace.dur[i])}
+        for i in selected
+    ]
+
+
+def launches_by_correlation(trace):
+    """Sorted correlation ids of runtime and driver calls, with their event indices."""
+    calls = np.flatnonzero(kinds_mask(trace, ("runtime", "driver")) & (trace.correlation != NO_ID))
+    order = np.argsort(trace.correlation[calls], kind="stable")
+    return trace.correlation[calls][order], calls[order]
+
+
+def launch_of(trace, indices):
+    """For each GPU event index, the index of the call that launched it, or -1."""
+    keys, calls = launches_by_correlation(trace)
+    correlation = trace.correlation[indices]
+    position = np.clip(np.searchsorted(keys, correlation), 0, max(len(keys) - 1, 0))
+    found = (len(keys) > 0) & (correlation != NO_ID)
+    if len(keys):
+        found = found & (keys[position] == correlation)
+    return np.where(found, calls[position] if len(calls) else -1, -1)
+
+
+def host_syncs(trace):
+    """Indices of the host calls that wait for the GPU (cudaDeviceSynchronize and kin)."""
+    return np.flatnonzero(names_where(trace, SYNC_CALLS.__contains__) & kinds_mask(trace, ("runtime", "driver")))
+
+
+def step_window(trace, step):
+    """The window of ``ProfilerStep#step``: from its start until the GPU finished the work it launched."""
+    for found in profiler_steps(trace):
+        if found["step"] == step:
+            start, end = found["start_us"], found["start_us"] + found["dur_us"]
+            ops = np.flatnonzero(gpu_work(trace))
+            launch = launch_of(trace, ops)
+            launch_ts = trace.ts[np.maximum(launch, 0)]
+            launched = (launch >= 0) & (launch_ts >= start) & (launch_ts < end)
+            if launched.any():
+                end = max(end, float(trace.end[ops[launched]].max()))
+            return start, end
+    known = ", ".join(str(s["step"]) for s in profiler_steps(trace)) or "none"
+    raise KeyError(f"no ProfilerStep#{step} in this trace (steps: {known})")
+
+
+def hta_ops(trace):
+    """The GPU ops HolisticTraceAnalysis's temporal breakdown counts (HTA 0.5.0).
+
+    Every event on a GPU stream counts: kernels, memcpy, memset, and the sync
+    events that sit on a stream (a Stream Sync does; Event and Context Syncs,
+    on stream -1, do not). When the trace has two or more ProfilerStep names,
+    HTA drops the GPU ops launched in the last step, and those with no launch
+    call in the trace (``Trace._filter_irrelevant_gpu_kernels`` in
+    hta/common/trace.py).
+    """
+    ops = on_a_stream(trace)
+    if sum("ProfilerStep" in name for name in set(trace.names)) < 2:
+        return ops
+    step_events = names_where(trace, lambda name: "ProfilerStep" in name) & ~kinds_mask(trace, ("kernel",))
+    cut = trace.ts[step_events].max()
+    indices = np.flatnonzero(ops)
+    launch = launch_of(trace, indices)
+    launched_before_cut = (launch >= 0) & (trace.ts[np.maximum(launch, 0)] < cut)
+    kept = np.zeros(len(trace), dtype=bool)
+    kept[indices[launched_before_cut]] = True
+    return kept
+
+
+def on_a_stream(trace):
+    """Kernels, memcpy, memset, and GPU sync events that sit on a stream (tid != -1)."""
+    off_stream = [code for code, (_, tid) in enumerate(trace.lanes) if tid == -1]
+    syncs_off_stream = kinds_mask(trace, ("sync",)) & np.isin(trace.lane, off_stream)
+    return kinds_mask(trace, ("kernel", "memcpy", "memset", "sync")) & ~syncs_off_stream
+
+
+def hta_window(trace):
+    """HTA's window: first to last of ``hta_ops``, all streams; None without GPU work."""
+    ops = hta_ops(trace)
+    if not ops.any():
+        return None
+    return float(trace.ts[ops].min()), float(trace.end[ops].max())

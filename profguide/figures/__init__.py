@@ -1,0 +1,1 @@
+"""SVG figures drawn from traces: ``svg`` (shared primitives), ``timeline`` and ``charts``."""

@@ -1,0 +1,109 @@
+"""Charts: two timelines on one scale, the spread of one op's durations, busy and idle time by cause."""
+
+from xml.sax.saxutils import escape
+
+import numpy as np
+
+from profguide.analysis.idle import idle_breakdown
+from profguide.analysis.select import on_a_stream, profiler_steps, step_window
+from profguide.figures.svg import (
+    AXIS_HEIGHT,
+    IDLE_STYLE,
+    LABEL_WIDTH,
+    RIGHT_MARGIN,
+    ROW_HEIGHT,
+    STYLE,
+    WIDTH,
+    Scale,
+    axis_svg,
+    legend_svg,
+    svg_document,
+)
+from profguide.figures.timeline import SVG_BUDGET, timeline_lanes
+from profguide.text import count_of, format_duration, printable
+
+
+def comparison_svg(panels, title="Two timelines on one scale"):
+    """Timelines stacked on one time scale, each from its own start: ``panels`` are (label, trace, window)."""
+    span = max(end - start for _, _, (start, end) in panels)
+    parts, kinds, y = [], set(), 0
+    sections = []
+    for label, trace, window in panels:
+        scale = Scale(window[0], span)
+        lanes, bottom, drawn = timeline_lanes(trace, window, scale, 0, arrows=True, budget=SVG_BUDGET // len(panels))
+        sections.append((label, scale, lanes, bottom))
+        kinds |= drawn
+    legend, y = legend_svg([(STYLE[k][0], STYLE[k][2]) for k in STYLE if k in kinds])
+    parts.append(legend)
+    for label, scale, lanes, bottom in sections:
+        parts.append(f'<text class="pg-ink" x="8" y="{y + 14}" font-weight="700">{escape(printable(label))}</text>')
+        y += 24
+        parts.append(f'<g transform="translate(0,{y})">{lanes}</g>')
+        parts.append(axis_svg(scale, y + bottom))
+        y += bottom + AXIS_HEIGHT + 8
+    return svg_document(WIDTH, y, title, "".join(parts))
+
+
+def spread_svg(name, values, title=None, unit_label="per step"):
+    """The spread of one op's durations: a dot per occurrence, with the median and 95th percentile marked."""
+    values = np.asarray(values, dtype=float)
+    scale = Scale(0.0, float(values.max()) * 1.05 if len(values) else 1.0, left=40, right=WIDTH - RIGHT_MARGIN)
+    top, height = 36, 90
+    parts = [f'<text class="pg-ink" x="40" y="22" font-weight="600">{escape(printable(name))} · '
+             f'{escape(count_of(len(values), "occurrence"))} {escape(unit_label)}</text>',
+             f'<rect class="pg-band" x="40" y="{top}" width="{scale.right - 40}" height="{height}"/>']
+    for index, value in enumerate(values):
+        jitter = (index * 37 % 11) / 10  # deterministic spread of dots that would overlap
+        parts.append(
+            f'<g><title>{escape(format_duration(value))}</title><circle cx="{scale.x(value):.1f}" '
+            f'cy="{top + 15 + jitter * (height - 30):.1f}" r="4" fill="#0072B2" fill-opacity=".75"/></g>'
+        )
+    if len(values):
+        for label, value in (("median", np.median(values)), ("p95", np.percentile(values, 95))):
+            x = scale.x(value)
+            parts.append(f'<line class="pg-rule" x1="{x:.1f}" y1="{top - 4}" x2="{x:.1f}" y2="{top + height}"/>'
+                         f'<text class="pg-ink" x="{x + 3:.1f}" y="{top + 10}">{label} {format_duration(value)}</text>')
+    parts.append(axis_svg(scale, top + height + 6))
+    return svg_document(WIDTH, top + height + 6 + AXIS_HEIGHT, title or f"Spread of {name}", "".join(parts))
+
+
+def breakdown_svg(rows, title="GPU time: busy and idle by cause"):
+    """A bar per row (a step, a rank): its window split into GPU busy time and idle time by cause.
+
+    ``rows`` are (label, {"busy": µs, "host": µs, "sync": µs, "queued": µs, "other": µs}).
+    """
+    legend, y = legend_svg([(fill, label) for fill, label in IDLE_STYLE.values()])
+    parts = [legend]
+    y += 6
+    for label, parts_us in rows:
+        total = sum(parts_us.get(k, 0.0) for k in IDLE_STYLE) or 1.0
+        x = float(LABEL_WIDTH)
+        parts.append(f'<text class="pg-ink" x="8" y="{y + 15}">{escape(printable(label))}</text>')
+        for key, (fill, name) in IDLE_STYLE.items():
+            share = parts_us.get(key, 0.0) / total
+            width = share * (WIDTH - RIGHT_MARGIN - LABEL_WIDTH)
+            if width <= 0:
+                continue
+            parts.append(f'<g><title>{escape(name)}: {format_duration(parts_us[key])} ({100 * share:.1f}%)</title>'
+                         f'<rect x="{x:.1f}" y="{y}" width="{width:.1f}" height="{ROW_HEIGHT}" fill="{fill}"/></g>')
+            x += width
+        y += ROW_HEIGHT + 8
+    return svg_document(WIDTH, y + 8, title, "".join(parts))
+
+
+def step_breakdowns(trace):
+    """(label, busy and idle-by-cause µs) for each profiler step, measured over the step's window."""
+    rows = []
+    for step in profiler_steps(trace):
+        window = step_window(trace, step["step"])
+        idle = idle_breakdown(trace, window, on_a_stream(trace))
+        rows.append((f"ProfilerStep#{step['step']}",
+                     {"busy": idle["busy_us"], **{c: row["idle_us"] for c, row in idle["by_cause"].items()}}))
+    return rows
+
+
+def op_durations(trace, name):
+    """Durations of every event named ``name``, in trace order."""
+    if name not in trace.names:
+        return np.empty(0)
+    return trace.dur[trace.name == trace.names.index(name)]

@@ -1,0 +1,206 @@
+"""Timelines: CPU thread lanes with nested ops, GPU stream lanes, launch arrows, brackets and callouts."""
+
+from xml.sax.saxutils import escape
+
+from profguide.analysis.select import activity_window, cpu_lanes, gpu_lanes, kinds_mask, nesting_depths
+from profguide.figures.svg import (
+    AXIS_HEIGHT,
+    BRACKET_ROW,
+    LABEL_WIDTH,
+    LANE_GAP,
+    ROW_GAP,
+    ROW_HEIGHT,
+    STYLE,
+    WIDTH,
+    Scale,
+    axis_svg,
+    fit_label,
+    legend_svg,
+    svg_document,
+)
+from profguide.text import format_duration, kernel_name, printable
+from profguide.trace.model import HOST_KINDS
+
+GPU_DRAWN = frozenset({"kernel", "memcpy", "memset"})
+
+
+MAX_DEPTH = 8
+
+
+MAX_ARROWS = 300
+
+
+SVG_BUDGET = 120_000  # bytes of slices in one timeline: figures stay under 150 KB
+
+
+SLICE_BYTES = 190  # a slice's markup without its name, which appears in the tooltip and maybe the label
+
+
+MIN_DRAWN_WIDTH = 0.25  # px: narrower slices are left out (zoom in with a window to see them)
+
+
+def display_name(s):
+    """What a slice's label says: kernels lose their C++ decoration; the tooltip keeps the full name."""
+    return printable(kernel_name(s.name) if s.kind == "kernel" else s.name)
+
+
+def lane_label(pid, tid, on_gpu):
+    return f"GPU {pid} · stream {tid}" if on_gpu else f"CPU · tid {tid}"
+
+
+def lane_rows(trace, lane, kinds, start, end):
+    """The slices of one lane inside the window, each with its nesting depth."""
+    mask = trace.lane_mask([lane]) & kinds_mask(trace, kinds)
+    slices = trace.slices(start, end, mask)
+    return list(zip(slices, nesting_depths(slices), strict=True))
+
+
+def slice_box(s, depth, scale, top, end):
+    """(x0, y, width) of a slice clipped to the scale's window."""
+    x0 = scale.x(max(s.ts, scale.start))
+    x1 = scale.x(min(s.end, end))
+    return x0, top + depth * (ROW_HEIGHT + ROW_GAP), max(x1 - x0, 1.0)
+
+
+def slice_svg(s, box, highlighted):
+    x0, y, width = box
+    fill, ink, kind_label = STYLE[s.kind]
+    tooltip = f"{printable(s.name)}\n{format_duration(s.dur)} · {kind_label}"
+    parts = [
+        f'<g><title>{escape(tooltip)}</title>'
+        f'<rect x="{x0:.1f}" y="{y}" width="{width:.1f}" height="{ROW_HEIGHT}" fill="{fill}"/>'
+    ]
+    label = fit_label(display_name(s), width)
+    if label:
+        parts.append(f'<text x="{x0 + 3:.1f}" y="{y + ROW_HEIGHT - 6}" fill="{ink}">{escape(label)}</text>')
+    if highlighted:
+        parts.append(
+            f'<rect class="pg-mark" x="{x0 - 1:.1f}" y="{y - 1}" width="{width + 2:.1f}" height="{ROW_HEIGHT + 2}"/>'
+        )
+    parts.append("</g>")
+    return "".join(parts)
+
+
+def bracket_svg(scale, top, start, end, label):
+    """A bracket over [start, end] with its label centred above it."""
+    x0, x1 = scale.x(start), scale.x(end)
+    y = top + BRACKET_ROW - 6
+    return (
+        f'<path class="pg-rule" d="M{x0:.1f},{y + 5} V{y} H{x1:.1f} V{y + 5}"/>'
+        f'<text class="pg-ink" x="{(x0 + x1) / 2:.1f}" y="{y - 5}" text-anchor="middle">{escape(label)}</text>'
+    )
+
+
+def callout_svg(number, x, y):
+    return (
+        f'<circle class="pg-callout" cx="{x:.1f}" cy="{y:.1f}" r="8"/>'
+        f'<text class="pg-callout-text" x="{x:.1f}" y="{y + 4.5:.1f}" text-anchor="middle" '
+        f'font-size="12">{number}</text>'
+    )
+
+
+def arrow_svg(x0, y0, x1, y1):
+    """A launch → kernel arrow: a line and a small head, no markers (figures share a page)."""
+    return (
+        f'<line class="pg-arrow" x1="{x0:.1f}" y1="{y0:.1f}" x2="{x1:.1f}" y2="{y1:.1f}"/>'
+        f'<path class="pg-head" d="M{x1:.1f},{y1:.1f} l-3,-6 h6 z"/>'
+    )
+
+
+def within_budget(lanes, px_per_us, window, budget):
+    """Keep the widest slices whose estimated SVG fits in ``budget`` bytes, in their original order."""
+    start, end = window
+    entries = [(lane, s, d) for lane, rows in lanes for s, d in rows]
+    widths = [(min(s.end, end) - max(s.ts, start)) * px_per_us for _, s, _ in entries]
+    cost = [SLICE_BYTES + len(s.name) for _, s, _ in entries]
+    if sum(cost) <= budget:
+        return lanes
+    kept, spent = set(), 0
+    for index in sorted(range(len(entries)), key=lambda i: (-widths[i], i)):
+        if spent + cost[index] > budget:
+            break
+        kept.add(index)
+        spent += cost[index]
+    grouped = {}
+    for index in sorted(kept):
+        lane, s, d = entries[index]
+        grouped.setdefault(lane, []).append((s, d))
+    return [(lane, grouped[lane]) for lane, _ in lanes if lane in grouped]
+
+
+def timeline_lanes(trace, window, scale, top, highlight=(), callouts=(), arrows=True, budget=SVG_BUDGET):
+    """The lanes of one timeline from y=top: (svg, bottom y, kinds drawn).
+
+    Slices narrower than MIN_DRAWN_WIDTH are left out, and, when the rest would
+    not fit in ``budget`` bytes, the narrowest of them too.
+    """
+    start, end = window
+    px_per_us = (scale.right - scale.left) / max(scale.span, 1e-9)
+    specs = [((lane, False), HOST_KINDS) for lane in cpu_lanes(trace)]
+    specs += [((lane, True), GPU_DRAWN) for lane in gpu_lanes(trace)]
+    lanes = []
+    for key, lane_kinds in specs:
+        rows = [(s, d) for s, d in lane_rows(trace, key[0], lane_kinds, start, end)
+                if d < MAX_DEPTH and (min(s.end, end) - max(s.ts, start)) * px_per_us >= MIN_DRAWN_WIDTH]
+        if rows:
+            lanes.append((key, rows))
+    body, kinds, boxes = [], set(), {}
+    y = top
+    for (lane, on_gpu), rows in within_budget(lanes, px_per_us, window, budget):
+        height = (max(d for _, d in rows) + 1) * (ROW_HEIGHT + ROW_GAP)
+        body.append(
+            f'<rect class="pg-band" x="0" y="{y - 4}" width="{WIDTH}" height="{height + 8}"/>'
+            f'<text class="pg-ink" x="8" y="{y + ROW_HEIGHT - 6}" font-weight="600">'
+            f"{escape(fit_label(lane_label(lane[0], lane[1], on_gpu), LABEL_WIDTH - 8))}</text>"
+        )
+        for s, depth in rows:
+            box = slice_box(s, depth, scale, y, end)
+            boxes.setdefault(s.name, box)
+            if s.correlation is not None:
+                boxes[("correlation", s.kind in GPU_DRAWN, s.correlation)] = box
+            body.append(slice_svg(s, box, s.name in highlight))
+            kinds.add(s.kind)
+        y += height + LANE_GAP
+    if arrows:
+        body.extend(launch_arrows(boxes))
+    for number, name in callouts:
+        if name in boxes:
+            x0, y0, _ = boxes[name]
+            body.append(callout_svg(number, x0, y0))
+    return "".join(body), y, kinds
+
+
+def launch_arrows(boxes):
+    """Arrows from each launch call to the GPU op it launched, both drawn, at most MAX_ARROWS."""
+    arrows = []
+    for key, (x0, y0, _) in boxes.items():
+        if isinstance(key, tuple) and key[1] and ("correlation", False, key[2]) in boxes:
+            lx, ly, _ = boxes[("correlation", False, key[2])]
+            arrows.append(arrow_svg(lx, ly + ROW_HEIGHT, x0, y0))
+    return arrows[:MAX_ARROWS]
+
+
+def padded(window):
+    start, end = window
+    pad = (end - start) * 0.01
+    return start - pad, end + pad
+
+
+def timeline_svg(trace, window=None, title="Profiler timeline", highlight=(), brackets=(), callouts=(),
+                 arrows=True):
+    """An SVG timeline: CPU thread lanes with nested ops, GPU stream lanes, launch arrows, a time axis.
+
+    ``window`` is (start, end) in the trace's µs, by default the whole activity.
+    ``highlight`` names slices to outline; ``brackets`` are (start, end, label)
+    intervals to measure; ``callouts`` are (number, slice name) pairs placed on
+    the first slice of that name.
+    """
+    window = window or activity_window(trace)
+    low, high = padded(window)
+    scale = Scale(low, high - low)
+    lanes, bottom, kinds = timeline_lanes(trace, window, scale, 0, highlight, callouts, arrows)
+    legend, y = legend_svg([(STYLE[k][0], STYLE[k][2]) for k in STYLE if k in kinds])
+    marks = "".join(bracket_svg(scale, y + i * BRACKET_ROW, *b) for i, b in enumerate(brackets))
+    y += len(brackets) * BRACKET_ROW + 4
+    body = legend + marks + f'<g transform="translate(0,{y})">{lanes}</g>' + axis_svg(scale, y + bottom)
+    return svg_document(WIDTH, y + bottom + AXIS_HEIGHT, title, body)

@@ -1,0 +1,135 @@
+"""The trace model: event kinds that do not depend on the torch version or vendor, and Trace, a trace's
+complete events as typed numpy columns.
+
+Each event's category becomes a *kind*: old traces say ``Kernel`` and
+``Runtime`` where new ones say ``kernel`` and ``cuda_runtime``; ROCm traces
+reuse the CUDA names.
+"""
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+# Kinds, in code order; the code is an index into this tuple.
+KIND_NAMES = (
+    "other", "cpu_op", "annotation", "gpu_annotation", "runtime", "driver",
+    "kernel", "memcpy", "memset", "sync", "python",
+)
+
+
+KIND = {name: code for code, name in enumerate(KIND_NAMES)}
+
+
+# Category (lower-cased) → kind. "operator", "runtime", "memcpy", "memset" are the old schema's names.
+CATEGORY_KINDS = {
+    "cpu_op": "cpu_op",
+    "operator": "cpu_op",
+    "user_annotation": "annotation",
+    "gpu_user_annotation": "gpu_annotation",
+    "cuda_runtime": "runtime",
+    "runtime": "runtime",
+    "cuda_driver": "driver",
+    "kernel": "kernel",
+    "gpu_memcpy": "memcpy",
+    "memcpy": "memcpy",
+    "gpu_memset": "memset",
+    "memset": "memset",
+    "cuda_sync": "sync",
+    "python_function": "python",
+}
+
+
+GPU_KINDS = frozenset({"kernel", "memcpy", "memset", "gpu_annotation", "sync"})
+
+
+GPU_WORK_KINDS = frozenset({"kernel", "memcpy", "memset"})
+
+
+HOST_KINDS = frozenset({"cpu_op", "annotation", "runtime", "driver", "python"})
+
+
+NO_ID = -1
+
+
+@dataclass(frozen=True, slots=True)
+class Slice:
+    """One complete event, for drawing: a named interval on a lane. Times in µs."""
+
+    name: str
+    kind: str
+    ts: float
+    dur: float
+    pid: object
+    tid: object
+    correlation: int | None = None
+    external_id: int | None = None
+
+    @property
+    def end(self):
+        return self.ts + self.dur
+
+
+@dataclass(frozen=True, eq=False)
+class Trace:
+    """The complete events of a trace as columns, sorted by (start, -duration).
+
+    ``name``, ``kind`` and ``lane`` are codes into ``names``, ``KIND_NAMES`` and
+    ``lanes`` ((pid, tid) pairs). Ids are -1 where absent; ``bytes`` and
+    ``occupancy`` are NaN where absent. ``shapes`` maps an event index to its
+    raw ``Input Dims`` and ``Input type`` for the matrix-multiply operators only.
+    """
+
+    ts: np.ndarray
+    dur: np.ndarray
+    kind: np.ndarray
+    name: np.ndarray
+    lane: np.ndarray
+    correlation: np.ndarray
+    external_id: np.ndarray
+    bytes: np.ndarray
+    occupancy: np.ndarray
+    names: tuple
+    lanes: tuple
+    shapes: dict = field(default_factory=dict)
+    device_properties: tuple = ()
+    distributed_info: dict | None = None
+    skipped: dict = field(default_factory=dict)
+
+    def __len__(self):
+        return len(self.ts)
+
+    @property
+    def end(self):
+        return self.ts + self.dur
+
+    def lane_mask(self, lanes):
+        """Boolean mask of the events on any of the (pid, tid) ``lanes``."""
+        wanted = set(lanes)
+        codes = [i for i, lane in enumerate(self.lanes) if lane in wanted]
+        return np.isin(self.lane, codes)
+
+    def slice(self, index):
+        """Event ``index`` as a Slice."""
+        pid, tid = self.lanes[self.lane[index]]
+        correlation, external_id = int(self.correlation[index]), int(self.external_id[index])
+        return Slice(
+            name=self.names[self.name[index]],
+            kind=KIND_NAMES[self.kind[index]],
+            ts=float(self.ts[index]),
+            dur=float(self.dur[index]),
+            pid=pid,
+            tid=tid,
+            correlation=None if correlation == NO_ID else correlation,
+            external_id=None if external_id == NO_ID else external_id,
+        )
+
+    def slices(self, start=-math.inf, end=math.inf, mask=None):
+        """The events that overlap [start, end] (and ``mask``), as Slices in trace order."""
+        selected = (self.end >= start) & (self.ts <= end)
+        if mask is not None:
+            selected &= mask
+        return [self.slice(i) for i in np.flatnonzero(selected)]
+
+
+GEMM_OPS = frozenset({"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::_scaled_mm"})

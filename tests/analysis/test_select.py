@@ -1,0 +1,32 @@
+"""profguide.analysis.select on small traces built by hand, where the answer is known."""
+
+import pytest
+
+from profguide.analysis import select
+from tests.helpers import event as cpu
+from tests.helpers import gpu_event as gpu
+from tests.helpers import make_trace as make
+
+
+def test_nesting_depths_follow_the_call_stack():
+    slices = make(cpu("outer", 0, 10), cpu("child", 1, 4), cpu("grandchild", 2, 1), cpu("sibling", 6, 3),
+                  cpu("after", 10, 2)).slices()
+    assert select.nesting_depths(slices) == [0, 1, 2, 1, 0]
+
+
+def test_profiler_steps_in_order():
+    t = make(cpu("ProfilerStep#3", 0, 5, kind="annotation"), cpu("ProfilerStep#4", 5, 7, kind="annotation"),
+             cpu("ProfilerStep#x", 12, 1, kind="annotation"), cpu("ProfilerStep#9", 20, 1))
+    assert select.profiler_steps(t) == [
+        {"step": 3, "start_us": 0, "dur_us": 5},
+        {"step": 4, "start_us": 5, "dur_us": 7},
+    ]
+
+
+def test_step_window_reaches_the_end_of_the_gpu_work_it_launched():
+    t = make(cpu("ProfilerStep#1", 0, 50, kind="annotation"),
+             cpu("cudaLaunchKernel", 40, 2, kind="runtime", correlation=1),
+             gpu("k", 45, 30, correlation=1))
+    assert select.step_window(t, 1) == (0, 75)
+    with pytest.raises(KeyError, match=r"no ProfilerStep#2 in this trace \(steps: 1\)"):
+        select.step_window(t, 2)
