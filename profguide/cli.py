@@ -1,12 +1,16 @@
-"""The ``profguide`` command: record, build and list the guide's recordings.
+"""The ``profguide`` command: explain and draw a trace; record, build and list the guide's recordings.
 
 Usage::
 
-    profguide record [--all | ID ...] [--device cpu|cuda] [--out DIR]
-    profguide build [--refresh] [--check]
-    profguide list
     profguide explain TRACE [--json | --markdown] [--step N]
     profguide draw TRACE --out FILE.svg [--window START:END | --step N]
+    profguide record [--all | ID ...] [--device cpu|cuda] [--out DIR] [--root DIR]
+    profguide build [--refresh] [--check] [--root DIR]
+    profguide list
+
+``explain`` and ``draw`` work on any trace. ``record`` and ``build`` work on a
+checkout of the guide: the nearest folder above the working one that holds
+``mkdocs.yml`` and ``snippets/``, or the one ``--root`` names.
 """
 
 import argparse
@@ -14,9 +18,6 @@ import sys
 from pathlib import Path
 
 from profguide.site.recordings import RECORDINGS, by_id
-
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
-GENERATED = PROJECT_ROOT / "docs" / "generated"
 
 
 def parse_args(argv):
@@ -32,12 +33,15 @@ def parse_args(argv):
         choices=("cpu", "cuda"),
         help="where to run (default: the recording's device if present, else the CPU)",
     )
-    rec.add_argument("--out", type=Path, default=GENERATED, help="output folder (default: %(default)s)")
+    rec.add_argument("--out", type=Path, help="output folder (default: docs/generated in the checkout)")
+    rec.add_argument("--root", type=Path, help="the guide's checkout (default: found from the working folder)")
 
-    bld = commands.add_parser("build", help="refresh stale recordings and render figures and tables")
+    bld = commands.add_parser("build", help="refresh stale recordings, render what pages include, check claims")
     bld.add_argument("--refresh", action="store_true", help="re-record stale or missing recordings")
-    bld.add_argument("--check", action="store_true", help="write nothing; exit 1 if anything is stale")
-    bld.add_argument("--generated", type=Path, default=GENERATED, help="recordings folder")
+    bld.add_argument("--check", action="store_true",
+                     help="write nothing; exit 1 if anything is stale, out of date, unused, or a claim fails")
+    bld.add_argument("--root", type=Path, help="the guide's checkout (default: found from the working folder)")
+    bld.add_argument("--generated", type=Path, help="recordings folder (default: docs/generated in the checkout)")
 
     commands.add_parser("list", help="list the recordings")
 
@@ -60,31 +64,37 @@ def parse_args(argv):
 
 
 def run_record(args):
-    from profguide.site import record
+    from profguide.site import launch
+    from profguide.site.project import checked_root
 
+    root = checked_root(args.root)
     recordings = RECORDINGS if args.all else [by_id(i) for i in args.ids]
-    record.record_all(recordings, args.device, PROJECT_ROOT, args.out)
+    launch.record_all(recordings, args.device, root, args.out or root / "docs" / "generated")
     return 0
 
 
 def run_build(args):
     from profguide.site import build
+    from profguide.site.project import checked_root
 
-    statuses = build.build(
-        RECORDINGS, PROJECT_ROOT, args.generated, refresh=args.refresh, check=args.check
-    )
+    statuses, _ = build.build(RECORDINGS, checked_root(args.root), args.generated, refresh=args.refresh,
+                              check=args.check)
     for status in statuses:
         print(f"{status.id:<28} {status.state:<8} {status.action}")
+        for line in status.problems:
+            print(f"  {line}")
     failing = build.problems(statuses)
     if args.check and failing:
-        print(f"{len(failing)} recording(s) stale or not rendered; run `make figures`", file=sys.stderr)
+        print(f"profguide: {len(failing)} of {len(statuses)} checks failed: a stale recording needs "
+              "`make figures`; a failing claim needs its page's words changed (never the data)", file=sys.stderr)
         return 1
     return 0
 
 
 def run_list(_args):
     for recording in RECORDINGS:
-        print(f"{recording.id:<28} {recording.device:<5} {recording.title}")
+        processes = f" ({recording.ranks} processes)" if recording.ranks > 1 else ""
+        print(f"{recording.id:<28} {recording.device:<5} {recording.title_with(recording.params)}{processes}")
     return 0
 
 
@@ -152,14 +162,14 @@ def run_draw(args):
 
 
 def main(argv=None):
-    from profguide.errors import RecordingError, TraceError
+    from profguide.errors import ProjectError, RecordingError, TraceError
 
     args = parse_args(sys.argv[1:] if argv is None else argv)
     handler = {"record": run_record, "build": run_build, "list": run_list, "explain": run_explain,
                "draw": run_draw}[args.command]
     try:
         return handler(args)
-    except (RecordingError, TraceError) as error:
+    except (RecordingError, TraceError, ProjectError) as error:
         print(f"profguide: {error}", file=sys.stderr)
         return 2
     except KeyError as error:

@@ -7,3 +7,7 @@ class TraceError(ValueError):
 
 class RecordingError(Exception):
     """A recording could not be made or would overwrite a better one."""
+
+
+class ProjectError(Exception):
+    """The guide's source checkout is not where the command needs it."""

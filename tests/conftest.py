@@ -5,13 +5,16 @@ import sys
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, TINY_PAGE
 
 
 @pytest.fixture
 def project(tmp_path):
-    """A copy of the snippets in a scratch project root, free to edit."""
-    shutil.copytree(ROOT / "snippets", tmp_path / "snippets")
+    """A scratch checkout of the guide: the snippets, a site configuration, and one page that shows TINY."""
+    shutil.copytree(ROOT / "snippets", tmp_path / "snippets", ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "mkdocs.yml").write_text("site_name: scratch\n")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "page.md").write_text(TINY_PAGE)
     return tmp_path
 
 

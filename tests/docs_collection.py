@@ -1,14 +1,29 @@
-"""How Sybil collects the code blocks of the pages, shared by conftest and the census test."""
+"""How Sybil collects the code blocks of the pages, shared by conftest and the census test.
 
+Python blocks run in page order in one namespace per page, each page in a
+fresh temporary folder. What a block prints is kept, and a ```text fence
+marked ``<!-- output -->`` right after it is checked against it, so that the
+output a page shows is the output the code gave (``...`` stands for any text,
+as in doctest).
+"""
+
+import contextlib
+import doctest
+import io
 import os
+import sys
 import tempfile
 from pathlib import Path
 
-from sybil import Sybil
-from sybil.parsers.markdown import PythonCodeBlockParser, SkipParser
+from sybil import Region, Sybil
+from sybil.evaluators.python import PythonEvaluator
+from sybil.parsers.markdown import CodeBlockParser, SkipParser
+from sybil.parsers.markdown.lexers import FencedCodeBlockLexer
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
+OUTPUT_MARK = "<!-- output -->"
+PRINTED = "_printed"
 
 
 def enter_scratch_folder(namespace):
@@ -24,9 +39,50 @@ def leave_scratch_folder(namespace):
     scratch.cleanup()
 
 
+class PrintingEvaluator(PythonEvaluator):
+    """Runs a Python block and keeps what it printed for an output fence that follows it."""
+
+    def __call__(self, example):
+        printed = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(printed):
+                super().__call__(example)
+        finally:
+            example.namespace[PRINTED] = printed.getvalue()
+            sys.stdout.write(printed.getvalue())
+
+
+def line_before(text, position):
+    """The nearest non-blank line above ``position``, stripped."""
+    lines = [line.strip() for line in text[:position].splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+def check_output(example):
+    """An output fence's text against what the Python block before it printed; a message when they differ."""
+    expected = str(example.parsed)
+    printed = example.namespace.pop(PRINTED, None)
+    if printed is None:
+        return "an output fence, but no Python block before it has run"
+    if doctest.OutputChecker().check_output(expected, printed, doctest.ELLIPSIS):
+        return None
+    return f"the page shows:\n{expected}\nthe block printed:\n{printed}"
+
+
+class OutputParser:
+    """```text fences right after ``<!-- output -->``: what the Python block above them printed."""
+
+    lexer = FencedCodeBlockLexer("text")
+
+    def __call__(self, document):
+        for region in self.lexer(document):
+            if line_before(document.text, region.start) == OUTPUT_MARK:
+                yield Region(region.start, region.end, region.lexemes["source"], check_output)
+
+
 def docs_sybil():
     return Sybil(
-        parsers=[PythonCodeBlockParser(), SkipParser()],
+        parsers=[CodeBlockParser("python", PrintingEvaluator()), OutputParser(), SkipParser()],
         patterns=["*.md"],
         path=str(DOCS),
         excludes=["generated/*"],

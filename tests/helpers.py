@@ -6,19 +6,24 @@ import subprocess
 import sys
 from pathlib import Path
 
-from profguide.site.recordings import Recording
+from profguide.site.recordings import Claim, CpuShare, Recording
 
 ROOT = Path(__file__).resolve().parents[1]
 # Real traces from other machines, with their licence and source (tests/data/traces/README.md).
 TRACES = ROOT / "tests" / "data" / "traces"
 
 
-def run_script(path, cwd, *args):
+def run_script(path, cwd, *args, pythonpath=(ROOT,)):
     """Run a Python script as a reader would, from ``cwd``; return the finished process."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT), CUDA_VISIBLE_DEVICES="")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(map(str, pythonpath)), CUDA_VISIBLE_DEVICES="")
     return subprocess.run(
         [sys.executable, str(path), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
     )
+
+
+def run_profguide(cwd, *args):
+    """``python -m profguide ARGS`` from ``cwd``, the package importable; return the finished process."""
+    return run_script(ROOT / "profguide" / "__main__.py", cwd, *args)
 
 
 def run_script_text(text, cwd):
@@ -28,14 +33,26 @@ def run_script_text(text, cwd):
     return run_script(path, cwd)
 
 
-# A recording small enough to make in a test: the first snippet on 8×8 inputs.
+# A recording small enough to make in a test: the first snippet on 8×8 inputs, and a page that shows it.
 TINY = Recording(
     id="tiny-matmul",
-    snippet="snippets/basics/first_profile.py",
+    module="snippets.basics.first_profile",
     function="profile_matmul_bias",
     params={"size": 8},
-    title="tiny",
+    title="tiny {size}×{size}",
+    claims=(Claim("page.md", "The region encloses its ops.", CpuShare("aten::mm", "matmul_bias", self_time=False),
+                  at_most=1),),
 )
+TINY_PAGE = """# Tiny
+
+The region encloses its ops.
+
+--8<-- "docs/generated/tiny-matmul/figure.md"
+
+```text
+--8<-- "docs/generated/tiny-matmul/table.txt"
+```
+"""
 
 CATEGORY = {"cpu_op": "cpu_op", "annotation": "user_annotation", "runtime": "cuda_runtime",
             "driver": "cuda_driver", "kernel": "kernel", "memcpy": "gpu_memcpy", "memset": "gpu_memset",

@@ -3,23 +3,34 @@
 import pytest
 
 from profguide import cli
-from profguide.site import record
+from profguide.site import launch
+from tests.helpers import ROOT
 
 
 def test_unknown_recording_is_one_line_and_exit_2(capsys):
-    assert cli.main(["record", "no-such-recording"]) == 2
+    assert cli.main(["record", "no-such-recording", "--root", str(ROOT)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("profguide: no recording named 'no-such-recording' (known: basics-matmul-64")
     assert "\n" not in err
 
 
 def test_cuda_without_a_gpu_is_one_line_and_exit_2(capsys, monkeypatch, tmp_path):
-    monkeypatch.setattr(record, "cuda_available", lambda: False)
-    assert cli.main(["record", "basics-matmul-64", "--device", "cuda", "--out", str(tmp_path)]) == 2
+    monkeypatch.setattr(launch, "gpu_count", lambda: 0)
+    assert cli.main(["record", "basics-matmul-64", "--device", "cuda", "--out", str(tmp_path), "--root",
+                     str(ROOT)]) == 2
     assert capsys.readouterr().err.splitlines()[-1] == (
         "profguide: basics-matmul-64: CUDA was asked for but torch sees no GPU"
     )
     assert list(tmp_path.iterdir()) == []
+
+
+def test_record_outside_a_checkout_is_one_line_and_exit_2(capsys, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["record", "basics-matmul-64"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("profguide: no checkout of the guide at or above") and err.count("\n") == 1
+    assert cli.main(["build", "--root", str(tmp_path)]) == 2
+    assert "not a checkout of the guide" in capsys.readouterr().err
 
 
 def test_record_needs_ids_or_all():

@@ -1,13 +1,16 @@
-"""Every fence in docs/ is run, or skipped on purpose with a reason.
+"""Every fence in docs/ is run, checked, or left out on purpose with a reason.
 
-Sybil runs ```python fences and silently passes over ```py and fences with
-attributes; this census finds every fence and accounts for each one:
+Sybil runs ```python fences and passes over ```py and fences with attributes
+in silence; this census lexes every fence with Sybil's own fence lexer and
+accounts for each one:
 
-- a plain ```python fence must be one of Sybil's collected regions;
-- ``<!-- skip: next "reason" -->`` must stand right before a plain python
-  fence (Sybil skips the next *python* block, wherever it is);
-- a fence whose body only includes files (``--8<-- "path"``) is run elsewhere:
-  snippets/ files by the snippet tests, docs/generated/ files are output;
+- a ```python fence must be one of the regions Sybil collected; one right
+  after ``<!-- skip: next "reason" -->`` is skipped on purpose;
+- a ```text fence right after ``<!-- output -->`` must be collected as an
+  output check of the block above it;
+- a fence whose body only includes files (``--8<-- "path"``) is run
+  elsewhere: a snippet by its mirror test, tests/snippets/<part>/test_<name>.py;
+  a file under docs/generated/ is output the build writes;
 - any other fence (shell, text, ```py, attributes) needs
   ``<!-- not-run: "reason" -->`` on the line before it.
 """
@@ -16,76 +19,85 @@ import re
 from dataclasses import dataclass
 
 import pytest
-from sybil.evaluators.python import PythonEvaluator
+from sybil import Document
+from sybil.parsers.markdown.lexers import RawFencedCodeBlockLexer
 
-from tests.docs_collection import DOCS, ROOT, docs_sybil
+from tests.docs_collection import (
+    DOCS,
+    OUTPUT_MARK,
+    ROOT,
+    PrintingEvaluator,
+    check_output,
+    docs_sybil,
+    line_before,
+)
 
-FENCE = re.compile(r"^(?P<indent> *)(?P<mark>`{3,}|~{3,})(?P<info>.*)$")
+FENCES = RawFencedCodeBlockLexer(info_pattern=re.compile(r"(?P<info>[^\n]*)$\n", re.MULTILINE))
 SKIP_NEXT = re.compile(r'^<!-- skip: next "(?P<reason>[^"]+)" -->$')
 NOT_RUN = re.compile(r'^<!-- not-run: "(?P<reason>[^"]+)" -->$')
 INCLUDE = re.compile(r'^--8<-- "(?P<path>[^":]+)(:[\w-]+)?"$')
-TESTED_SNIPPET_FOLDERS = {p.name for p in (ROOT / "tests" / "snippets").iterdir() if p.is_dir()}
 
 
 @dataclass
 class Fence:
-    line: int  # 1-based line of the opening fence
+    start: int  # offset of the opening fence in the page
     info: str
     body: list
     before: str  # the nearest non-blank line above the fence
 
 
-def fences(text):
-    lines = text.splitlines()
-    found, index = [], 0
-    while index < len(lines):
-        match = FENCE.match(lines[index])
-        if not match:
-            index += 1
-            continue
-        mark, start = match["mark"], index
-        index += 1
-        while index < len(lines) and not lines[index].strip().startswith(mark):
-            index += 1
-        body = lines[start + 1 : index]
-        above = [line.strip() for line in lines[:start] if line.strip()]
-        found.append(Fence(start + 1, match["info"].strip(), body, above[-1] if above else ""))
-        index += 1
-    return found
+def fences(text, path="page.md"):
+    """Every fenced block of a page, as Sybil's lexer finds it."""
+    document = Document(text, path)
+    return [
+        Fence(region.start, region.lexemes["info"].strip(), str(region.lexemes["source"]).splitlines(),
+              line_before(text, region.start))
+        for region in FENCES(document)
+    ]
 
 
-def sybil_code_lines(path):
-    document = docs_sybil().parse(path)
-    return {
-        document.text[: example.start].count("\n") + 1
-        for example in document
-        if isinstance(example.region.evaluator, PythonEvaluator)
-    }
-
-
-def is_include_only(fence):
-    return fence.body and all(INCLUDE.match(line.strip()) for line in fence.body if line.strip())
+def collected(path):
+    """{start offset: "python" | "output"} of the regions Sybil collects from a page."""
+    kinds = {}
+    for example in docs_sybil().parse(path):
+        if example.region.evaluator is check_output:
+            kinds[example.region.start] = "output"
+        elif isinstance(example.region.evaluator, PrintingEvaluator):
+            kinds[example.region.start] = "python"
+    return kinds
 
 
 def included_paths(fence):
     return [INCLUDE.match(line.strip())["path"] for line in fence.body if line.strip()]
 
 
-def verdict(fence, collected_lines):
+def is_include_only(fence):
+    return bool(fence.body) and all(INCLUDE.match(line.strip()) for line in fence.body if line.strip())
+
+
+def mirror_test(snippet_path):
+    """tests/snippets/<part>/test_<name>.py for snippets/<part>/<name>.py."""
+    part, name = snippet_path.split("/")[1:3]
+    return ROOT / "tests" / "snippets" / part / f"test_{name}"
+
+
+def verdict(fence, kinds):
     """Why this fence is accounted for, or None when it is not."""
     if fence.info == "python":
-        if fence.line in collected_lines:
-            skip = SKIP_NEXT.match(fence.before)
-            return f"skipped: {skip['reason']}" if skip else "run by Sybil"
-        return None
+        if kinds.get(fence.start) != "python":
+            return None
+        skip = SKIP_NEXT.match(fence.before)
+        return f"skipped: {skip['reason']}" if skip else "run by Sybil"
     if SKIP_NEXT.match(fence.before):
         return None  # Sybil would skip the next python block instead of this one
+    if fence.before == OUTPUT_MARK:
+        return "output, checked against the block above" if kinds.get(fence.start) == "output" else None
     if is_include_only(fence):
         paths = included_paths(fence)
         if all(p.startswith("docs/generated/") for p in paths):
             return "generated output"
-        if all(p.startswith("snippets/") and p.split("/")[1] in TESTED_SNIPPET_FOLDERS for p in paths):
-            return "snippet, run by tests/snippets"
+        if all(p.startswith("snippets/") and mirror_test(p).is_file() for p in paths):
+            return "snippet, run by its mirror test"
         return None
     not_run = NOT_RUN.match(fence.before)
     return f"not run: {not_run['reason']}" if not_run else None
@@ -101,11 +113,12 @@ def test_the_census_reads_pages():
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(DOCS)))
 def test_every_fence_is_run_or_skipped_with_a_reason(page):
-    collected = sybil_code_lines(page)
+    text = page.read_text()
+    kinds = collected(page)
     unaccounted = [
-        f"{page.relative_to(ROOT)}:{fence.line} ```{fence.info}"
-        for fence in fences(page.read_text())
-        if verdict(fence, collected) is None
+        f"{page.relative_to(ROOT)}:{text[: fence.start].count(chr(10)) + 1} ```{fence.info}"
+        for fence in fences(text)
+        if verdict(fence, kinds) is None
     ]
     assert not unaccounted, "fences neither run nor skipped with a reason:\n" + "\n".join(unaccounted)
 
@@ -124,7 +137,7 @@ def test_included_files_exist(page):
 
 def test_census_rejects_silently_skipped_fences():
     text = 'Text\n\n```py\nprint(1)\n```\n\n```python title="x.py"\nprint(2)\n```\n\n```bash\nls\n```\n'
-    assert [verdict(f, collected_lines=set()) for f in fences(text)] == [None, None, None]
+    assert [verdict(f, kinds={}) for f in fences(text)] == [None, None, None]
 
 
 def test_census_accepts_marked_fences():
@@ -132,7 +145,20 @@ def test_census_accepts_marked_fences():
         '<!-- not-run: "a shell command" -->\n```bash\nmake site\n```\n\n'
         '```python title="snippets/basics/first_profile.py"\n--8<-- "snippets/basics/first_profile.py:profile"\n```\n'
     )
-    assert [verdict(f, collected_lines=set()) for f in fences(text)] == [
+    assert [verdict(f, kinds={}) for f in fences(text)] == [
         "not run: a shell command",
-        "snippet, run by tests/snippets",
+        "snippet, run by its mirror test",
     ]
+
+
+def test_an_output_fence_must_be_collected():
+    text = "```python\nprint(1)\n```\n\n<!-- output -->\n\n```text\n1\n```\n"
+    found = fences(text)
+    assert verdict(found[1], kinds={}) is None
+    assert verdict(found[1], kinds={found[0].start: "python", found[1].start: "output"}) == (
+        "output, checked against the block above")
+
+
+def test_a_snippet_without_a_mirror_test_is_not_accounted_for():
+    text = '```python title="x"\n--8<-- "snippets/basics/no_such_snippet.py"\n```\n'
+    assert verdict(fences(text)[0], kinds={}) is None

@@ -1,6 +1,6 @@
-"""MkDocs hook: render the recordings before each build. All logic is in profguide.build.
+"""MkDocs hook: bring the generated fragments up to date before each build. All logic is in profguide.site.build.
 
-The rendered files are committed, so the site also builds without this hook.
+The rendered fragments are committed, so the site also builds without this hook.
 """
 
 import io
@@ -15,6 +15,9 @@ log = logging.getLogger("mkdocs.hooks.profguide")
 
 def on_pre_build(config):
     root = Path(config.config_file_path).parent
-    statuses = build.build(RECORDINGS, root, Path(config.docs_dir) / "generated", stream=io.StringIO())
+    statuses, _ = build.build(RECORDINGS, root, stream=io.StringIO())
     for status in build.problems(statuses):
-        log.warning(f"recording {status.id} is {status.state}: run `make figures` to refresh it")
+        if status.state != "fresh":
+            log.warning(f"recording {status.id} is {status.state}: run `make figures` to refresh it")
+        for line in status.problems:
+            log.warning(line)

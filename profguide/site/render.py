@@ -1,47 +1,15 @@
-"""The Markdown fragments that pages include: tables, captions, provenance, figures with their hand-off.
+"""The Markdown of the fragments that pages include: tables, captions, provenance, figures with their hand-off.
 
-Every string that comes from a trace is escaped. Figures are inlined as SVG
-so that they follow the page's colour scheme; each comes with its caption,
-its provenance, a link to download its trace and a button that opens the
-trace in Perfetto.
+Every string that comes from a trace is escaped. A figure's SVG is its own
+file, included into the page by the fragment (``--8<--``), so that it sits
+inline and follows the page's colour scheme, and the same SVG is never
+committed twice; each figure comes with its caption, its provenance, a link
+to download its trace and a button that opens the trace in Perfetto.
 """
 
 from xml.sax.saxutils import escape
 
 from profguide.text import count_of, format_duration
-
-
-def markdown_cell(text):
-    """Text for a Markdown table cell, as code: pipes and backticks made harmless."""
-    return "<code>" + escape(text).replace("|", "&#124;").replace("`", "&#96;") + "</code>"
-
-
-def averages_table(rows, limit=10):
-    """``key_averages`` rows as a Markdown table, sorted as the profiler's table was.
-
-    Device columns appear only when some op spent time on a device.
-    """
-    on_device = any(row["device_total_us"] > 0 for row in rows)
-    sort_key = "device_total_us" if on_device else "cpu_total_us"
-    ordered = sorted(rows, key=lambda row: (-row[sort_key], row["name"]))[:limit]
-    header = ["Name", "Calls", "Self CPU", "CPU total"]
-    if on_device:
-        header += ["Self device", "Device total"]
-    lines = [
-        "| " + " | ".join(header) + " |",
-        "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|",
-    ]
-    for row in ordered:
-        cells = [
-            markdown_cell(row["name"]),
-            str(row["count"]),
-            format_duration(row["self_cpu_us"]),
-            format_duration(row["cpu_total_us"]),
-        ]
-        if on_device:
-            cells += [format_duration(row["self_device_us"]), format_duration(row["device_total_us"])]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
 
 
 def steps_table(steps):
@@ -58,19 +26,30 @@ def steps_table(steps):
 
 
 def provenance_line(meta):
-    """Where the recording came from: device, versions, date."""
+    """Where and how the recording was made: device, versions, date, and the parameters it ran with."""
     parts = [escape(meta["device_name"]), f"torch {escape(meta['torch'])}"]
     if meta.get("cuda"):
         parts.append(f"CUDA {escape(meta['cuda'])}")
     parts.append(f"Python {escape(meta['python'])}")
     parts.append(escape(meta["recorded_at"][:10]))
-    return "Recorded on " + " · ".join(parts)
+    if meta.get("ranks", 1) > 1:
+        parts.append(f"{meta['ranks']} processes")
+    parts.append(", ".join(f"{escape(str(name))}={escape(str(value))}" for name, value in meta["params"].items()))
+    return "Recorded on " + " · ".join(part for part in parts if part)
 
 
 def provenance_note(meta):
-    """One small line under a table: where its numbers come from, and whether they stand in for a GPU run."""
+    """One small line under a table: where its numbers come from, whether they stand in for a GPU run, and
+    a link to the trace they were measured on."""
     standin = " · <strong>CPU stand-in</strong> for a GPU recording" if meta.get("cpu_standin") else ""
-    return f"<small>{provenance_line(meta)}{standin}</small>\n"
+    link = f" · [download the trace](/{trace_url(meta)})"
+    return f"<small>{provenance_line(meta)}{standin}{link}</small>\n"
+
+
+def trace_url(meta):
+    """Where the site serves the recording's trace (rank 0's for several ranks), from the site's root."""
+    name = "trace.json.gz" if meta.get("ranks", 1) == 1 else "trace-rank0.json.gz"
+    return f"generated/{meta['recording']}/{name}"
 
 
 def standin_notice(meta):
@@ -115,12 +94,17 @@ def callout_sentence(callouts):
     return " Numbered: " + ", ".join(f"<b>{n}</b> <code>{escape(name)}</code>" for n, name in callouts) + "."
 
 
-def figure_fragment(recording_id, title, meta, facts, svg, callouts=()):
+def included(svg_path):
+    """A figure's SVG, included from its file into a page: the figure sits inline, in the page's colours."""
+    return f'<div class="pg-figure">\n--8<-- "{svg_path}"\n</div>\n\n'
+
+
+def figure_fragment(title, meta, facts, svg_path, callouts=()):
     """Markdown for a page: stand-in notice, the inline figure, caption, provenance, trace hand-off."""
-    trace_path = f"generated/{recording_id}/trace.json.gz"
+    trace_path = trace_url(meta)
     return (
         standin_notice(meta)
-        + f'<div class="pg-figure">\n{svg.strip()}\n</div>\n\n'
+        + included(svg_path)
         + f"{caption(title, facts)}{callout_sentence(callouts)}\n"
         + "{: .pg-caption }\n\n"
         + f"<small>{provenance_line(meta)} · [download the trace](/{trace_path}) · "
@@ -129,10 +113,48 @@ def figure_fragment(recording_id, title, meta, facts, svg, callouts=()):
     )
 
 
-def extra_figure_fragment(svg, caption_text):
+def extra_figure_fragment(svg_path, caption_text):
     """An inline figure with a plain caption, for the second and third figures of a recording."""
-    return f'<div class="pg-figure">\n{svg.strip()}\n</div>\n\n{caption_text}\n{{: .pg-caption }}\n'
+    return included(svg_path) + f"{caption_text}\n{{: .pg-caption }}\n"
 
+
+def calls_table(calls):
+    """Each call of a region: its duration, the time in the ops it called and outside them, against the fastest.
+
+    ``calls`` are dicts with ``dur_us``, ``in_ops_us`` and, on a GPU, ``kernel_us``.
+    """
+    fastest = min(call["dur_us"] for call in calls)
+    on_gpu = any(call.get("kernel_us") for call in calls)
+    header = "| Call | Duration | In the ops it called | In no op |" + (" GPU kernels |" if on_gpu else "")
+    lines = [header + " × fastest |", "|---:|---:|---:|---:|" + ("---:|" if on_gpu else "") + "---:|"]
+    for number, call in enumerate(calls, 1):
+        cells = [str(number), format_duration(call["dur_us"]), format_duration(call["in_ops_us"]),
+                 format_duration(call["dur_us"] - call["in_ops_us"])]
+        if on_gpu:
+            cells.append(format_duration(call.get("kernel_us", 0.0)))
+        cells.append(f"{call['dur_us'] / fastest:.1f}")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+PHASES = {
+    "X": "complete event: a name, a start and a duration",
+    "M": "metadata: names and sort order of processes and threads",
+    "i": "instant event: a point in time",
+    "s": "flow start: the launch end of a launch → kernel arrow",
+    "f": "flow end: the kernel end of that arrow",
+}
+
+
+def phases_table(counts):
+    """The events of a trace by ``ph``: how many of each, and what they are."""
+    total = sum(counts.values())
+    lines = ["| `ph` | What it is | Events |", "|---|---|---:|"]
+    for phase, count in sorted(counts.items(), key=lambda item: (-item[1], str(item[0]))):
+        meaning = PHASES.get(phase, "another kind of event")
+        lines.append(f"| `{escape(str(phase))}` | {meaning} | {count:,} |")
+    lines.append(f"| | all events | {total:,} |")
+    return "\n".join(lines) + "\n"
 
 
 def benchmark_fragment(results):

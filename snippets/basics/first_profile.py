@@ -1,7 +1,8 @@
-"""Profile one matrix multiply plus bias add, on the GPU when there is one.
+"""Profile a matrix multiply plus bias add, on the GPU when there is one.
 
-Run it as a script to print the profiler's summary table and write
-``first_profile_trace.json``, which Perfetto (https://ui.perfetto.dev) opens.
+Run it as a script (``python snippets/basics/first_profile.py``) to print the
+profiler's summary table and write ``first_profile_trace.json``, which
+Perfetto (https://ui.perfetto.dev) opens.
 """
 
 import torch
@@ -10,7 +11,7 @@ from torch.profiler import ProfilerActivity, profile, record_function
 
 # --8<-- [start:workload]
 def matmul_bias(x, w, b):
-    """The workload: a linear layer's forward pass without the module."""
+    """The workload: the arithmetic of a linear layer as two ops (``nn.Linear`` records one ``aten::addmm``)."""
     return x @ w + b
 
 
@@ -23,7 +24,7 @@ def make_inputs(size, device):
 
 
 # --8<-- [start:profile]
-def profile_matmul_bias(size=64, device=None, on_trace_ready=None):
+def profile_matmul_bias(size=64, calls=1, device=None, on_trace_ready=None):
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
     activities = [ProfilerActivity.CPU]
     if device == "cuda":
@@ -35,11 +36,12 @@ def profile_matmul_bias(size=64, device=None, on_trace_ready=None):
         record_shapes=True,  # keep input shapes: the table can group by them
         on_trace_ready=on_trace_ready,
     ) as prof:
-        with record_function("matmul_bias"):  # a named region in table and trace
-            y = matmul_bias(x, w, b)
-        if device == "cuda":
-            # Kernels run asynchronously: wait for them inside the profiled region.
-            torch.cuda.synchronize()
+        for _ in range(calls):
+            with record_function("matmul_bias"):  # a named region in table and trace
+                y = matmul_bias(x, w, b)
+            if device == "cuda":
+                # Kernels run asynchronously: wait for them inside the profiled region.
+                torch.cuda.synchronize()
     assert y.shape == (size, size)
     return prof
 # --8<-- [end:profile]

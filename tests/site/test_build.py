@@ -1,14 +1,16 @@
-"""profguide.build: staleness, refresh rules, rendering, and `build --check`."""
+"""profguide.site.build: staleness, refresh rules, rendering what pages include, claims, and `build --check`."""
 
+import dataclasses
 import io
 import json
 import shutil
 
 import pytest
 
-from profguide.site import build, record
-from profguide.site.recordings import RECORDINGS, Recording
-from tests.helpers import ROOT, TINY, run_script
+from profguide.site import build, launch
+from profguide.site.recordings import RECORDINGS, Claim, CpuShare
+from profguide.site.staleness import recording_state
+from tests.helpers import ROOT, TINY, run_profguide
 
 
 def edit_snippet(project):
@@ -23,95 +25,155 @@ def pretend_recorded_on_cuda(folder):
     meta_path.write_text(json.dumps(meta))
 
 
-def test_states_missing_fresh_stale(project):
-    generated = project / "generated"
-    assert build.recording_state(TINY, project, generated)[0] == "missing"
-    record.record(TINY, "cpu", project, generated)
-    assert build.recording_state(TINY, project, generated)[0] == "fresh"
-    edit_snippet(project)
-    assert build.recording_state(TINY, project, generated)[0] == "stale"
+def recorded(project, recording=TINY):
+    generated = project / "docs" / "generated"
+    launch.record(recording, "cpu", project, generated)
+    return generated / recording.id
+
+
+def run_build(project, recordings=(TINY,), **options):
+    statuses, checks = build.build(list(recordings), project, stream=io.StringIO(), **options)
+    return {status.id: status for status in statuses}, checks
+
+
+def test_page_includes_finds_every_generated_include(tmp_path):
+    (tmp_path / "a.md").write_text('--8<-- "docs/generated/rec/figure.md"\n\n    --8<-- "docs/generated/rec/explain.md"\n'
+                                   '--8<-- "snippets/basics/first_profile.py:profile"\n')
+    (tmp_path / "part").mkdir()
+    (tmp_path / "part" / "b.md").write_text('--8<-- "docs/generated/rec/figure.md"\n')
+    assert build.page_includes(tmp_path) == {"rec": {"figure.md": ["a.md", "part/b.md"], "explain.md": ["a.md"]}}
 
 
 @pytest.mark.parametrize(
-    ("intended", "existing", "cuda_here", "expected"),
+    ("intended", "existing", "gpus", "expected"),
     [
-        ("cuda", None, True, "cuda"),
-        ("cuda", {"device": "cpu"}, True, "cuda"),
-        ("cuda", None, False, "cpu"),
-        ("cuda", {"device": "cpu"}, False, "cpu"),
-        ("cuda", {"device": "cuda"}, False, None),
-        ("cpu", {"device": "cpu"}, True, "cpu"),
+        ("cuda", None, 1, "cuda"),
+        ("cuda", {"device": "cpu"}, 1, "cuda"),
+        ("cuda", None, 0, "cpu"),
+        ("cuda", {"device": "cpu"}, 0, "cpu"),
+        ("cuda", {"device": "cuda"}, 0, None),
+        ("cpu", {"device": "cpu"}, 1, "cpu"),
     ],
 )
-def test_refresh_device(intended, existing, cuda_here, expected):
-    recording = Recording(**{**TINY.__dict__, "device": intended})
-    device, reason = build.refresh_device(recording, existing, cuda_here)
+def test_refresh_device(intended, existing, gpus, expected):
+    device, reason = build.refresh_device(dataclasses.replace(TINY, device=intended), existing, gpus)
     assert device == expected
     assert (reason is None) == (expected is not None)
 
 
-def test_build_renders_every_fragment(project):
-    generated = project / "generated"
-    record.record(TINY, "cpu", project, generated)
-    [status] = build.build([TINY], project, generated)
-    assert status == build.Status(TINY.id, "fresh", "kept")
-    names = {p.name for p in (generated / TINY.id).iterdir()}
-    assert {"timeline.svg", "figure.md", "table.md", "facts.json"} <= names
-    assert "steps.md" not in names  # no prof.step() in this snippet
+def test_build_renders_exactly_what_the_pages_include(project):
+    folder = recorded(project)
+    statuses, checks = run_build(project)
+    assert statuses[TINY.id].state == "fresh" and statuses[TINY.id].problems == ()
+    assert sorted(p.name for p in folder.iterdir()) == sorted(launch.recording_files(1) + ["figure.md",
+                                                                                          "timeline.svg"])
+    figure = (folder / "figure.md").read_text()
+    assert '--8<-- "docs/generated/tiny-matmul/timeline.svg"' in figure  # the SVG is included, not copied
+    assert "<svg" not in figure
+    assert [c.outcome for c in checks] == ["holds"]
+
+
+def test_fragments_no_page_includes_are_removed_or_reported(project):
+    folder = recorded(project)
+    run_build(project)
+    (folder / "compare.svg").write_text("<svg/>")
+    statuses, _ = run_build(project, check=True)
+    assert statuses[TINY.id].problems == ("used by no page: compare.svg",)
+    statuses, _ = run_build(project)
+    assert statuses[TINY.id].action == "removed: compare.svg"
+    assert not (folder / "compare.svg").exists()
+    assert run_build(project, check=True)[0][TINY.id].problems == ()
+
+
+def test_a_fragment_the_recording_cannot_give_is_a_problem(project):
+    recorded(project)
+    (project / "docs" / "steps.md").write_text('--8<-- "docs/generated/tiny-matmul/steps.md"\n'
+                                               '--8<-- "docs/generated/tiny-matmul/nonsense.md"\n')
+    problems = run_build(project, check=True)[0][TINY.id].problems
+    assert problems == ("tiny-matmul: no fragment named nonsense.md (known: figure.md, provenance.md, steps.md, "
+                        "compare.md, spread.md, breakdown.md, explain.md, calls.md, events.md)",)
+    (project / "docs" / "steps.md").write_text('--8<-- "docs/generated/tiny-matmul/steps.md"\n')
+    assert run_build(project, check=True)[0][TINY.id].problems == ("tiny-matmul: no ProfilerStep in this recording",)
+
+
+def test_a_recording_no_page_shows_and_a_page_showing_no_recording_are_problems(project):
+    recorded(project)
+    (project / "docs" / "page.md").write_text('--8<-- "docs/generated/nobody/figure.md"\n')
+    statuses, _ = run_build(project, check=True)
+    assert statuses[TINY.id].problems == ("tiny-matmul: no page includes anything from it",)
+    assert statuses["nobody"].problems == ("pages include docs/generated/nobody/, which no recording makes",)
+
+
+def test_a_claim_that_does_not_hold_fails_the_check(project):
+    recorded(project)
+    run_build(project)
+    wrong = dataclasses.replace(TINY, claims=(Claim("page.md", "The region encloses its ops.",
+                                                    CpuShare("aten::mm", "matmul_bias", self_time=False),
+                                                    at_least=2),))
+    statuses, _ = run_build(project, recordings=(wrong,), check=True)
+    [problem] = statuses[TINY.id].problems
+    assert problem.startswith('claim page.md says "The region encloses its ops." of tiny-matmul: aten::mm total '
+                              "CPU time / matmul_bias CPU total = ")
+    assert problem.endswith(", must be ≥ 2: fails")
+    assert build.problems(statuses.values())
+
+
+def test_a_claim_its_page_no_longer_makes_fails_the_check(project):
+    recorded(project)
+    run_build(project)
+    page = project / "docs" / "page.md"
+    page.write_text(page.read_text().replace("encloses its ops", "holds its ops"))
+    [problem] = run_build(project, check=True)[0][TINY.id].problems
+    assert problem.endswith("but the page no longer says it: update the claim or the page")
 
 
 def test_refresh_rerecords_a_stale_standin(project):
-    generated = project / "generated"
-    record.record(TINY, "cpu", project, generated)
+    recorded(project)
     edit_snippet(project)
-    [status] = build.build([TINY], project, generated, refresh=True, cuda_here=False)
-    assert status == build.Status(TINY.id, "fresh", "recorded on cpu")
-    assert build.recording_state(TINY, project, generated)[0] == "fresh"
+    statuses, _ = run_build(project, refresh=True, gpus=0)
+    assert statuses[TINY.id].action == "recorded on cpu"
+    assert recording_state(TINY, project, project / "docs" / "generated")[0] == "fresh"
 
 
 def test_refresh_never_replaces_a_cuda_recording_on_a_cpu_machine(project):
-    generated = project / "generated"
-    record.record(TINY, "cpu", project, generated)
-    pretend_recorded_on_cuda(generated / TINY.id)
+    folder = recorded(project)
+    pretend_recorded_on_cuda(folder)
     edit_snippet(project)
-    [status] = build.build([TINY], project, generated, refresh=True, cuda_here=False)
-    assert status.state == "stale" and status.action.startswith("not refreshed")
-    assert json.loads((generated / TINY.id / "meta.json").read_text())["device"] == "cuda"
-    assert build.problems([status]) == [status]
+    statuses, _ = run_build(project, refresh=True, gpus=0)
+    assert statuses[TINY.id].state == "stale" and statuses[TINY.id].action.startswith("not refreshed")
+    assert json.loads((folder / "meta.json").read_text())["device"] == "cuda"
+    assert build.problems([statuses[TINY.id]]) == [statuses[TINY.id]]
 
 
 def test_check_writes_nothing_and_reports_stale(project):
-    generated = project / "generated"
-    record.record(TINY, "cpu", project, generated)
+    folder = recorded(project)
     edit_snippet(project)
-    before = sorted(p.name for p in (generated / TINY.id).iterdir())
-    [status] = build.build([TINY], project, generated, refresh=True, check=True, cuda_here=False)
-    assert status.state == "stale"
-    assert sorted(p.name for p in (generated / TINY.id).iterdir()) == before
+    before = sorted(p.name for p in folder.iterdir())
+    statuses, _ = run_build(project, refresh=True, check=True, gpus=0)
+    assert statuses[TINY.id].state == "stale"
+    assert sorted(p.name for p in folder.iterdir()) == before
 
 
 def test_check_reports_renders_that_are_out_of_date(project):
-    generated = project / "generated"
-    record.record(TINY, "cpu", project, generated)
-    build.build([TINY], project, generated)
-    (generated / TINY.id / "table.md").write_text("edited by hand\n")
-    [status] = build.build([TINY], project, generated, check=True)
-    assert status.action == "renders out of date: table.md"
-    assert build.problems([status]) == [status]
+    folder = recorded(project)
+    run_build(project)
+    (folder / "figure.md").write_text("edited by hand\n")
+    statuses, _ = run_build(project, check=True)
+    assert statuses[TINY.id].problems == ("out of date: figure.md",)
 
 
 def test_rendering_twice_writes_nothing_the_second_time(project):
-    generated = project / "generated"
-    record.record(TINY, "cpu", project, generated)
-    build.build([TINY], project, generated)
-    stamps = {p.name: p.stat().st_mtime_ns for p in (generated / TINY.id).iterdir()}
-    build.build([TINY], project, generated)
-    assert stamps == {p.name: p.stat().st_mtime_ns for p in (generated / TINY.id).iterdir()}
+    folder = recorded(project)
+    run_build(project)
+    stamps = {p.name: p.stat().st_mtime_ns for p in folder.iterdir()}
+    statuses, _ = run_build(project)
+    assert statuses[TINY.id].action == "kept"
+    assert stamps == {p.name: p.stat().st_mtime_ns for p in folder.iterdir()}
 
 
-def test_committed_recordings_are_fresh_and_rendered(tmp_path):
-    """`profguide build --check` on the repository: what CI builds is what the snippets make."""
-    done = run_script(ROOT / "profguide" / "__main__.py", tmp_path, "build", "--check")
+def test_committed_recordings_are_fresh_rendered_and_their_claims_hold(tmp_path):
+    """`profguide build --check` on the repository: what CI builds is what the snippets make and the pages say."""
+    done = run_profguide(tmp_path, "build", "--check", "--root", str(ROOT))
     assert done.returncode == 0, done.stdout + done.stderr
     for recording in RECORDINGS:
         assert f"{recording.id} " in done.stdout
@@ -122,43 +184,15 @@ def test_check_exits_nonzero_on_a_stale_committed_recording(tmp_path):
     generated = tmp_path / "generated"
     shutil.copytree(ROOT / "docs" / "generated", generated)
     meta_path = generated / RECORDINGS[0].id / "meta.json"
-    meta = json.loads(meta_path.read_text())
-    meta_path.write_text(json.dumps({**meta, "cache_key": "0" * 16}))
-    done = run_script(ROOT / "profguide" / "__main__.py", tmp_path, "build", "--check", "--generated", generated)
+    meta_path.write_text(json.dumps({**json.loads(meta_path.read_text()), "cache_key": "0" * 16}))
+    done = run_profguide(tmp_path, "build", "--check", "--root", str(ROOT), "--generated", str(generated))
     assert done.returncode == 1
     assert f"{RECORDINGS[0].id}" in done.stdout and "stale" in done.stdout
     assert "make figures" in done.stderr
 
 
-def test_progress_lines_name_each_recording_and_its_time(project):
-    stream = io.StringIO()
-    record.record_all([TINY, TINY], "cpu", project, project / "out", stream=stream)
-    lines = stream.getvalue().splitlines()
-    assert lines[0] == "[1/2] recording tiny-matmul on cpu"
-    assert lines[1].startswith("[1/2] done in ") and lines[1].endswith(" s")
-    assert lines[2] == "[2/2] recording tiny-matmul on cpu"
-
-
-def test_breakdown_says_so_when_there_is_no_gpu_work(project):
-    steps = Recording(id="steps", snippet="snippets/basics/training_steps.py", function="profile_steps",
-                      params={"size": 8, "steps": 4, "wait": 0, "warmup": 1, "active": 2},
-                      figure={"breakdown": True})
-    generated = project / "generated"
-    record.record(steps, "cpu", project, generated)
-    files = build.rendered_files(steps, generated / steps.id)
-    assert "no GPU work" in files["breakdown.md"] and "breakdown.svg" not in files
-
-
-def test_breakdown_figure_for_steps_with_gpu_work():
-    from profguide.analysis.verdict import facts
-    from tests.helpers import event, gpu_event, make_trace
-
-    loaded = make_trace(
-        event("ProfilerStep#1", 0, 100, kind="annotation"), event("ProfilerStep#2", 100, 100, kind="annotation"),
-        event("cudaLaunchKernel", 10, 5, kind="runtime", correlation=1),
-        event("cudaLaunchKernel", 150, 5, kind="runtime", correlation=2),
-        gpu_event("k", 20, 50, correlation=1), gpu_event("k", 160, 20, correlation=2),
-    )
-    files = build.breakdown_files(loaded, facts(loaded))
-    assert files["breakdown.svg"].count("ProfilerStep#") == 2
-    assert '<div class="pg-figure">' in files["breakdown.md"]
+def test_build_outside_a_checkout_says_so_in_one_line(tmp_path):
+    done = run_profguide(tmp_path, "build", "--check")
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"profguide: no checkout of the guide at or above {tmp_path.resolve()}")
+    assert done.stderr.count("\n") == 1

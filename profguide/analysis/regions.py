@@ -1,0 +1,37 @@
+"""The calls of one region: how long each took, how much of it went to the ops it called, and to the GPU."""
+
+import numpy as np
+
+from profguide.analysis.idle import union_length
+from profguide.analysis.select import gpu_work, kinds_mask, launch_of, nesting_depths
+
+
+def region_calls(trace, name):
+    """Every occurrence of the region ``name`` (a ``record_function`` or op), in order of start.
+
+    For each: its duration, the time covered by the ops directly under it
+    (``in_ops_us``; the rest is time in no op), and the GPU time of the work
+    launched from inside it (``kernel_us``).
+    """
+    if name not in trace.names:
+        return []
+    code = trace.names.index(name)
+    host = kinds_mask(trace, ("cpu_op", "annotation"))
+    work = np.flatnonzero(gpu_work(trace))
+    launch = launch_of(trace, work)
+    launch_ts = np.where(launch >= 0, trace.ts[np.maximum(launch, 0)], np.nan)
+    calls = []
+    for index in np.flatnonzero((trace.name == code) & host):
+        start, end, lane = trace.ts[index], trace.end[index], trace.lane[index]
+        inside = np.flatnonzero(host & (trace.lane == lane) & (trace.ts >= start) & (trace.end <= end))
+        inside = inside[inside != index]
+        depths = np.array(nesting_depths(trace.slices(mask=np.isin(np.arange(len(trace)), inside))), dtype=int)
+        children = inside[depths == 0] if len(inside) else inside
+        launched = work[(launch_ts >= start) & (launch_ts < end)]
+        calls.append({
+            "start_us": float(start),
+            "dur_us": float(trace.dur[index]),
+            "in_ops_us": union_length(trace.ts[children], trace.end[children]),
+            "kernel_us": union_length(trace.ts[launched], trace.end[launched]),
+        })
+    return calls

@@ -1,0 +1,48 @@
+"""The project stands on its own: no file refers to a path outside the repository.
+
+A user's clone has nothing beside it, so a test, a page or a script that
+reads ``../shared`` or a path of the machine it was written on works here and
+fails there.
+"""
+
+import re
+import subprocess
+
+from tests.helpers import ROOT
+
+OUTSIDE = re.compile(r"\.\./shared|shared/traces|/work/|ROOT\.parent\b|parents\[[2-9]\]|\.parent\.parent\b")
+TEXT_SUFFIXES = {".py", ".md", ".txt", ".toml", ".yml", ".yaml", ".json", ".cfg", ".ini", ".css", ".js", ".html",
+                 ".svg", ".sh", ""}
+
+
+def project_files():
+    """The project's files: what git tracks or would track (not what .gitignore leaves out), text only."""
+    listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"], cwd=ROOT,
+                            capture_output=True, check=True).stdout.decode().split("\0")
+    paths = sorted({ROOT / name for name in listed if name})
+    return [path for path in paths if path.is_file() and path.suffix in TEXT_SUFFIXES]
+
+
+def references_outside(text):
+    return sorted({match.group(0) for match in OUTSIDE.finditer(text)})
+
+
+def test_no_file_refers_to_a_path_outside_the_repository():
+    this_file = ROOT / "tests" / "test_repository.py"
+    found = {
+        str(path.relative_to(ROOT)): hits
+        for path in project_files()
+        if path != this_file and (hits := references_outside(path.read_text(errors="replace")))
+    }
+    assert found == {}
+
+
+def test_the_scan_reads_the_project_and_finds_what_it_looks_for():
+    names = {path.name for path in project_files()}
+    assert {"Makefile", "README.md", "conftest.py", "mkdocs.yml", "run"} <= names
+    assert references_outside('TRACES = ROOT.parent / "shared" / "traces"') == ["ROOT.parent"]
+    assert references_outside("see ../shared/traces/README.md") == ["../shared"]
+    assert references_outside("copied from shared/traces") == ["shared/traces"]
+    assert references_outside("/work/main/docs") == ["/work/"]
+    assert references_outside("Path(__file__).resolve().parents[2]") == ["parents[2]"]
+    assert references_outside("ROOT / 'tests' / 'data' / 'traces'") == []
