@@ -8,8 +8,10 @@ from profguide.analysis.idle import idle_breakdown
 from profguide.analysis.select import on_a_stream, profiler_steps, step_window
 from profguide.figures.svg import (
     AXIS_HEIGHT,
+    CHAR_WIDTH,
     IDLE_STYLE,
     LABEL_WIDTH,
+    LEGEND_ROW,
     RIGHT_MARGIN,
     ROW_HEIGHT,
     STYLE,
@@ -59,12 +61,22 @@ def spread_svg(name, values, title=None, unit_label="per step"):
             f'cy="{top + 15 + jitter * (height - 30):.1f}" r="4" fill="#0072B2" fill-opacity=".75"/></g>'
         )
     if len(values):
-        for label, value in (("median", np.median(values)), ("p95", np.percentile(values, 95))):
+        # Each marker's label on a row of its own, so that close values never print over each other.
+        markers = (("median", np.median(values)), ("p95", np.percentile(values, 95)))
+        for row, (label, value) in enumerate(markers):
             x = scale.x(value)
             parts.append(f'<line class="pg-rule" x1="{x:.1f}" y1="{top - 4}" x2="{x:.1f}" y2="{top + height}"/>'
-                         f'<text class="pg-ink" x="{x + 3:.1f}" y="{top + 10}">{label} {format_duration(value)}</text>')
+                         + marker_label(f"{label} {format_duration(value)}", x, top + 12 + row * LEGEND_ROW,
+                                        scale.right))
     parts.append(axis_svg(scale, top + height + 6))
     return svg_document(WIDTH, top + height + 6 + AXIS_HEIGHT, title or f"Spread of {name}", "".join(parts))
+
+
+def marker_label(text, x, y, right):
+    """A label beside a vertical marker at ``x``: to its right, or to its left where it would pass ``right``."""
+    if x + 3 + len(text) * CHAR_WIDTH <= right:
+        return f'<text class="pg-ink" x="{x + 3:.1f}" y="{y}">{escape(text)}</text>'
+    return f'<text class="pg-ink" x="{x - 3:.1f}" y="{y}" text-anchor="end">{escape(text)}</text>'
 
 
 def breakdown_svg(rows, title="GPU time: busy and idle by cause"):

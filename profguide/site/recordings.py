@@ -158,7 +158,9 @@ class Claim:
     device: str | None = None
 
     def bound(self):
-        """The bound in words: '≥ 2', '≤ 0.5', or both."""
+        """The bound in words: '≥ 2', '≤ 0.5', both, or '= 3'."""
+        if self.at_least is not None and self.at_least == self.at_most:
+            return f"= {self.at_least:g}"
         parts = []
         if self.at_least is not None:
             parts.append(f"≥ {self.at_least:g}")

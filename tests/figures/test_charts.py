@@ -5,6 +5,7 @@ import re
 import pytest
 
 from profguide.figures import charts
+from profguide.figures.svg import CHAR_WIDTH, WIDTH
 from profguide.text import format_duration
 from tests.figures.svg_tree import rect_of
 from tests.helpers import event as op
@@ -29,3 +30,20 @@ def test_breakdown_bars_split_in_proportion():
     svg = charts.breakdown_svg([("step", {"busy": 75, "host": 25})])
     widths = [float(w) for w in re.findall(r'<rect x="[\d.]+" y="[\d.]+" width="([\d.]+)" height="20"', svg)]
     assert widths[0] == pytest.approx(3 * widths[1])
+
+
+def label_boxes(svg):
+    """(left, right, y) of each marker label, from its position, anchor and length."""
+    boxes = []
+    for match in re.finditer(r'<text class="pg-ink" x="([\d.]+)" y="(\d+)"( text-anchor="end")?>((?:median|p95)[^<]*)<',
+                             svg):
+        x, width = float(match[1]), len(match[4]) * CHAR_WIDTH
+        boxes.append((x - width, x, int(match[2])) if match[3] else (x, x + width, int(match[2])))
+    return boxes
+
+
+@pytest.mark.parametrize("values", [[100.0, 100.5, 101.0, 101.2], [10, 20, 30, 40, 1000], [5.0] * 6])
+def test_median_and_p95_labels_never_overlap_and_stay_inside(values):
+    (left_a, right_a, y_a), (left_b, right_b, y_b) = label_boxes(charts.spread_svg("aten::mm", values))
+    assert y_a != y_b or right_a <= left_b or right_b <= left_a
+    assert min(left_a, left_b) >= 0 and max(right_a, right_b) <= WIDTH
