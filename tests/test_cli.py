@@ -1,10 +1,12 @@
 """The profguide command: clear one-line errors and a non-zero exit on bad requests."""
 
+import shutil
+
 import pytest
 
 from profguide import cli
 from profguide.site import launch
-from tests.helpers import ROOT
+from tests.helpers import ROOT, TRACES, run_script
 
 
 def test_unknown_recording_is_one_line_and_exit_2(capsys):
@@ -44,3 +46,19 @@ def test_list_names_every_recording_with_its_device(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == len(cli.RECORDINGS)
     assert lines[0].split()[:2] == ["basics-matmul-64", "cuda"]
+
+
+def test_explain_and_draw_need_no_checkout_and_no_torch(tmp_path):
+    # The package alone, as a wheel installs it, with torch made absent: the reader's tool still works.
+    shutil.copytree(ROOT / "profguide", tmp_path / "installed" / "profguide",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "installed" / "sitecustomize.py").write_text("import sys\nsys.modules['torch'] = None\n")
+    source = TRACES / "a100_alexnet_cuda_sync.json.gz"
+    explained = run_script(tmp_path / "installed" / "profguide" / "__main__.py", tmp_path, "explain", source,
+                           pythonpath=(tmp_path / "installed",))
+    assert explained.returncode == 0, explained.stderr
+    assert explained.stdout.splitlines()[1].startswith("Verdict: ")
+    drawn = run_script(tmp_path / "installed" / "profguide" / "__main__.py", tmp_path, "draw", source, "--out",
+                       tmp_path / "a.svg", pythonpath=(tmp_path / "installed",))
+    assert drawn.returncode == 0, drawn.stderr
+    assert (tmp_path / "a.svg").read_text().startswith("<svg")

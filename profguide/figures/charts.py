@@ -46,7 +46,7 @@ def comparison_svg(panels, title="Two timelines on one scale"):
     return svg_document(WIDTH, y, title, "".join(parts))
 
 
-def spread_svg(name, values, title=None, unit_label="per step"):
+def spread_svg(name, values, title=None, unit_label="in the recording"):
     """The spread of one op's durations: a dot per occurrence, with the median and 95th percentile marked."""
     values = np.asarray(values, dtype=float)
     scale = Scale(0.0, float(values.max()) * 1.05 if len(values) else 1.0, left=40, right=WIDTH - RIGHT_MARGIN)

@@ -1,4 +1,4 @@
-"""A real browser over the built site: the Part 1 figures render in the light and the dark scheme.
+"""A real browser over the built site: the Part 1 pages and their figures render in the light and the dark scheme.
 
 Playwright drives Debian's Chromium (found on PATH; `.ci/run` installs it).
 Screenshots are kept under test-output/ for a person to look at.
@@ -17,6 +17,7 @@ from tests.helpers import ROOT
 CHROMIUM = shutil.which("chromium")
 SCREENSHOTS = ROOT / "test-output"
 PAGE = "basics/first-trace/"
+PART_ONE = ["", "basics/", "basics/first-trace/", "basics/steps/", "basics/cpu-only/", "reference/"]
 
 if CHROMIUM is None and not os.environ.get("CI"):
     pytest.skip("Debian's chromium is not installed (CI installs it)", allow_module_level=True)
@@ -56,18 +57,21 @@ def open_page(browser, url, scheme):
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_part_one_figures_render(browser, server, scheme):
-    page, errors = open_page(browser, server + PAGE, scheme)
+@pytest.mark.parametrize("path", PART_ONE, ids=lambda path: path or "home")
+def test_part_one_pages_and_their_figures_render(browser, server, path, scheme):
+    page, errors = open_page(browser, server + path, scheme)
     figures = page.locator(".pg-figure svg")
-    assert figures.count() >= 2
     for index in range(figures.count()):
         box = figures.nth(index).bounding_box()
         assert box["width"] > 300 and box["height"] > 60
         # 13 px text in an 800-unit-wide figure must stay at least 11 px on the page
         assert 13 * box["width"] / 800 >= 11
         assert figures.nth(index).locator("g > title").count() > 0
-    SCREENSHOTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"first-trace-{scheme}.png"), full_page=True)
+    assert "--8&lt;--" not in page.content()  # every include was resolved, the figures' SVG included
+    if path == PAGE:
+        assert figures.count() >= 2
+        SCREENSHOTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / f"first-trace-{scheme}.png"), full_page=True)
     assert errors == []
     page.close()
 
