@@ -1,0 +1,207 @@
+"""Check what the guide's pages say about a recording against the recording.
+
+Each claim (``profguide.site.recordings.Claim``) quotes a sentence of a page
+and names a measurement; this module finds the sentence on the page, takes
+the measurement from the recording's data, and compares it with the claim's
+bound. A claim about one device (``"cuda"``) is not checked on a recording
+made on another: it waits for the GPU run, and says so.
+"""
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+import numpy as np
+
+from profguide.analysis.idle import busy_intervals, union_length
+from profguide.analysis.launches import synchronisations
+from profguide.analysis.select import gpu_window, profiler_steps
+from profguide.analysis.regions import region_calls
+from profguide.site.recordings import (
+    CpuShare,
+    DeviceShare,
+    Encloses,
+    FirstOverRest,
+    GpuBusyShare,
+    OutsideOps,
+    SlowestOverFastest,
+    StepCount,
+    StepNumber,
+    SyncOverKernels,
+)
+from profguide.trace.model import KIND, NO_ID
+
+HOLDS, FAILS, NOT_CHECKED, NOT_ON_PAGE = "holds", "fails", "not checked", "not on its page"
+
+
+def occurrences(trace, region):
+    """Durations of every occurrence of a region, in order of start (``ProfilerStep``: every step)."""
+    if region == "ProfilerStep":
+        return np.array([step["dur_us"] for step in profiler_steps(trace)])
+    if region not in trace.names:
+        return np.empty(0)
+    named = (trace.name == trace.names.index(region)) & np.isin(trace.kind, [KIND["annotation"], KIND["cpu_op"]])
+    return trace.dur[named]
+
+
+def first_over_rest(measure, data):
+    durations = occurrences(data.trace, measure.region)
+    return float(durations[0] / durations[1:].max()) if len(durations) > 1 else None
+
+
+def slowest_over_fastest(measure, data):
+    durations = occurrences(data.trace, measure.region)
+    return float(durations.max() / durations.min()) if len(durations) > 1 and durations.min() > 0 else None
+
+
+def outside_ops(measure, data):
+    later = region_calls(data.trace, measure.region)[1:]
+    total = sum(call["dur_us"] for call in later)
+    return sum(call["dur_us"] - call["in_ops_us"] for call in later) / total if total else None
+
+
+def cpu_share(measure, data):
+    rows = {row["name"]: row for row in data.rows}
+    if measure.part not in rows or measure.whole not in rows or not rows[measure.whole]["cpu_total_us"]:
+        return None
+    part = rows[measure.part]["self_cpu_us" if measure.self_time else "cpu_total_us"]
+    return part / rows[measure.whole]["cpu_total_us"]
+
+
+def device_share(measure, data):
+    """GPU time of the kernels ``part`` launched (joined by External id) over all kernel time."""
+    trace = data.trace
+    kernels = trace.kind == KIND["kernel"]
+    everything = float(trace.dur[kernels].sum())
+    if measure.part not in trace.names or not everything:
+        return None
+    ids = trace.external_id[(trace.name == trace.names.index(measure.part)) & (trace.kind == KIND["cpu_op"])]
+    launched = kernels & np.isin(trace.external_id, ids[ids != NO_ID])
+    return float(trace.dur[launched].sum()) / everything
+
+
+def step_count(_measure, data):
+    return float(len(profiler_steps(data.trace)))
+
+
+def step_number(measure, data):
+    steps = profiler_steps(data.trace)
+    if not steps:
+        return None
+    return float(steps[0 if measure.which == "first" else -1]["step"])
+
+
+def encloses(measure, data):
+    trace = data.trace
+    if measure.outer not in trace.names or measure.inner not in trace.names:
+        return None
+    outer = int(np.flatnonzero(trace.name == trace.names.index(measure.outer))[0])
+    inner = int(np.flatnonzero(trace.name == trace.names.index(measure.inner))[0])
+    inside = trace.ts[outer] <= trace.ts[inner] and trace.end[inner] <= trace.end[outer]
+    return 1.0 if inside else 0.0
+
+
+def gpu_busy_share(_measure, data):
+    window = gpu_window(data.trace)
+    if window is None or window[1] <= window[0]:
+        return None
+    return union_length(*busy_intervals(data.trace, window)) / (window[1] - window[0])
+
+
+def sync_over_kernels(_measure, data):
+    kernel_us = float(data.trace.dur[data.trace.kind == KIND["kernel"]].sum())
+    longest = synchronisations(data.trace)["longest"]
+    if not kernel_us or not longest:
+        return None
+    return longest[0]["dur_us"] / kernel_us
+
+
+MEASURES = {
+    FirstOverRest: first_over_rest,
+    SlowestOverFastest: slowest_over_fastest,
+    OutsideOps: outside_ops,
+    CpuShare: cpu_share,
+    DeviceShare: device_share,
+    StepCount: step_count,
+    StepNumber: step_number,
+    Encloses: encloses,
+    GpuBusyShare: gpu_busy_share,
+    SyncOverKernels: sync_over_kernels,
+}
+
+
+def measured(measure, data):
+    """The value of ``measure`` on a recording's data (its first rank), or None when it cannot be taken."""
+    return MEASURES[type(measure)](measure, data)
+
+
+@dataclass(frozen=True)
+class ClaimCheck:
+    """A claim, the value measured for it, and the outcome."""
+
+    recording: str
+    claim: object
+    value: float | None
+    outcome: str
+    device: str
+
+    def line(self):
+        """One line for a person: the page, the words, the measurement and the outcome."""
+        claim = self.claim
+        value = "cannot be measured" if self.value is None else f"{self.value:.3g}"
+        where = f'{claim.page} says "{claim.says}" of {self.recording}'
+        if self.outcome == NOT_ON_PAGE:
+            return f"{where}, but the page no longer says it: update the claim or the page"
+        if self.outcome == NOT_CHECKED:
+            return f"{where}: about {claim.device} runs, not checked on this {self.device} recording"
+        return f"{where}: {claim.measure.describe()} = {value}, must be {claim.bound()}: {self.outcome}"
+
+
+def normalised(text):
+    return re.sub(r"\s+", " ", text)
+
+
+def holds(claim, value):
+    if value is None or not np.isfinite(value):
+        return False
+    return (claim.at_least is None or value >= claim.at_least) and (claim.at_most is None or value <= claim.at_most)
+
+
+def check(recording, data, docs):
+    """Check every claim of ``recording`` against its data and its page under ``docs``."""
+    checks = []
+    for claim in recording.claims:
+        page = Path(docs) / claim.page
+        on_page = page.is_file() and normalised(claim.says) in normalised(page.read_text())
+        device = data.meta["device"]
+        value = measured(claim.measure, data)
+        if not on_page:
+            outcome = NOT_ON_PAGE
+        elif claim.device not in (None, device):
+            outcome = NOT_CHECKED
+        else:
+            outcome = HOLDS if holds(claim, value) else FAILS
+        checks.append(ClaimCheck(recording.id, claim, value, outcome, device))
+    return checks
+
+
+def failed(checks):
+    """The checks that make the build fail: a claim that does not hold, or one its page no longer makes."""
+    return [c for c in checks if c.outcome in (FAILS, NOT_ON_PAGE)]
+
+
+def claims_table(checks):
+    """Markdown: every claim of the guide, with the value measured for it and the outcome."""
+    lines = ["| Page | The page says | Recording | Measured | Must be | Result |", "|---|---|---|---|---|---|"]
+    for c in checks:
+        value = "–" if c.value is None else f"{c.value:.3g}"
+        outcome = "✓ holds" if c.outcome == HOLDS else f"not checked: about {c.claim.device} runs" \
+            if c.outcome == NOT_CHECKED else f"✗ {c.outcome}"
+        page = c.claim.page.removesuffix(".md")
+        lines.append(
+            f"| [{escape(page)}](../{escape(c.claim.page)}) | {escape(c.claim.says).replace('|', '&#124;')} "
+            f"| `{escape(c.recording)}` | {escape(c.claim.measure.describe())} = {value} "
+            f"| {escape(c.claim.bound())} | {outcome} |"
+        )
+    return "\n".join(lines) + "\n"

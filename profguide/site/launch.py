@@ -1,0 +1,244 @@
+"""Make a recording: start its processes fresh, one per rank, and keep what they wrote.
+
+Every recording runs in new Python interpreters (``python -m
+profguide.site.record``), never in the process that asked for it, so that a
+recording's first step pays the costs a reader's first step pays and no two
+recordings share a process. A recording of several ranks starts them
+together, with the environment ``torchrun`` would give them (``RANK``,
+``WORLD_SIZE``, ``LOCAL_RANK``, ``MASTER_ADDR``, ``MASTER_PORT``); each rank
+writes its own trace.
+
+A single-process recording's folder holds ``trace.json.gz``, ``table.txt``,
+``averages.json`` and ``meta.json``; a recording of N ranks holds
+``trace-rank<r>.json.gz``, ``table-rank<r>.txt`` and ``averages-rank<r>.json``
+for each rank, and one ``meta.json``. The meta file carries the provenance
+(device, torch, CUDA and Python versions, date, each process's id), the
+parameters, the cache key, and whether the recording is a CPU stand-in.
+
+Standard library only (torch is imported only to ask whether there is a GPU),
+so this runs on a bare GPU machine as ``PYTHONPATH=. python -m profguide record``.
+"""
+
+import datetime
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from profguide.errors import RecordingError
+from profguide.progress import step
+from profguide.site.record import FAILURE
+from profguide.site.staleness import cache_key, read_meta
+
+RANK_FILES = ("trace.json.gz", "table.txt", "averages.json")
+
+
+def rank_file(name, rank, ranks):
+    """The name of one rank's file: ``trace.json.gz`` alone, ``trace-rank1.json.gz`` among several."""
+    if ranks == 1:
+        return name
+    stem, dot, suffix = name.partition(".")
+    return f"{stem}-rank{rank}{dot}{suffix}"
+
+
+def recording_files(ranks):
+    """Every file a recording of ``ranks`` processes consists of, ``meta.json`` included."""
+    return [rank_file(name, rank, ranks) for rank in range(ranks) for name in RANK_FILES] + ["meta.json"]
+
+
+def gpu_count():
+    import torch
+
+    return torch.cuda.device_count() if torch.cuda.is_available() else 0
+
+
+def default_device(recording, gpus=None):
+    """The recording's own device when this machine can run it (a GPU per rank), else the CPU as a stand-in."""
+    gpus = gpu_count() if gpus is None else gpus
+    if recording.device == "cuda" and gpus >= recording.ranks:
+        return "cuda"
+    return "cpu"
+
+
+def check_devices(recording, device):
+    """A CUDA recording needs a GPU for each of its processes."""
+    gpus = gpu_count() if device == "cuda" else 0
+    if device != "cuda" or gpus >= recording.ranks:
+        return
+    wanted = "CUDA was asked for" + (f", a GPU for each of {recording.ranks} processes," if recording.ranks > 1 else "")
+    raise RecordingError(f"{recording.id}: {wanted} but torch sees {gpus or 'no GPU'}")
+
+
+def check_replacement(recording, device, folder, key):
+    """Refuse to replace a fresh CUDA recording with a CPU one."""
+    existing = read_meta(folder)
+    if device == "cpu" and existing and existing.get("device") == "cuda" and existing.get("cache_key") == key:
+        raise RecordingError(
+            f"{recording.id}: refusing to replace a fresh CUDA recording "
+            f"({existing.get('device_name')}) with a CPU stand-in"
+        )
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def rank_environment(root, rank, ranks, port):
+    """The environment of one rank: torchrun's variables, and the project and profguide importable."""
+    import profguide
+
+    paths = [str(Path(root).resolve()), str(Path(profguide.__file__).resolve().parents[1])]
+    if os.environ.get("PYTHONPATH"):
+        paths.append(os.environ["PYTHONPATH"])
+    return dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join(dict.fromkeys(paths)),
+        RANK=str(rank),
+        LOCAL_RANK=str(rank),
+        WORLD_SIZE=str(ranks),
+        MASTER_ADDR="127.0.0.1",
+        MASTER_PORT=str(port),
+    )
+
+
+def start_ranks(recording, device, params, root, staging):
+    """Start one fresh interpreter per rank; return [(process, its folder, its stderr file)]."""
+    port = free_port()
+    started = []
+    for rank in range(recording.ranks):
+        folder = Path(staging) / f"rank{rank}"
+        folder.mkdir()
+        stderr = open(folder / "stderr.txt", "w+")  # noqa: SIM115 - closed in stop_ranks
+        command = [sys.executable, "-m", "profguide.site.record", "--module", recording.module,
+                   "--function", recording.function, "--params", json.dumps(params), "--device", device,
+                   "--out", str(folder)]
+        process = subprocess.Popen(command, cwd=root, env=rank_environment(root, rank, recording.ranks, port),
+                                   stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True)
+        started.append((process, folder, stderr))
+    return started
+
+
+def stop_ranks(started):
+    """Kill what still runs (and its children), and close the stderr files."""
+    for process, _, stderr in started:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        stderr.close()
+
+
+def failure_line(stderr):
+    """The one line a failed recording process left, or the last line it wrote."""
+    stderr.seek(0)
+    lines = [line.strip() for line in stderr.read().splitlines() if line.strip()]
+    for line in reversed(lines):
+        if line.startswith(FAILURE):
+            return line.removeprefix(FAILURE)
+    return lines[-1] if lines else "no message"
+
+
+def wait_for_ranks(recording, started):
+    """Wait for every rank; on the first failure or at the time limit, stop them all with one clear line."""
+    deadline = time.monotonic() + recording.timeout_s
+    pending = list(enumerate(started))
+    while pending:
+        for rank, (process, _, stderr) in list(pending):
+            code = process.poll()
+            if code is None:
+                continue
+            pending.remove((rank, (process, _, stderr)))
+            if code != 0:
+                where = f"rank {rank} " if recording.ranks > 1 else ""
+                raise RecordingError(f"{recording.id}: the {where}process failed: {failure_line(stderr)}")
+        if pending and time.monotonic() > deadline:
+            raise RecordingError(f"{recording.id}: still running after {recording.timeout_s} s; stopped it")
+        time.sleep(0.05)
+
+
+def provenance(recording, device, key, params, processes):
+    """``meta.json``: where and how the recording was made."""
+    first = processes[0]
+    return {
+        "recording": recording.id,
+        "module": recording.module,
+        "function": recording.function,
+        "params": params,
+        "ranks": recording.ranks,
+        "cache_key": key,
+        "intended_device": recording.device,
+        "device": device,
+        "device_name": first["device_name"],
+        "cpu_standin": recording.device == "cuda" and device == "cpu",
+        "torch": first["torch"],
+        "cuda": first["cuda"],
+        "python": first["python"],
+        "platform": first["platform"],
+        "pids": [process["pid"] for process in processes],
+        "recorded_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def write_folder_atomically(folder, files, ranks):
+    """Move ``files`` (name → path of the new file) into ``folder`` without leaving a half-new recording.
+
+    Each file is renamed into place in order, ``meta.json`` last: it carries
+    the cache key, so an interrupted write leaves the recording stale (old
+    key), never passing as complete. Files of an earlier recording with
+    another number of ranks are removed; rendered files are kept.
+    """
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    ranks_before = (read_meta(folder) or {}).get("ranks", 1)
+    for name in set(recording_files(ranks_before)) - set(recording_files(ranks)):
+        (folder / name).unlink(missing_ok=True)
+    for name, path in files.items():
+        Path(path).replace(folder / name)
+
+
+def record(recording, device, root, out):
+    """Record ``recording`` on ``device`` into ``out/<id>/`` in fresh processes; return its meta."""
+    check_devices(recording, device)
+    key = cache_key(recording, root)
+    folder = Path(out) / recording.id
+    check_replacement(recording, device, folder, key)
+    params = recording.params_on(device)
+    Path(out).mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{recording.id}.", dir=out))
+    try:
+        started = start_ranks(recording, device, params, root, staging)
+        try:
+            wait_for_ranks(recording, started)
+        finally:
+            stop_ranks(started)
+        folders = [folder_of_rank for _, folder_of_rank, _ in started]
+        processes = [json.loads((f / "process.json").read_text()) for f in folders]
+        meta = provenance(recording, device, key, params, processes)
+        (staging / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+        files = {rank_file(name, rank, recording.ranks): f / name
+                 for rank, f in enumerate(folders) for name in RANK_FILES}
+        files["meta.json"] = staging / "meta.json"
+        write_folder_atomically(folder, files, recording.ranks)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return meta
+
+
+def record_all(recordings, device, root, out, stream=None):
+    """Record each recording in turn, a progress line as each starts and ends; return their metas."""
+    stream = stream or sys.stderr
+    gpus = gpu_count() if device is None else None
+    metas = []
+    for index, recording in enumerate(recordings, 1):
+        target = device or default_device(recording, gpus)
+        processes = f" ({recording.ranks} processes)" if recording.ranks > 1 else ""
+        with step(index, len(recordings), f"recording {recording.id} on {target}{processes}", stream):
+            metas.append(record(recording, target, root, out))
+    return metas

@@ -1,0 +1,104 @@
+"""When a committed recording no longer matches the code: its cache key, and the state it is in.
+
+The key covers everything a recording's result depends on: the source of its
+snippet module and of every module under ``snippets/`` that it imports,
+directly or through others (package ``__init__`` files included), the
+function, the parameters, the number of processes and the device it is meant
+for. A change to the renderer changes none of them: it only re-renders.
+
+Standard library only: the recorder computes keys on a bare GPU machine.
+"""
+
+import ast
+import hashlib
+import json
+from pathlib import Path
+
+# Bump when the way recordings are made changes what they contain (2: one fresh process per recording).
+RECORDING_FORMAT = 2
+SNIPPETS_PACKAGE = "snippets"
+
+
+def module_path(root, module):
+    """The file that defines ``module`` under ``root``, or None when it is not a snippet module."""
+    base = Path(root, *module.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def imported_names(source, module, is_package):
+    """Every module name an import statement in ``source`` could refer to, relative imports resolved."""
+    package = module if is_package else module.rpartition(".")[0]
+    names = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1])
+                target = f"{base}.{node.module}" if node.module else base
+            else:
+                target = node.module or ""
+            names.append(target)
+            names += [f"{target}.{alias.name}" for alias in node.names]  # `from pkg import module`
+    return names
+
+
+def enclosing_packages(module):
+    """``a.b.c`` → ``a``, ``a.b``: the packages whose ``__init__`` runs when ``module`` is imported."""
+    parts = module.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts))]
+
+
+def snippet_modules(root, module):
+    """``module`` and every snippet module it imports, transitively: {name: path}, sorted by name."""
+    found, pending = {}, [module, *enclosing_packages(module)]
+    while pending:
+        name = pending.pop()
+        if name in found or name.split(".")[0] != SNIPPETS_PACKAGE:
+            continue
+        path = module_path(root, name)
+        if path is None:
+            continue
+        found[name] = path
+        imports = imported_names(path.read_text(), name, path.name == "__init__.py")
+        pending += [n for target in imports for n in (target, *enclosing_packages(target))]
+    return dict(sorted(found.items()))
+
+
+def cache_key(recording, root):
+    """Hash of the snippet modules' sources, the function, the parameters, the processes and the device."""
+    digest = hashlib.sha256()
+    for name, path in snippet_modules(root, recording.module).items():
+        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+    spec = {
+        "format": RECORDING_FORMAT,
+        "function": recording.function,
+        "params": recording.params,
+        "cpu_params": recording.cpu_params,
+        "ranks": recording.ranks,
+        "device": recording.device,
+    }
+    digest.update(json.dumps(spec, sort_keys=True).encode())
+    return digest.hexdigest()[:16]
+
+
+def read_meta(folder):
+    """The ``meta.json`` of a recording folder, or None when there is none."""
+    path = Path(folder) / "meta.json"
+    if not path.exists():
+        return None
+    return json.loads(path.read_text())
+
+
+def recording_state(recording, root, generated):
+    """("fresh" | "stale" | "missing", meta or None) for the committed recording."""
+    meta = read_meta(Path(generated) / recording.id)
+    if meta is None:
+        return "missing", None
+    if meta.get("cache_key") != cache_key(recording, root):
+        return "stale", meta
+    return "fresh", meta
