@@ -46,3 +46,12 @@ def test_the_scan_reads_the_project_and_finds_what_it_looks_for():
     assert references_outside("/work/main/docs") == ["/work/"]
     assert references_outside("Path(__file__).resolve().parents[2]") == ["parents[2]"]
     assert references_outside("ROOT / 'tests' / 'data' / 'traces'") == []
+
+
+def test_no_source_file_is_left_out_by_gitignore():
+    # A pattern meant for the built site (site/) once hid profguide/site/ from every clone.
+    ignored = subprocess.run(["git", "ls-files", "--others", "--ignored", "--exclude-standard", "-z", "profguide",
+                              "snippets", "tests", "docs", "benchmarks"], cwd=ROOT, capture_output=True,
+                             check=True).stdout.decode().split("\0")
+    source = [name for name in ignored if name.endswith((".py", ".md", ".json", ".gz", ".svg", ".txt"))]
+    assert source == []
