@@ -133,7 +133,8 @@ def site_files(root, checks, included):
     """The site's own fragments that pages include: every claim's check, and the benchmark results."""
     makers = {
         "claims.md": lambda: claims.claims_table(checks),
-        "explain-vs-hta.md": lambda: render.benchmark_fragment(json.loads((Path(root) / BENCHMARK_RESULTS).read_text())),
+        "explain-vs-hta.md": lambda: render.benchmark_fragment(
+            json.loads((Path(root) / BENCHMARK_RESULTS).read_text())),
     }
     unknown = sorted(set(included) - set(makers))
     if unknown:

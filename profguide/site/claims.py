@@ -16,8 +16,8 @@ import numpy as np
 
 from profguide.analysis.idle import busy_intervals, union_length
 from profguide.analysis.launches import synchronisations
-from profguide.analysis.select import gpu_window, profiler_steps
 from profguide.analysis.regions import region_calls
+from profguide.analysis.select import gpu_window, profiler_steps
 from profguide.site.recordings import (
     CpuShare,
     DeviceShare,

@@ -129,7 +129,8 @@ def events(data):
     document = json.loads(gzip.decompress(data.trace_path().read_bytes()))
     counts = Counter(event.get("ph") for event in document["traceEvents"] if isinstance(event, dict))
     total = sum(counts.values())
-    sentence = f"Of the {count_of(total, 'event')} in this recording's trace, {counts.get('X', 0):,} are complete events."
+    sentence = (f"Of the {count_of(total, 'event')} in this recording's trace, {counts.get('X', 0):,} are "
+                "complete events.")
     return {"events.md": sentence + "\n\n" + render.phases_table(counts) + "\n" + render.provenance_note(data.meta)}
 
 

@@ -3,6 +3,7 @@
 
 from profguide.site import render
 
+
 def test_steps_table_compares_with_the_fastest():
     table = render.steps_table([{"step": 0, "dur_us": 300, "start_us": 0}, {"step": 1, "dur_us": 100,
                                                                            "start_us": 300}])
