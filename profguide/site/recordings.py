@@ -180,7 +180,7 @@ class Recording:
         title: what the recording shows; ``{name}`` fields are filled from the parameters used.
         params: keyword arguments for ``function``.
         cpu_params: overrides for a recording meant for CUDA that is made on the CPU as a stand-in
-            (a CPU multiplies about a hundred times slower: the stand-in uses smaller sizes).
+            (a CPU multiplies hundreds of times slower than a GPU: the stand-in uses smaller sizes).
         device: the device the recording is meant for, ``"cuda"`` or ``"cpu"``.
         ranks: how many processes run the function together (one trace each).
         timeout_s: how long the processes may run.
