@@ -21,16 +21,9 @@ def run_script(path, cwd, *args, pythonpath=(ROOT,)):
     )
 
 
-def run_profguide(cwd, *args):
+def run_profguide(cwd, *args, pythonpath=(ROOT,)):
     """``python -m profguide ARGS`` from ``cwd``, the package importable; return the finished process."""
-    return run_script(ROOT / "profguide" / "__main__.py", cwd, *args)
-
-
-def run_script_text(text, cwd):
-    """Run Python source as a script from ``cwd``, the project on its path."""
-    path = Path(cwd) / "script.py"
-    path.write_text(text)
-    return run_script(path, cwd)
+    return run_script(ROOT / "profguide" / "__main__.py", cwd, *args, pythonpath=pythonpath)
 
 
 # A recording small enough to make in a test: the first snippet on 8×8 inputs, and a page that shows it.

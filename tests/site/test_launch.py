@@ -13,7 +13,7 @@ from profguide.errors import RecordingError
 from profguide.site import launch
 from profguide.site.recordings import RECORDINGS, Recording, by_id
 from profguide.site.staleness import cache_key
-from tests.helpers import ROOT, TINY, run_profguide, run_script
+from tests.helpers import ROOT, TINY, run_profguide
 
 ALLREDUCE = '''"""Two ranks add up a tensor with gloo, under the profiler."""
 
@@ -217,12 +217,11 @@ def test_recording_needs_only_torch_and_the_standard_library(project, tmp_path):
     # included, starts with what the rest of profguide uses blocked.
     (tmp_path / "bare").mkdir()
     (tmp_path / "bare" / "sitecustomize.py").write_text(BLOCKER)
-    done = run_script(ROOT / "profguide" / "__main__.py", project, "record", "basics-cpu-only", "--out",
-                      str(tmp_path / "out"), pythonpath=(tmp_path / "bare", ROOT))
+    done = run_profguide(project, "record", "basics-cpu-only", "--out", tmp_path / "out",
+                         pythonpath=(tmp_path / "bare", ROOT))
     assert done.returncode == 0, done.stderr
     assert json.loads((tmp_path / "out" / "basics-cpu-only" / "meta.json").read_text())["device"] == "cpu"
-    blocked = run_script(ROOT / "profguide" / "__main__.py", project, "explain", "x.json",
-                         pythonpath=(tmp_path / "bare", ROOT))
+    blocked = run_profguide(project, "explain", "x.json", pythonpath=(tmp_path / "bare", ROOT))
     assert "ModuleNotFoundError: import of msgspec halted" in blocked.stderr  # the blocker works
 
 
