@@ -1,5 +1,6 @@
-"""Words and numbers for people: durations, counts, and names from traces made short and safe."""
+"""Words and numbers for people: durations, sizes, counts, and names from traces and paths made short and safe."""
 
+import os
 import re
 
 CONTROL = dict.fromkeys([*range(32), 127], "?")
@@ -33,6 +34,19 @@ def count_of(n, noun):
     if n == 0:
         return f"no {noun}s"
     return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
+def format_size(count):
+    """A number of bytes as a short human string: 512 bytes, 32 MiB, 2 GiB."""
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if count >= scale:
+            return f"{count / scale:g} {unit}" if count % scale == 0 else f"{count / scale:.1f} {unit}"
+    return f"{count} bytes"
+
+
+def shown(path):
+    """A path as text a terminal can print: bytes of its name that are not UTF-8 become ``\\xNN``."""
+    return printable(os.fsencode(path).decode("utf-8", "backslashreplace"))
 
 
 def printable(name):

@@ -25,8 +25,7 @@ def region_calls(trace, name):
         start, end, lane = trace.ts[index], trace.end[index], trace.lane[index]
         inside = np.flatnonzero(host & (trace.lane == lane) & (trace.ts >= start) & (trace.end <= end))
         inside = inside[inside != index]
-        depths = np.array(nesting_depths(trace.slices(mask=np.isin(np.arange(len(trace)), inside))), dtype=int)
-        children = inside[depths == 0] if len(inside) else inside
+        children = inside[nesting_depths(trace.ts[inside], trace.end[inside]) == 0]
         launched = work[(launch_ts >= start) & (launch_ts < end)]
         calls.append({
             "start_us": float(start),

@@ -12,8 +12,6 @@ import numpy as np
 from profguide.trace.model import GPU_KINDS, GPU_WORK_KINDS, HOST_KINDS, KIND, NO_ID
 
 STEP_NAME = re.compile(r"ProfilerStep#(\d+)$")
-
-
 SYNC_CALLS = frozenset({
     "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
     "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize",
@@ -66,18 +64,17 @@ def gpu_lanes(trace):
     return lanes(trace, GPU_WORK_KINDS)
 
 
-def nesting_depths(slices):
-    """Depth of each slice on one lane: 0 for outermost, +1 per enclosing slice.
+def nesting_depths(starts, ends):
+    """Depth of each event of one lane: 0 for outermost, +1 per enclosing event.
 
-    ``slices`` must be sorted by (start, -duration), as Trace keeps them.
+    The events must be sorted by (start, -duration), as Trace keeps them.
     """
-    depths = []
-    open_ends = []
-    for s in slices:
-        while open_ends and open_ends[-1] <= s.ts:
+    depths, open_ends = np.zeros(len(starts), dtype=int), []
+    for index, (start, end) in enumerate(zip(np.asarray(starts).tolist(), np.asarray(ends).tolist(), strict=True)):
+        while open_ends and open_ends[-1] <= start:
             open_ends.pop()
-        depths.append(len(open_ends))
-        open_ends.append(s.end)
+        depths[index] = len(open_ends)
+        open_ends.append(end)
     return depths
 
 

@@ -18,11 +18,7 @@ from profguide.analysis.select import (
 from profguide.trace.model import KIND
 
 COMPUTE_BOUND_BUSY_PCT = 80  # a GPU busy this much of the window is the bottleneck
-
-
 EXPOSED_COMMUNICATION_PCT = 30  # communication not hidden behind computation, as a share of the window
-
-
 VERDICTS = {
     "cpu-only": "No GPU work in this trace: it profiles the host only.",
     "compute-bound": "The GPU is busy most of the time: speed comes from faster kernels, not from the host.",

@@ -38,38 +38,16 @@ IDLE_STYLE = {
 
 
 WIDTH = 800
-
-
 LABEL_WIDTH = 150
-
-
 RIGHT_MARGIN = 16
-
-
 ROW_HEIGHT = 20
-
-
 ROW_GAP = 2
-
-
 LANE_GAP = 12
-
-
 LEGEND_ROW = 20
-
-
 BRACKET_ROW = 26
-
-
 AXIS_HEIGHT = 34
-
-
 FONT_SIZE = 13  # 800 px wide in a ~690 px column: still 11 px on the page
-
-
 CHAR_WIDTH = 7.6  # average advance of the 13 px sans-serif face, for fitting labels
-
-
 THEME = (
     "<style>"
     ".pg-fig{--pg-ink:var(--md-default-fg-color,#1f1f24);--pg-soft:var(--md-default-fg-color--light,#5d5d68);"

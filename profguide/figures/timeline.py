@@ -2,7 +2,9 @@
 
 from xml.sax.saxutils import escape
 
-from profguide.analysis.select import activity_window, cpu_lanes, gpu_lanes, kinds_mask, nesting_depths
+import numpy as np
+
+from profguide.analysis.select import activity_window, kinds_mask, nesting_depths
 from profguide.figures.svg import (
     AXIS_HEIGHT,
     BRACKET_ROW,
@@ -22,21 +24,12 @@ from profguide.text import format_duration, kernel_name, printable
 from profguide.trace.model import HOST_KINDS
 
 GPU_DRAWN = frozenset({"kernel", "memcpy", "memset"})
-
-
 MAX_DEPTH = 8
-
-
 MAX_ARROWS = 300
-
-
 SVG_BUDGET = 120_000  # bytes of slices in one timeline: figures stay under 150 KB
-
-
 SLICE_BYTES = 190  # a slice's markup without its name, which appears in the tooltip and maybe the label
-
-
 MIN_DRAWN_WIDTH = 0.25  # px: narrower slices are left out (zoom in with a window to see them)
+MAX_LANES = 40  # the busiest lanes; a trace of thousands of threads or streams would not fit a page
 
 
 def display_name(s):
@@ -46,13 +39,6 @@ def display_name(s):
 
 def lane_label(pid, tid, on_gpu):
     return f"GPU {pid} · stream {tid}" if on_gpu else f"CPU · tid {tid}"
-
-
-def lane_rows(trace, lane, kinds, start, end):
-    """The slices of one lane inside the window, each with its nesting depth."""
-    mask = trace.lane_mask([lane]) & kinds_mask(trace, kinds)
-    slices = trace.slices(start, end, mask)
-    return list(zip(slices, nesting_depths(slices), strict=True))
 
 
 def slice_box(s, depth, scale, top, end):
@@ -107,46 +93,76 @@ def arrow_svg(x0, y0, x1, y1):
     )
 
 
-def within_budget(lanes, px_per_us, window, budget):
-    """Keep the widest slices whose estimated SVG fits in ``budget`` bytes, in their original order."""
+def drawable(trace, window, px_per_us):
+    """Indices of the events a timeline can show in the window: host work on CPU lanes, GPU work on GPU
+    lanes, each at least MIN_DRAWN_WIDTH wide (narrower ones never enclose wider ones, so depths hold)."""
     start, end = window
-    entries = [(lane, s, d) for lane, rows in lanes for s, d in rows]
-    widths = [(min(s.end, end) - max(s.ts, start)) * px_per_us for _, s, _ in entries]
-    cost = [SLICE_BYTES + len(s.name) for _, s, _ in entries]
-    if sum(cost) <= budget:
-        return lanes
-    kept, spent = set(), 0
-    for index in sorted(range(len(entries)), key=lambda i: (-widths[i], i)):
-        if spent + cost[index] > budget:
-            break
-        kept.add(index)
-        spent += cost[index]
-    grouped = {}
-    for index in sorted(kept):
-        lane, s, d = entries[index]
-        grouped.setdefault(lane, []).append((s, d))
-    return [(lane, grouped[lane]) for lane, _ in lanes if lane in grouped]
+    on_gpu_lane = np.zeros(len(trace.lanes), dtype=bool)
+    on_gpu_lane[np.unique(trace.lane[kinds_mask(trace, GPU_DRAWN)])] = True
+    right_kind = np.where(on_gpu_lane[trace.lane], kinds_mask(trace, GPU_DRAWN), kinds_mask(trace, HOST_KINDS))
+    width = (np.minimum(trace.end, end) - np.maximum(trace.ts, start)) * px_per_us
+    return np.flatnonzero(right_kind & (trace.end >= start) & (trace.ts <= end) & (width >= MIN_DRAWN_WIDTH)), \
+        on_gpu_lane
+
+
+def within_budget(trace, indices, widths, budget):
+    """The widest of ``indices`` whose estimated SVG fits in ``budget`` bytes, in their original order."""
+    name_bytes = np.array([len(name) for name in trace.names]) + SLICE_BYTES
+    cost = name_bytes[trace.name[indices]]
+    if cost.sum() <= budget:
+        return indices
+    order = np.lexsort((np.arange(len(indices)), -widths))
+    fits = np.cumsum(cost[order]) <= budget
+    return np.sort(indices[order[fits]])
+
+
+def lanes_to_draw(trace, window, px_per_us, budget):
+    """[(lane, on GPU, [(index, depth), …])] in drawing order (CPU lanes first), at most MAX_LANES of them.
+
+    Linear in events and lanes: each event is looked at once, grouped by lane with one sort.
+    """
+    start, end = window
+    candidates, on_gpu_lane = drawable(trace, window, px_per_us)
+    lane_codes = trace.lane[candidates]
+    order = np.lexsort((candidates, lane_codes))
+    candidates, lane_codes = candidates[order], lane_codes[order]
+    bounds = np.flatnonzero(np.diff(lane_codes)) + 1
+    kept = []
+    for group in np.split(candidates, bounds) if len(candidates) else []:
+        depths = nesting_depths(trace.ts[group], trace.end[group])
+        kept.append((group[depths < MAX_DEPTH], depths[depths < MAX_DEPTH]))
+    if not kept:
+        return []
+    # The lanes that hold the most drawn time, in the order the trace first uses them.
+    drawn_time = [float((np.minimum(trace.end[g], end) - np.maximum(trace.ts[g], start)).sum()) for g, _ in kept]
+    busiest = sorted(sorted(range(len(kept)), key=lambda i: -drawn_time[i])[:MAX_LANES],
+                     key=lambda i: (on_gpu_lane[trace.lane[kept[i][0][0]]], kept[i][0][0]))
+    indices = np.concatenate([kept[i][0] for i in busiest])
+    widths = (np.minimum(trace.end[indices], end) - np.maximum(trace.ts[indices], start)) * px_per_us
+    chosen = set(within_budget(trace, indices, widths, budget).tolist())
+    lanes = []
+    for i in busiest:
+        group, depths = kept[i]
+        rows = [(int(index), int(depth)) for index, depth in zip(group, depths, strict=True) if int(index) in chosen]
+        if rows:
+            lane = int(trace.lane[group[0]])
+            lanes.append((trace.lanes[lane], bool(on_gpu_lane[lane]), rows))
+    return lanes
 
 
 def timeline_lanes(trace, window, scale, top, highlight=(), callouts=(), arrows=True, budget=SVG_BUDGET):
     """The lanes of one timeline from y=top: (svg, bottom y, kinds drawn).
 
-    Slices narrower than MIN_DRAWN_WIDTH are left out, and, when the rest would
-    not fit in ``budget`` bytes, the narrowest of them too.
+    Slices narrower than MIN_DRAWN_WIDTH are left out; so are, when the rest
+    would not fit in ``budget`` bytes, the narrowest of them, and lanes beyond
+    the MAX_LANES busiest.
     """
-    start, end = window
+    end = window[1]
     px_per_us = (scale.right - scale.left) / max(scale.span, 1e-9)
-    specs = [((lane, False), HOST_KINDS) for lane in cpu_lanes(trace)]
-    specs += [((lane, True), GPU_DRAWN) for lane in gpu_lanes(trace)]
-    lanes = []
-    for key, lane_kinds in specs:
-        rows = [(s, d) for s, d in lane_rows(trace, key[0], lane_kinds, start, end)
-                if d < MAX_DEPTH and (min(s.end, end) - max(s.ts, start)) * px_per_us >= MIN_DRAWN_WIDTH]
-        if rows:
-            lanes.append((key, rows))
     body, kinds, boxes = [], set(), {}
     y = top
-    for (lane, on_gpu), rows in within_budget(lanes, px_per_us, window, budget):
+    for lane, on_gpu, rows in lanes_to_draw(trace, window, px_per_us, budget):
+        rows = [(trace.slice(index), depth) for index, depth in rows]
         height = (max(d for _, d in rows) + 1) * (ROW_HEIGHT + ROW_GAP)
         body.append(
             f'<rect class="pg-band" x="0" y="{y - 4}" width="{WIDTH}" height="{height + 8}"/>'

@@ -6,45 +6,70 @@ list without building objects, decodes it in batches into small typed
 structs (msgspec), keeps only the fields the analysis asks for as numpy
 columns, and drops each batch before the next: memory stays near the size of
 the file.
+
+It reads regular files only (a FIFO or a device would never end), and no more
+than ``max_bytes`` of JSON (a small gzip file can inflate without bound);
+anything it cannot read becomes a ``TraceError`` with one line.
 """
 
 import gzip
 import math
+import os
 import re
+import stat
 import zlib
+from operator import attrgetter
 from pathlib import Path
+from typing import Union
 
 import msgspec
 import numpy as np
 
 from profguide.errors import TraceError
+from profguide.text import format_size, shown
 from profguide.trace.model import CATEGORY_KINDS, GEMM_OPS, KIND, NO_ID, Trace
 
 BATCH = 65536
-
+BLOCK = 8 << 20
+MAX_BYTES = 2 << 30  # JSON a trace may hold before the loader stops; `--max-size` raises it
+HEAD_BYTES = 4 * BLOCK  # how far into a file the top-level traceEvents list must begin
+# Beyond these an event's time is not a measurement (µs: about the year 2286, and eleven days).
+TS_LIMIT = 1e16
+DUR_LIMIT = 1e12
 
 _NULL = msgspec.Raw(b"null")
 
 
-class _Args(msgspec.Struct, gc=False):
-    correlation: int | str | None = None
-    external_id: int | str | None = msgspec.field(name="External id", default=None)
-    bytes: float | str | None = None
-    occupancy: float | str | None = msgspec.field(name="est. achieved occupancy %", default=None)
+class _Args(msgspec.Struct, gc=False, frozen=True):
+    # Defaults that numpy takes as they are: a column of them needs no slow path.
+    correlation: int | str | None = NO_ID
+    external_id: int | str | None = msgspec.field(name="External id", default=NO_ID)
+    bytes: float | str | None = math.nan
+    occupancy: float | str | None = msgspec.field(name="est. achieved occupancy %", default=math.nan)
     # Raw: left undecoded (a reference into the batch) unless the op is a matrix multiply.
     input_dims: msgspec.Raw = msgspec.field(name="Input Dims", default=_NULL)
     input_type: msgspec.Raw = msgspec.field(name="Input type", default=_NULL)
 
 
-class _Event(msgspec.Struct, gc=False):
-    ph: str | None = None
+_NO_ARGS = _Args()
+
+
+class _Event(msgspec.Struct, gc=False, tag_field="ph", tag="X"):
+    """A complete event: the only kind the analysis reads."""
+
     cat: str | None = None
-    name: str | None = None
+    name: str = ""
     ts: float | str | None = None
-    dur: float | str | None = None
+    dur: float | str | None = 0.0
     pid: int | str | None = None
     tid: int | str | None = None
-    args: _Args | None = None
+    args: _Args = _NO_ARGS
+
+
+# Every other phase of the Trace Event Format, decoded as a tag alone: their fields are skipped unread.
+OTHER_PHASES = ("B", "E", "i", "I", "C", "b", "n", "e", "s", "t", "f", "P", "N", "O", "D", "M", "V", "v", "R", "c")
+_OTHERS = tuple(msgspec.defstruct(f"_Phase{index}", [], tag_field="ph", tag=phase, gc=False)
+                for index, phase in enumerate(OTHER_PHASES))
 
 
 class _Document(msgspec.Struct, gc=False):
@@ -53,33 +78,89 @@ class _Document(msgspec.Struct, gc=False):
     distributedInfo: object = None
 
 
-def read_bytes(path):
-    """The file's bytes, gunzipped when compressed; TraceError with one line on failure."""
-    path = Path(path)
+_DECODE_BATCH = msgspec.json.Decoder(list[Union[(_Event, *_OTHERS)]])  # noqa: UP007 - a union built from a tuple
+FIELD = {name: attrgetter(name) for name in ("ts", "dur", "cat", "name", "pid", "tid", "args")}
+ARG = {name: attrgetter(name) for name in ("correlation", "external_id", "bytes", "occupancy")}
+
+FILE_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+              (stat.S_ISSOCK, "a socket"))
+
+
+def check_source(path):
+    """A one-line TraceError unless ``path`` is a regular file this process can read."""
     try:
-        raw = path.read_bytes()
-        return gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw
+        mode = os.stat(path).st_mode
     except FileNotFoundError:
-        raise TraceError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise TraceError(f"{path}: is a folder, not a trace file") from None
+        raise TraceError(f"{shown(path)}: no such file") from None
     except PermissionError:
-        raise TraceError(f"{path}: permission denied") from None
+        raise TraceError(f"{shown(path)}: permission denied") from None
+    except OSError as error:
+        raise TraceError(f"{shown(path)}: {error.strerror}") from None
+    if stat.S_ISDIR(mode):
+        raise TraceError(f"{shown(path)}: is a folder, not a trace file")
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in FILE_KINDS if test(mode)), "not a regular file")
+        raise TraceError(f"{shown(path)}: {kind}, not a trace file: it would never end")
+
+
+class Capped:
+    """A binary stream that raises TraceError once more than ``limit`` bytes have been read from it."""
+
+    def __init__(self, stream, path, limit):
+        self.stream, self.path, self.limit, self.count = stream, path, limit, 0
+
+    def read(self, size):
+        data = self.stream.read(size)
+        self.count += len(data)
+        if self.count > self.limit:
+            raise TraceError(f"{shown(self.path)}: holds more than {format_size(self.limit)} of JSON; "
+                             "raise --max-size to read it")
+        return data
+
+    def position(self):
+        """How far through the file on disk (the compressed one, for gzip) reading has come."""
+        fileobj = getattr(self.stream, "fileobj", None)
+        return (fileobj or self.stream).tell()
+
+
+def is_gzip(path):
+    with open(path, "rb") as stream:
+        return stream.read(2) == b"\x1f\x8b"
+
+
+def opened(path, limit):
+    """The file's JSON as a capped stream, gunzipped when compressed."""
+    return Capped(gzip.open(path, "rb") if is_gzip(path) else open(path, "rb"), path, limit)
+
+
+def read_bytes(path, max_bytes=MAX_BYTES):
+    """The file's JSON bytes, gunzipped when compressed; TraceError with one line on failure."""
+    check_source(path)
+    try:
+        reader = opened(path, max_bytes)
+        try:
+            return reader.read(max_bytes + 1)
+        finally:
+            reader.stream.close()
+    except PermissionError:
+        raise TraceError(f"{shown(path)}: permission denied") from None
     except (EOFError, gzip.BadGzipFile, zlib.error):
-        raise TraceError(f"{path}: truncated or corrupt gzip data") from None
+        raise TraceError(f"{shown(path)}: truncated or corrupt gzip data") from None
 
 
 def decode_document(path, raw):
     try:
         document = msgspec.json.decode(raw, type=_Document)
     except msgspec.ValidationError as error:
-        raise TraceError(f"{path}: not a torch.profiler trace ({error})") from None
+        raise TraceError(f"{shown(path)}: not a torch.profiler trace ({error})") from None
     except msgspec.DecodeError as error:
-        raise TraceError(f"{path}: {describe_decode_error(raw, error, 'not valid JSON')}") from None
+        raise TraceError(f"{shown(path)}: {describe_decode_error(raw, error, 'not valid JSON')}") from None
     except UnicodeDecodeError:
-        raise TraceError(f"{path}: not UTF-8 text") from None
+        raise TraceError(f"{shown(path)}: not UTF-8 text") from None
+    except RecursionError:
+        raise TraceError(f"{shown(path)}: nested too deeply to be a torch.profiler trace") from None
     if document.traceEvents is None:
-        raise TraceError(f"{path}: no traceEvents list; not a torch.profiler trace")
+        raise TraceError(f"{shown(path)}: no traceEvents list; not a torch.profiler trace")
     return document
 
 
@@ -115,12 +196,14 @@ def number(value):
 def identifiers(values):
     """An int64 column of ids from ints, numeric strings and None; -1 where absent or unreadable."""
     try:
-        return np.array([NO_ID if v is None else v for v in values], dtype=np.int64)
+        return np.array(values, dtype=np.int64)
     except (TypeError, ValueError, OverflowError):
         return np.array([identifier(v) for v in values], dtype=np.int64)
 
 
 def identifier(value):
+    if value is None:
+        return NO_ID
     if isinstance(value, str):
         try:
             value = int(value)
@@ -139,7 +222,7 @@ def decode_batch(data, batches):
     skipped, so that one odd event does not cost the whole trace.
     """
     try:
-        return [e for e in _DECODE_BATCH.decode(data) if e.ph == "X"]
+        return [e for e in _DECODE_BATCH.decode(data) if type(e) is _Event]
     except msgspec.ValidationError:
         decoded = [coerce_event(e, batches["skipped"]) for e in msgspec.json.decode(data)]
     return [e for e in decoded if e is not None]
@@ -148,24 +231,27 @@ def decode_batch(data, batches):
 SCALARS = (int, float, str)
 
 
+def count_skipped(skipped, reason, count=1):
+    skipped[reason] = skipped.get(reason, 0) + count
+
+
 def coerce_event(event, skipped):
     """An _Event from a loosely decoded one, or None when it is not a usable complete event."""
     if not isinstance(event, dict) or event.get("ph") != "X":
         return None
-    name, category = event.get("name"), event.get("cat")
+    name, category = event.get("name", ""), event.get("cat")
     if not isinstance(name, SCALARS) or not isinstance(category, (*SCALARS, type(None))):
-        skipped["whose name or category is not text"] = skipped.get("whose name or category is not text", 0) + 1
+        count_skipped(skipped, "whose name or category is not text")
         return None
     args = event.get("args")
     return _Event(
-        ph="X",
         cat=None if category is None else str(category),
         name=str(name),
         ts=scalar(event.get("ts")),
-        dur=scalar(event.get("dur")),
+        dur=scalar(event.get("dur", 0.0)),
         pid=lane_id(event.get("pid")),
         tid=lane_id(event.get("tid")),
-        args=coerce_args(args) if isinstance(args, dict) else None,
+        args=coerce_args(args) if isinstance(args, dict) else _NO_ARGS,
     )
 
 
@@ -185,10 +271,10 @@ def coerce_args(args):
         return msgspec.Raw(msgspec.json.encode(args[key])) if key in args else _NULL
 
     return _Args(
-        correlation=scalar(args.get("correlation")),
-        external_id=scalar(args.get("External id")),
-        bytes=scalar(args.get("bytes")),
-        occupancy=scalar(args.get("est. achieved occupancy %")),
+        correlation=scalar(args.get("correlation", NO_ID)),
+        external_id=scalar(args.get("External id", NO_ID)),
+        bytes=scalar(args.get("bytes", math.nan)),
+        occupancy=scalar(args.get("est. achieved occupancy %", math.nan)),
         input_dims=raw("Input Dims"),
         input_type=raw("Input type"),
     )
@@ -203,18 +289,31 @@ class Codes(dict):
 
 
 def batch_columns(events, names, lanes, categories):
-    """Columns for one batch of complete events; the Codes ``names``, ``lanes``, ``categories`` grow."""
-    args = [e.args or _NO_ARGS for e in events]
+    """Columns for one batch of complete events; the Codes ``names``, ``lanes``, ``categories`` grow.
+
+    Fields are read in C (attrgetter and map) and converted by numpy; only an
+    odd value (a string, an out-of-range id) takes the slow path.
+    """
+    count = len(events)
+    if not count:
+        return None
+
+    args = list(map(FIELD["args"], events))
+
+    def field(name, objects=events):
+        return list(map((ARG if objects is args else FIELD)[name], objects))
+
     return {
-        "ts": floats([e.ts for e in events]),
-        "dur": floats([0.0 if e.dur is None else e.dur for e in events]),
-        "category": np.array([categories[e.cat] for e in events], dtype=np.int32),
-        "name": np.array([names[e.name or ""] for e in events], dtype=np.int32),
-        "lane": np.array([lanes[e.pid, e.tid] for e in events], dtype=np.int32),
-        "correlation": identifiers([a.correlation for a in args]),
-        "external_id": identifiers([a.external_id for a in args]),
-        "bytes": floats([a.bytes for a in args]),
-        "occupancy": floats([a.occupancy for a in args]),
+        "ts": floats(field("ts")),
+        "dur": floats(field("dur")),
+        "category": np.fromiter(map(categories.__getitem__, map(FIELD["cat"], events)), np.int32, count),
+        "name": np.fromiter(map(names.__getitem__, map(FIELD["name"], events)), np.int32, count),
+        "lane": np.fromiter(map(lanes.__getitem__, zip(map(FIELD["pid"], events), map(FIELD["tid"], events),
+                                                       strict=True)), np.int32, count),
+        "correlation": identifiers(field("correlation", args)),
+        "external_id": identifiers(field("external_id", args)),
+        "bytes": floats(field("bytes", args)),
+        "occupancy": floats(field("occupancy", args)),
     }
 
 
@@ -231,15 +330,9 @@ def decode_shapes(args):
     try:
         dims = msgspec.json.decode(args.input_dims)
         types = msgspec.json.decode(args.input_type)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         return None
-    return (dims, types) if isinstance(dims, list) else None
-
-
-_NO_ARGS = _Args()
-
-
-_DECODE_BATCH = msgspec.json.Decoder(list[_Event])
+    return (dims, types) if isinstance(dims, list) and isinstance(types, list) else None
 
 
 def trace_files(path):
@@ -247,24 +340,26 @@ def trace_files(path):
     path = Path(path)
     if not path.is_dir():
         return [path]
-    files = sorted(p for p in path.iterdir() if p.name.endswith((".json", ".json.gz")))
+    files = sorted(p for p in path.iterdir() if p.name.endswith((".json", ".json.gz")) and p.is_file())
     if not files:
-        raise TraceError(f"{path}: no .json or .json.gz trace files in this folder")
+        raise TraceError(f"{shown(path)}: no .json or .json.gz trace files in this folder")
     return files
 
 
-def load(path, progress=None):
+def load(path, progress=None, max_bytes=MAX_BYTES):
     """Load the trace at ``path`` (``.json`` or ``.json.gz``).
 
     ``progress``, if given, is called with the fraction of the work done.
     Raises TraceError, with a one-line message, for anything that is not a
-    readable trace with complete events.
+    readable trace with complete events, and for more than ``max_bytes`` of
+    JSON.
     """
     path = Path(path)
-    streamed = load_streaming(path, progress)
+    check_source(path)
+    streamed = load_streaming(path, progress, max_bytes)
     if streamed is not None:
         return streamed
-    return parse(read_bytes(path), path, progress)
+    return parse(read_bytes(path, max_bytes), path, progress)
 
 
 def parse(raw, source="trace", progress=None):
@@ -276,9 +371,12 @@ def parse(raw, source="trace", progress=None):
         try:
             add_batch(batches, decode_batch(b"[" + b",".join(events[start : start + BATCH]) + b"]", batches))
         except UnicodeDecodeError:
-            raise TraceError(f"{source}: not UTF-8 text") from None
+            raise TraceError(f"{shown(source)}: not UTF-8 text") from None
         except (msgspec.ValidationError, msgspec.DecodeError) as error:
-            raise TraceError(f"{source}: {describe_decode_error(raw, error, 'an event cannot be read')}") from None
+            message = describe_decode_error(raw, error, "an event cannot be read")
+            raise TraceError(f"{shown(source)}: {message}") from None
+        except RecursionError:
+            raise TraceError(f"{shown(source)}: an event is nested too deeply to read") from None
         if progress:
             progress(min(start + BATCH, len(events)) / len(events))
     del events, raw
@@ -294,20 +392,37 @@ def new_batches():
 def add_batch(batches, complete):
     """Append one batch of complete events to ``batches``."""
     chunk = batch_columns(complete, batches["names"], batches["lanes"], batches["categories"])
+    if chunk is None:
+        return
     batches["chunks"].append(chunk)
     gemm_codes = [code for name, code in batches["names"].items() if name in GEMM_OPS]
     for offset in np.flatnonzero(np.isin(chunk["name"], gemm_codes)):
-        batches["shapes"][batches["count"] + int(offset)] = decode_shapes(complete[offset].args or _NO_ARGS)
+        batches["shapes"][batches["count"] + int(offset)] = decode_shapes(complete[offset].args)
     batches["count"] += len(complete)
 
 
-TRACE_EVENTS = re.compile(rb'"traceEvents"\s*:\s*\[')
+TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+LIST_OPENS = re.compile(rb"\s*:\s*\[")
 
 
-BLOCK = 8 << 20
+def top_level_events(head):
+    """The offset just after the ``[`` of the document's own ``traceEvents`` list, or None if not in ``head``.
+
+    Strings are skipped whole and brackets counted, so a ``traceEvents`` key
+    nested inside metadata that comes first is not taken for the real one.
+    """
+    depth = 0
+    for token in TOKENS.finditer(head):
+        first = token.group()[:1]
+        if first == b'"':
+            if depth == 1 and token.group() == b'"traceEvents"' and (opens := LIST_OPENS.match(head, token.end())):
+                return opens.end()
+        else:
+            depth += 1 if first in b"[{" else -1
+    return None
 
 
-def load_streaming(path, progress=None):
+def load_streaming(path, progress=None, max_bytes=MAX_BYTES):
     """Load a trace written one event per line or more (as Kineto writes them), a block at a time.
 
     A literal newline can only stand outside JSON strings, so ``},`` at the
@@ -319,16 +434,14 @@ def load_streaming(path, progress=None):
     """
     try:
         size = path.stat().st_size
-        opener = gzip.open if is_gzip(path) else open
-        with opener(path, "rb") as stream:
-            return stream_events(path, stream, size, progress)
-    except (OSError, EOFError, zlib.error, ValueError, msgspec.ValidationError, msgspec.DecodeError):
+        reader = opened(path, max_bytes)
+        try:
+            return stream_events(path, reader, size, progress)
+        finally:
+            reader.stream.close()
+    except (OSError, EOFError, zlib.error, ValueError, RecursionError, msgspec.ValidationError,
+            msgspec.DecodeError):
         return None
-
-
-def is_gzip(path):
-    with open(path, "rb") as stream:
-        return stream.read(2) == b"\x1f\x8b"
 
 
 def last_event_end(data):
@@ -340,32 +453,37 @@ def last_event_end(data):
     return None
 
 
-def stream_events(path, stream, size, progress):
+def stream_events(path, reader, size, progress):
     head = b""
-    while (found := TRACE_EVENTS.search(head)) is None:
-        block = stream.read(BLOCK)
-        if not block or len(head) > 4 * BLOCK:
-            return None
+    while (start := top_level_events(head)) is None:
+        block = reader.read(BLOCK)
+        if not block:
+            return None  # the whole file is in `head`: reading it whole says what is wrong with it
+        if len(head) >= HEAD_BYTES:
+            raise TraceError(f"{shown(path)}: no traceEvents list in its first {format_size(HEAD_BYTES)}; "
+                             "not a torch.profiler trace")
         head += block
-    skeleton_start, pending = head[: found.end()], head[found.end() :]
+    skeleton_start = head[:start]
+    # One buffer, grown and trimmed in place; its first byte is spare, so that a batch's events can be
+    # decoded where they lie, between a '[' written there and a ']' written over the comma after them.
+    pending = bytearray(b"[")
+    pending += head[start:]
     batches = new_batches()
-    while block := stream.read(BLOCK):
+    while block := reader.read(BLOCK):
         pending += block
         cut = last_event_end(pending)
         if cut is None:
             if len(pending) > 4 * BLOCK:
                 return None
             continue
-        add_batch(batches, decode_batch(b"[" + pending[: cut[0]] + b"]", batches))
-        pending = pending[cut[1] :]
+        end, following = cut
+        pending[0], pending[end] = ord("["), ord("]")
+        with memoryview(pending) as view, view[: end + 1] as events:
+            add_batch(batches, decode_batch(events, batches))
+        del pending[: following - 1]
         if progress and size:
-            progress(min(stream_position(stream) / size, 1.0))
-    return finish_stream(path, pending, skeleton_start, batches)
-
-
-def stream_position(stream):
-    fileobj = getattr(stream, "fileobj", None)  # a gzip stream: progress through the compressed file
-    return (fileobj or stream).tell()
+            progress(min(reader.position() / size, 1.0))
+    return finish_stream(path, bytes(pending[1:]), skeleton_start, batches)
 
 
 def finish_stream(path, pending, skeleton_start, batches):
@@ -385,22 +503,33 @@ def finish_stream(path, pending, skeleton_start, batches):
     return None
 
 
+def valid_times(columns, skipped):
+    """Mask of the events whose start and duration are numbers a profiler could have measured."""
+    ts, dur = columns["ts"], columns["dur"]
+    finite = np.isfinite(ts) & np.isfinite(dur)
+    negative = finite & (dur < 0)
+    implausible = finite & ~negative & ((np.abs(ts) > TS_LIMIT) | (dur > DUR_LIMIT))
+    reasons = (("without a numeric ts or dur", ~finite), ("with a negative duration", negative),
+               ("with a start or duration no profiler measures (beyond the year 2286, or over 11 days)",
+                implausible))
+    for reason, mask in reasons:
+        if mask.any():
+            count_skipped(skipped, reason, int(mask.sum()))
+    return finite & ~negative & ~implausible
+
+
 def assemble(path, batches, document):
     """One Trace from the batches: valid events only, sorted by (start, -duration)."""
     chunks, skipped = batches["chunks"], batches["skipped"]
     columns = {key: np.concatenate([chunk.pop(key) for chunk in chunks]) for key in (list(chunks[0]) if chunks else ())}
     if not columns or not len(columns["ts"]):
-        raise TraceError(f"{path}: the trace holds no complete events")
-    finite = np.isfinite(columns["ts"]) & np.isfinite(columns["dur"])
-    negative = finite & (columns["dur"] < 0)
-    for reason, mask in (("without a numeric ts or dur", ~finite), ("with a negative duration", negative)):
-        if mask.any():
-            skipped[reason] = skipped.get(reason, 0) + int(mask.sum())
-    kept = np.flatnonzero(finite & ~negative)
+        raise TraceError(f"{shown(path)}: the trace holds no complete events")
+    valid = valid_times(columns, skipped)
+    kept = np.flatnonzero(valid)
     if not len(kept):
-        raise TraceError(f"{path}: the trace holds no complete events with valid times")
+        raise TraceError(f"{shown(path)}: the trace holds no complete events with valid times")
     order = kept[np.lexsort((-columns["dur"][kept], columns["ts"][kept]))]
-    new_index = np.full(len(finite), -1)
+    new_index = np.full(len(valid), -1)
     new_index[order] = np.arange(len(order))
     for key in list(columns):
         columns[key] = columns[key][order]

@@ -41,14 +41,8 @@ CATEGORY_KINDS = {
 
 
 GPU_KINDS = frozenset({"kernel", "memcpy", "memset", "gpu_annotation", "sync"})
-
-
 GPU_WORK_KINDS = frozenset({"kernel", "memcpy", "memset"})
-
-
 HOST_KINDS = frozenset({"cpu_op", "annotation", "runtime", "driver", "python"})
-
-
 NO_ID = -1
 
 
@@ -102,12 +96,6 @@ class Trace:
     @property
     def end(self):
         return self.ts + self.dur
-
-    def lane_mask(self, lanes):
-        """Boolean mask of the events on any of the (pid, tid) ``lanes``."""
-        wanted = set(lanes)
-        codes = [i for i, lane in enumerate(self.lanes) if lane in wanted]
-        return np.isin(self.lane, codes)
 
     def slice(self, index):
         """Event ``index`` as a Slice."""

@@ -9,9 +9,9 @@ from tests.helpers import make_trace as make
 
 
 def test_nesting_depths_follow_the_call_stack():
-    slices = make(cpu("outer", 0, 10), cpu("child", 1, 4), cpu("grandchild", 2, 1), cpu("sibling", 6, 3),
-                  cpu("after", 10, 2)).slices()
-    assert select.nesting_depths(slices) == [0, 1, 2, 1, 0]
+    t = make(cpu("outer", 0, 10), cpu("child", 1, 4), cpu("grandchild", 2, 1), cpu("sibling", 6, 3),
+             cpu("after", 10, 2))
+    assert select.nesting_depths(t.ts, t.end).tolist() == [0, 1, 2, 1, 0]
 
 
 def test_profiler_steps_in_order():
