@@ -14,10 +14,13 @@ checkout of the guide: the nearest folder above the working one that holds
 """
 
 import argparse
+import math
+import os
 import sys
 from pathlib import Path
 
 from profguide.site.recordings import RECORDINGS, by_id
+from profguide.text import format_tick
 
 
 def parse_args(argv):
@@ -51,16 +54,44 @@ def parse_args(argv):
     form.add_argument("--json", action="store_true", help="machine-readable output (a stable interface)")
     form.add_argument("--markdown", action="store_true", help="Markdown output")
     exp.add_argument("--step", type=int, metavar="N", help="measure over ProfilerStep#N only")
+    add_max_size(exp)
 
     drw = commands.add_parser("draw", help="draw a trace as an SVG timeline")
     drw.add_argument("trace", type=Path, help="a .json or .json.gz trace")
-    drw.add_argument("--out", type=Path, required=True, help="the SVG file to write")
+    drw.add_argument("--out", type=Path, required=True,
+                     help="the SVG file to write (a new file or a regular one; never the trace itself)")
+    add_max_size(drw)
     where = drw.add_mutually_exclusive_group()
     where.add_argument("--window", metavar="START:END",
                        help="times after the trace's first event, as Perfetto shows them: µs, or with "
                             "a unit (12ms:15.5ms)")
     where.add_argument("--step", type=int, metavar="N", help="draw ProfilerStep#N and the GPU work it launched")
     return parser.parse_args(argv)
+
+
+SIZE_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def parse_size(text):
+    """A size in bytes from '500M', '4G', '1.5G' or a plain number of bytes."""
+    number, unit = text.strip().upper().removesuffix("B").removesuffix("I"), ""
+    if number[-1:] in SIZE_UNITS:
+        number, unit = number[:-1], number[-1]
+    try:
+        value = float(number) * SIZE_UNITS[unit]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a size such as 4G or 500M") from None
+    if not 0 < value < 1 << 50:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a size such as 4G or 500M")
+    return int(value)
+
+
+def add_max_size(command):
+    from profguide.limits import MAX_BYTES
+    from profguide.text import format_size
+
+    command.add_argument("--max-size", type=parse_size, default=MAX_BYTES, metavar="SIZE",
+                         help=f"read at most this much JSON per trace, after gunzip (default {format_size(MAX_BYTES)})")
 
 
 def run_record(args):
@@ -101,9 +132,11 @@ def run_list(_args):
 def run_explain(args):
     from profguide import explain, trace
     from profguide.progress import bar
+    from profguide.text import shown
 
     files = trace.trace_files(args.trace)
-    summaries = [explain.explain_file(path, args.step, progress=bar(f"loading {path.name}")) for path in files]
+    summaries = [explain.explain_file(path, args.step, progress=bar(f"loading {shown(path.name)}"),
+                                      max_bytes=args.max_size) for path in files]
     if args.json:
         print(explain.to_json(summaries))
     else:
@@ -116,21 +149,31 @@ UNITS = {"ns": 1e-3, "us": 1.0, "µs": 1.0, "ms": 1e3, "s": 1e6}
 
 
 def parse_offset(text):
-    """A time after the trace's first event, in µs: '1500', '1.5ms', '2s'."""
+    """A time after the trace's first event, in µs: '1500', '1.5ms', '2s'; ValueError unless finite."""
     text = text.strip()
+    scale = 1.0
     for unit in sorted(UNITS, key=len, reverse=True):
         if text.endswith(unit):
-            return float(text[: -len(unit)]) * UNITS[unit]
-    return float(text)
+            text, scale = text[: -len(unit)], UNITS[unit]
+            break
+    value = float(text) * scale
+    if not math.isfinite(value):
+        raise ValueError(text)
+    return value
 
 
-def parse_window(text, origin):
+def parse_window(text, extent):
+    """The (start, end) of ``--window START:END``, cut to the trace's ``extent`` (its first and last µs)."""
+    origin, last = extent
     try:
-        start, end = (origin + parse_offset(part) for part in text.split(":"))
+        start, end = (parse_offset(part) for part in text.split(":"))
     except ValueError:
         raise KeyError(f"--window {text!r}: expected START:END, such as 0:1500 or 12ms:15.5ms") from None
     if not end > start:
         raise KeyError(f"--window {text!r}: END must come after START")
+    start, end = max(origin + start, origin), min(origin + end, last)
+    if not end > start:
+        raise KeyError(f"--window {text!r}: the trace spans 0 to {format_tick(last - origin)}; nothing is there")
     return start, end
 
 
@@ -138,38 +181,47 @@ def run_draw(args):
     from profguide import trace
     from profguide.analysis.select import activity_window, step_window
     from profguide.figures.timeline import timeline_svg
+    from profguide.files import check_target, replace_file
     from profguide.progress import bar
-    from profguide.text import count_of
+    from profguide.text import count_of, shown
 
-    loaded = trace.load(args.trace, progress=bar(f"loading {args.trace.name}"))
+    check_target(args.out, [args.trace])  # before the work, not after
+    loaded = trace.load(args.trace, progress=bar(f"loading {shown(args.trace.name)}"), max_bytes=args.max_size)
     if args.step is not None:
         window = step_window(loaded, args.step)
-    elif args.window:
-        window = parse_window(args.window, float(loaded.ts.min()))
+    elif args.window is not None:
+        window = parse_window(args.window, (float(loaded.ts.min()), float(loaded.end.max())))
     else:
         window = activity_window(loaded)
-    svg = timeline_svg(loaded, window, title=f"Timeline of {args.trace.name}")
-    temporary = args.out.with_name(args.out.name + ".tmp")
-    temporary.write_text(svg)
-    temporary.replace(args.out)
+    svg = timeline_svg(loaded, window, title=f"Timeline of {shown(args.trace.name)}")
+    replace_file(args.out, svg, [args.trace])
     drawn = svg.count("<rect x=")
-    shown = int(((loaded.end >= window[0]) & (loaded.ts <= window[1])).sum())
-    print(f"wrote {args.out} ({len(svg.encode()) // 1024} KiB, {count_of(drawn, 'slice')} drawn)")
-    if drawn < shown:
-        print(f"{count_of(shown - drawn, 'slice')} too narrow to see were left out: use --window or --step to zoom in",
-              file=sys.stderr)
+    shown_events = int(((loaded.end >= window[0]) & (loaded.ts <= window[1])).sum())
+    print(f"wrote {shown(args.out)} ({len(svg.encode()) // 1024} KiB, {count_of(drawn, 'slice')} drawn)")
+    if drawn < shown_events:
+        print(f"left out {count_of(shown_events - drawn, 'slice')} too narrow to see or beyond the busiest lanes: "
+              "use --window or --step to zoom in", file=sys.stderr)
     return 0
 
 
 def main(argv=None):
-    from profguide.errors import ProjectError, RecordingError, TraceError
+    from profguide.errors import OutputError, ProjectError, RecordingError, TraceError
 
+    # A name from a trace or a path that is not UTF-8 prints as escapes rather than stopping the output.
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="backslashreplace")
     args = parse_args(sys.argv[1:] if argv is None else argv)
     handler = {"record": run_record, "build": run_build, "list": run_list, "explain": run_explain,
                "draw": run_draw}[args.command]
     try:
-        return handler(args)
-    except (RecordingError, TraceError, ProjectError) as error:
+        code = handler(args)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        # The reader stopped early (`| head`): leave quietly, as other command-line tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    except (RecordingError, TraceError, ProjectError, OutputError) as error:
         print(f"profguide: {error}", file=sys.stderr)
         return 2
     except KeyError as error:

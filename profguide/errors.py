@@ -11,3 +11,7 @@ class RecordingError(Exception):
 
 class ProjectError(Exception):
     """The guide's source checkout is not where the command needs it."""
+
+
+class OutputError(Exception):
+    """A file to write is not one profguide may replace (a device, a link, a folder, the input itself)."""

@@ -12,7 +12,8 @@ from pathlib import Path
 from profguide import trace
 from profguide.analysis.select import step_window
 from profguide.analysis.verdict import summarise
-from profguide.text import count_of, cut, format_duration
+from profguide.limits import MAX_BYTES
+from profguide.text import count_of, cut, format_duration, shown
 
 WINDOW_MEANING = "first to last GPU op (kernels, memcpy, memset), all streams"
 IDLE_LABELS = {
@@ -23,9 +24,9 @@ IDLE_LABELS = {
 }
 
 
-def explain_file(path, step=None, progress=None):
+def explain_file(path, step=None, progress=None, max_bytes=MAX_BYTES):
     """The summary of one trace file, over a step's window or HTA's window."""
-    return explain_trace(trace.load(path, progress=progress), path, step)
+    return explain_trace(trace.load(path, progress=progress, max_bytes=max_bytes), path, step)
 
 
 def explain_trace(loaded, path, step=None):
@@ -60,7 +61,7 @@ def at(summary, ts):
 def headline(summary):
     device = cut(summary["device"]) if summary["device"] else "device not named in the trace"
     rank = f", rank {summary['rank']}" if summary["rank"] is not None else ""
-    return f"{Path(summary['file']).name} ({device}{rank}, {count_of(summary['events'], 'complete event')})"
+    return f"{shown(Path(summary['file']).name)} ({device}{rank}, {count_of(summary['events'], 'complete event')})"
 
 
 def verdict_lines(summary):

@@ -118,12 +118,21 @@ def peak_tflops(name, dtype):
     return None
 
 
+def shape(value):
+    """``value`` as a tensor shape (a list of non-negative whole numbers), or None."""
+    if isinstance(value, list) and all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in value):
+        return value
+    return None
+
+
 def gemm_flops(op, dims):
     """Floating-point operations of one matrix multiply from its input shapes, or None."""
     skip = GEMM_FLOP_SHAPES.get(op)
-    if skip is None or len(dims) < skip + 2:
+    if skip is None or not isinstance(dims, list) or len(dims) < skip + 2:
         return None
-    a, b = dims[skip], dims[skip + 1]
+    a, b = shape(dims[skip]), shape(dims[skip + 1])
+    if a is None or b is None:
+        return None
     if len(a) == 2 and len(b) == 2 and a[1] == b[0]:
         return 2 * a[0] * a[1] * b[1]
     if len(a) == 3 and len(b) == 3 and a[0] == b[0] and a[2] == b[1]:
@@ -138,14 +147,13 @@ def gemm_throughput(trace):
     kernel_ids, kernel_durs = trace.external_id[kernels][order], trace.dur[kernels][order]
     device = device_name(trace)
     groups = {}
-    for index, shape in trace.shapes.items():
+    for index, (dims, types) in trace.shapes.items():
         name = trace.names[trace.name[index]]
-        dims, types = shape
         flops = gemm_flops(name, dims)
         external = trace.external_id[index]
         if flops is None or external == NO_ID:
             continue
-        low, high = np.searchsorted(kernel_ids, [external, external + 1])
+        low, high = np.searchsorted(kernel_ids, external, "left"), np.searchsorted(kernel_ids, external, "right")
         if high == low:
             continue
         dtype = str(types[GEMM_FLOP_SHAPES[name]]) if len(types) > GEMM_FLOP_SHAPES[name] else "?"

@@ -14,6 +14,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from profguide.errors import RecordingError, TraceError
+from profguide.files import replace_file
 from profguide.progress import step
 from profguide.site import claims, launch, render
 from profguide.site.data import RecordingData
@@ -48,14 +50,6 @@ def page_includes(docs):
     return found
 
 
-def refresh_device(recording, meta, gpus):
-    """The device to re-record a stale or missing recording on, or the reason not to: (device, reason)."""
-    device = launch.default_device(recording, gpus)
-    if device == "cpu" and recording.device == "cuda" and meta and meta.get("device") == "cuda":
-        return None, "stale CUDA recording; no GPU here to refresh it (run `make figures` on a GPU)"
-    return device, None
-
-
 def rendered(data, names):
     """The files made for the fragments ``names`` that pages include (recording files need no making)."""
     own = set(launch.recording_files(data.ranks))
@@ -73,9 +67,7 @@ def write_if_changed(path, text):
     if path.exists() and path.read_text() == text:
         return False
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(text)
-    temporary.replace(path)
+    replace_file(path, text)
     return True
 
 
@@ -104,22 +96,23 @@ def build_recording(recording, root, generated, included, refresh, check, gpus, 
     state, meta = recording_state(recording, root, generated)
     action = "kept"
     if state != "fresh" and refresh and not check:
-        device, reason = refresh_device(recording, meta, gpus)
+        device, reason = launch.device_for(recording, meta, gpus)
         if device is None:
             action = "not refreshed: " + reason
         else:
             with step(*position, f"recording {recording.id} on {device}", stream):
                 launch.record(recording, device, root, generated)
             state, action = "fresh", f"recorded on {device}"
-    if state == "missing":
-        return Status(recording.id, state, "nothing to render"), []
+    if state in ("missing", "broken"):
+        broken = (f"{recording.id}: its meta.json cannot be read: record it again",) if state == "broken" else ()
+        return Status(recording.id, state, "nothing to render", broken), []
     if not included:
         return Status(recording.id, state, action, (f"{recording.id}: no page includes anything from it",)), []
     folder = Path(generated) / recording.id
     data = RecordingData(recording, folder)
     try:
         files = rendered(data, included)
-    except FragmentError as error:
+    except (FragmentError, RecordingError, TraceError) as error:
         return Status(recording.id, state, action, (f"{recording.id}: {error}",)), []
     done, problems = settle(folder, files, set(launch.recording_files(data.ranks)), check)
     if action == "kept":
@@ -170,8 +163,17 @@ def build(recordings, root, generated=None, refresh=False, check=False, gpus=Non
         action, problems = settle(generated / SITE, files, set(), check)
     except FragmentError as error:
         action, problems = "kept", [str(error)]
+    problems += leftovers(generated)
     statuses.append(Status(SITE, "fresh", action, tuple(problems)))
     return statuses, checks
+
+
+def leftovers(generated):
+    """Folders an interrupted `profguide record` left in ``generated`` (its staging and set-aside folders)."""
+    folder = Path(generated)
+    names = sorted(p.name for p in folder.iterdir() if p.is_dir() and p.name.startswith(".")) if folder.is_dir() else []
+    return [f"left by an interrupted recording: {folder / name}; delete it, and record again what is missing"
+            for name in names]
 
 
 def problems(statuses):

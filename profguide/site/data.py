@@ -6,7 +6,17 @@ from functools import cached_property
 from pathlib import Path
 
 from profguide import trace as trace_io
+from profguide.errors import RecordingError
 from profguide.site.launch import rank_file
+from profguide.site.staleness import read_meta
+
+TIMES = ("count", "self_cpu_us", "cpu_total_us", "self_device_us", "device_total_us")
+
+
+def summary_row(row):
+    """Whether ``row`` is a summary row as the recorder writes it: a name and numbers."""
+    return isinstance(row, dict) and isinstance(row.get("name"), str) and all(
+        isinstance(row.get(key), (int, float)) and not isinstance(row.get(key), bool) for key in TIMES)
 
 
 @dataclass(eq=False)
@@ -18,7 +28,7 @@ class RecordingData:
 
     @cached_property
     def meta(self):
-        return json.loads((self.folder / "meta.json").read_text())
+        return read_meta(self.folder)
 
     @property
     def ranks(self):
@@ -45,4 +55,12 @@ class RecordingData:
 
     @cached_property
     def rows(self):
-        return json.loads((self.folder / rank_file("averages.json", 0, self.ranks)).read_text())
+        """Rank 0's summary rows: a list of dicts with the names and times the renderers read."""
+        path = self.folder / rank_file("averages.json", 0, self.ranks)
+        try:
+            rows = json.loads(path.read_text())
+        except (OSError, UnicodeDecodeError, ValueError) as error:
+            raise RecordingError(f"{path}: not readable ({str(error).splitlines()[0]})") from None
+        if not isinstance(rows, list) or not all(summary_row(row) for row in rows):
+            raise RecordingError(f"{path}: not a list of summary rows")
+        return rows

@@ -11,7 +11,8 @@ writes its own trace.
 A single-process recording's folder holds ``trace.json.gz``, ``table.txt``,
 ``averages.json`` and ``meta.json``; a recording of N ranks holds
 ``trace-rank<r>.json.gz``, ``table-rank<r>.txt`` and ``averages-rank<r>.json``
-for each rank, and one ``meta.json``. The meta file carries the provenance
+for each rank, and one ``meta.json``. A new recording is assembled in a
+staging folder and swapped in whole. The meta file carries the provenance
 (device, torch, CUDA and Python versions, date, each process's id), the
 parameters, the cache key, and whether the recording is a CPU stand-in.
 
@@ -34,7 +35,7 @@ from pathlib import Path
 from profguide.errors import RecordingError
 from profguide.progress import step
 from profguide.site.record import FAILURE
-from profguide.site.staleness import cache_key, read_meta
+from profguide.site.staleness import cache_key, readable_meta
 
 RANK_FILES = ("trace.json.gz", "table.txt", "averages.json")
 
@@ -77,7 +78,7 @@ def check_devices(recording, device):
 
 def check_replacement(recording, device, folder, key):
     """Refuse to replace a fresh CUDA recording with a CPU one."""
-    existing = read_meta(folder)
+    existing = readable_meta(folder)
     if device == "cpu" and existing and existing.get("device") == "cuda" and existing.get("cache_key") == key:
         raise RecordingError(
             f"{recording.id}: refusing to replace a fresh CUDA recording "
@@ -186,21 +187,36 @@ def provenance(recording, device, key, params, processes):
     }
 
 
-def write_folder_atomically(folder, files, ranks):
-    """Move ``files`` (name → path of the new file) into ``folder`` without leaving a half-new recording.
-
-    Each file is renamed into place in order, ``meta.json`` last: it carries
-    the cache key, so an interrupted write leaves the recording stale (old
-    key), never passing as complete. Files of an earlier recording with
-    another number of ranks are removed; rendered files are kept.
-    """
+def swap_in(folder, new_folder):
+    """Put ``new_folder`` where ``folder`` is, whole: the old one is renamed aside, the new one into place,
+    and the old one removed. Interrupted, it leaves the recording missing and a dot-folder beside it
+    (which `build --check` reports), never a mix of old and new files."""
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    ranks_before = (read_meta(folder) or {}).get("ranks", 1)
-    for name in set(recording_files(ranks_before)) - set(recording_files(ranks)):
-        (folder / name).unlink(missing_ok=True)
-    for name, path in files.items():
-        Path(path).replace(folder / name)
+    if not folder.exists():
+        new_folder.rename(folder)
+        return
+    aside = Path(tempfile.mkdtemp(prefix=f".{folder.name}.old-", dir=folder.parent))
+    aside.rmdir()
+    folder.rename(aside)
+    new_folder.rename(folder)
+    shutil.rmtree(aside)
+
+
+def assemble_recording(staging, folders, meta, ranks, existing):
+    """The new recording's folder in ``staging``: each rank's files under its name, the meta, and the
+    rendered files of the recording it replaces (the build re-renders them)."""
+    recording = Path(staging) / "recording"
+    recording.mkdir()
+    for rank, folder in enumerate(folders):
+        for name in RANK_FILES:
+            (folder / name).replace(recording / rank_file(name, rank, ranks))
+    (recording / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+    if existing.is_dir():
+        old_ranks = set(recording_files((readable_meta(existing) or {}).get("ranks", 1)))
+        for path in existing.iterdir():
+            if path.is_file() and path.name not in old_ranks and not (recording / path.name).exists():
+                shutil.copy2(path, recording / path.name)
+    return recording
 
 
 def record(recording, device, root, out):
@@ -221,23 +237,41 @@ def record(recording, device, root, out):
         folders = [folder_of_rank for _, folder_of_rank, _ in started]
         processes = [json.loads((f / "process.json").read_text()) for f in folders]
         meta = provenance(recording, device, key, params, processes)
-        (staging / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
-        files = {rank_file(name, rank, recording.ranks): f / name
-                 for rank, f in enumerate(folders) for name in RANK_FILES}
-        files["meta.json"] = staging / "meta.json"
-        write_folder_atomically(folder, files, recording.ranks)
+        swap_in(folder, assemble_recording(staging, folders, meta, recording.ranks, folder))
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return meta
 
 
+def device_for(recording, meta, gpus):
+    """The device to record on when none is named, or why not to: (device, None) or (None, reason).
+
+    The recording's own device when this machine can run it, else the CPU as
+    a stand-in, except over a CUDA recording, which a CPU run never replaces
+    unless asked to by name.
+    """
+    device = default_device(recording, gpus)
+    if device == "cpu" and recording.device == "cuda" and meta and meta.get("device") == "cuda":
+        return None, "a CUDA recording; no GPU here to record it again (run `make figures` on a GPU)"
+    return device, None
+
+
 def record_all(recordings, device, root, out, stream=None):
-    """Record each recording in turn, a progress line as each starts and ends; return their metas."""
+    """Record each recording in turn, a progress line as each starts and ends; return their metas.
+
+    Without a ``device``, each goes where ``device_for`` says, and nothing is
+    recorded if any of them would replace a CUDA recording with a CPU one.
+    """
     stream = stream or sys.stderr
     gpus = gpu_count() if device is None else None
+    targets = {r.id: device_for(r, readable_meta(Path(out) / r.id), gpus) if device is None else (device, None)
+               for r in recordings}
+    refused = [f"{rid}: {reason}" for rid, (_, reason) in targets.items() if reason]
+    if refused:
+        raise RecordingError("; ".join(refused) + "; to replace it with a CPU stand-in anyway, pass --device cpu")
     metas = []
     for index, recording in enumerate(recordings, 1):
-        target = device or default_device(recording, gpus)
+        target = targets[recording.id][0]
         processes = f" ({recording.ranks} processes)" if recording.ranks > 1 else ""
         with step(index, len(recordings), f"recording {recording.id} on {target}{processes}", stream):
             metas.append(record(recording, target, root, out))

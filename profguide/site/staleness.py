@@ -14,6 +14,8 @@ import hashlib
 import json
 from pathlib import Path
 
+from profguide.errors import RecordingError
+
 # Bump when the way recordings are made changes what they contain (2: one fresh process per recording).
 RECORDING_FORMAT = 2
 SNIPPETS_PACKAGE = "snippets"
@@ -86,17 +88,41 @@ def cache_key(recording, root):
     return digest.hexdigest()[:16]
 
 
+# What every meta.json holds, with its type: the renderers read these.
+META_FIELDS = {"cache_key": str, "device": str, "device_name": str, "torch": str, "python": str, "recorded_at": str,
+               "params": dict}
+
+
 def read_meta(folder):
-    """The ``meta.json`` of a recording folder, or None when there is none."""
+    """The ``meta.json`` of a recording folder; None when there is none; RecordingError when unreadable."""
     path = Path(folder) / "meta.json"
     if not path.exists():
         return None
-    return json.loads(path.read_text())
+    try:
+        meta = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise RecordingError(f"{path}: not a readable meta.json ({str(error).splitlines()[0]})") from None
+    wrong = [name for name, kind in META_FIELDS.items() if not isinstance(meta, dict) or
+             not isinstance(meta.get(name), kind)]
+    if wrong:
+        raise RecordingError(f"{path}: not a recording's meta.json (no {', '.join(wrong)})")
+    return meta
+
+
+def readable_meta(folder):
+    """``read_meta``, with an unreadable meta.json taken as none: a broken recording may be replaced."""
+    try:
+        return read_meta(folder)
+    except RecordingError:
+        return None
 
 
 def recording_state(recording, root, generated):
-    """("fresh" | "stale" | "missing", meta or None) for the committed recording."""
-    meta = read_meta(Path(generated) / recording.id)
+    """("fresh" | "stale" | "missing" | "broken", meta or None) for the committed recording."""
+    try:
+        meta = read_meta(Path(generated) / recording.id)
+    except RecordingError:
+        return "broken", None
     if meta is None:
         return "missing", None
     if meta.get("cache_key") != cache_key(recording, root):

@@ -26,16 +26,13 @@ import msgspec
 import numpy as np
 
 from profguide.errors import TraceError
+from profguide.limits import DUR_LIMIT, MAX_BYTES, TS_LIMIT
 from profguide.text import format_size, shown
 from profguide.trace.model import CATEGORY_KINDS, GEMM_OPS, KIND, NO_ID, Trace
 
 BATCH = 65536
 BLOCK = 8 << 20
-MAX_BYTES = 2 << 30  # JSON a trace may hold before the loader stops; `--max-size` raises it
 HEAD_BYTES = 4 * BLOCK  # how far into a file the top-level traceEvents list must begin
-# Beyond these an event's time is not a measurement (µs: about the year 2286, and eleven days).
-TS_LIMIT = 1e16
-DUR_LIMIT = 1e12
 
 _NULL = msgspec.Raw(b"null")
 
@@ -439,6 +436,8 @@ def load_streaming(path, progress=None, max_bytes=MAX_BYTES):
             return stream_events(path, reader, size, progress)
         finally:
             reader.stream.close()
+    except TraceError:
+        raise  # a verdict on the whole file (too large, no trace in it), not a reason to read it whole
     except (OSError, EOFError, zlib.error, ValueError, RecursionError, msgspec.ValidationError,
             msgspec.DecodeError):
         return None

@@ -5,8 +5,6 @@ import io
 import json
 import shutil
 
-import pytest
-
 from profguide.site import build, launch
 from profguide.site.recordings import RECORDINGS, Claim, CpuShare
 from profguide.site.staleness import recording_state
@@ -43,23 +41,6 @@ def test_page_includes_finds_every_generated_include(tmp_path):
     (tmp_path / "part").mkdir()
     (tmp_path / "part" / "b.md").write_text('--8<-- "docs/generated/rec/figure.md"\n')
     assert build.page_includes(tmp_path) == {"rec": {"figure.md": ["a.md", "part/b.md"], "explain.md": ["a.md"]}}
-
-
-@pytest.mark.parametrize(
-    ("intended", "existing", "gpus", "expected"),
-    [
-        ("cuda", None, 1, "cuda"),
-        ("cuda", {"device": "cpu"}, 1, "cuda"),
-        ("cuda", None, 0, "cpu"),
-        ("cuda", {"device": "cpu"}, 0, "cpu"),
-        ("cuda", {"device": "cuda"}, 0, None),
-        ("cpu", {"device": "cpu"}, 1, "cpu"),
-    ],
-)
-def test_refresh_device(intended, existing, gpus, expected):
-    device, reason = build.refresh_device(dataclasses.replace(TINY, device=intended), existing, gpus)
-    assert device == expected
-    assert (reason is None) == (expected is not None)
 
 
 def test_build_renders_exactly_what_the_pages_include(project):

@@ -99,7 +99,8 @@ def test_trace_gzip_is_reproducible_bytes(project):
 
 def fake_cuda_meta(folder, key):
     folder.mkdir(parents=True)
-    meta = {"device": "cuda", "device_name": "NVIDIA H200", "cache_key": key}
+    meta = {"device": "cuda", "device_name": "NVIDIA H200", "cache_key": key, "torch": "2.11.0", "python": "3.12.3",
+            "recorded_at": "2026-11-30T00:00:00+00:00", "params": {"size": 8}}
     (folder / "meta.json").write_text(json.dumps(meta))
     return meta
 
@@ -127,6 +128,23 @@ def test_cuda_needs_a_gpu_per_process(project, monkeypatch, ranks, gpus, message
     with pytest.raises(RecordingError) as raised:
         launch.record(dataclasses.replace(TINY, ranks=ranks), "cuda", project, project / "out")
     assert str(raised.value) == message
+
+
+@pytest.mark.parametrize(
+    ("intended", "existing", "gpus", "expected"),
+    [
+        ("cuda", None, 1, "cuda"),
+        ("cuda", {"device": "cpu"}, 1, "cuda"),
+        ("cuda", None, 0, "cpu"),
+        ("cuda", {"device": "cpu"}, 0, "cpu"),
+        ("cuda", {"device": "cuda"}, 0, None),
+        ("cpu", {"device": "cpu"}, 1, "cpu"),
+    ],
+)
+def test_device_for_never_puts_a_cpu_run_over_a_cuda_one(intended, existing, gpus, expected):
+    device, reason = launch.device_for(dataclasses.replace(TINY, device=intended), existing, gpus)
+    assert device == expected
+    assert (reason is None) == (expected is not None)
 
 
 @pytest.mark.parametrize(("ranks", "gpus", "device"), [(1, 0, "cpu"), (1, 1, "cuda"), (2, 1, "cpu"), (2, 2, "cuda")])
