@@ -15,10 +15,10 @@ from profguide.analysis.verdict import summarise
 from profguide.limits import MAX_BYTES
 from profguide.text import count_of, cut, format_duration, shown
 
-WINDOW_MEANING = "first to last GPU op (kernels, memcpy, memset), all streams"
 IDLE_LABELS = {
     "host": "waiting for the host to launch",
     "sync": "host blocked in a sync",
+    "profiler": "the profiler's own work",
     "queued": "next op already queued",
     "other": "unexplained",
 }
@@ -32,12 +32,10 @@ def explain_file(path, step=None, progress=None, max_bytes=MAX_BYTES):
 def explain_trace(loaded, path, step=None):
     """The summary of a loaded trace; ``path`` names it."""
     window = step_window(loaded, step) if step is not None else None
-    summary = summarise(loaded, window)
+    meaning = f"ProfilerStep#{step} and the GPU work it launched" if step is not None else None
+    summary = summarise(loaded, window, meaning)
     summary["file"] = str(path)
     summary["trace_start_us"] = float(loaded.ts.min())
-    summary["window_definition"] = f"ProfilerStep#{step} and the GPU work it launched" if step is not None else (
-        WINDOW_MEANING
-    )
     rank = (loaded.distributed_info or {}).get("rank")
     summary["rank"] = rank if isinstance(rank, int) else None
     return summary
@@ -80,6 +78,14 @@ def verdict_lines(summary):
         ]
         if parts:
             lines.append("Idle time by cause: " + "; ".join(parts) + ".")
+        activities = [
+            f"{row['meaning']} {100 * row['idle_us'] / window['dur_us']:.1f}%"
+            + (f" ({cut(row['top'][0][0], 60)})" if row["top"] and activity != "python" else "")
+            for activity, row in sorted(summary["idle"]["by_activity"].items(), key=lambda item: -item[1]["idle_us"])
+            if row["idle_us"] > 0
+        ]
+        if activities:
+            lines.append("While the GPU waited for the host, the host was: " + "; ".join(activities) + ".")
     return lines
 
 
@@ -94,17 +100,37 @@ def evidence_lines(summary):
             f"{format_duration(durations[len(durations) // 2])}, slowest #{slowest['step']} "
             f"{format_duration(slowest['dur_us'])}."
         )
-    for api, stats in (summary["launch_latency_us"] or {}).items():
+    for api, stats in summary["launch_delay_us"].items():
         lines.append(
-            f"Launch latency ({api} API, launch call to GPU start): p50 {format_duration(stats['p50'])}, "
+            f"Launch delay ({api} API, call end to GPU start, stream empty): p50 {format_duration(stats['p50'])}, "
             f"p95 {format_duration(stats['p95'])}, max {format_duration(stats['max'])} over {stats['count']:,} ops."
         )
-    offset = summary["lane_offset"]
-    if offset and offset["ops_starting_before_launch"]:
+    queueing = summary["queueing_us"]
+    if queueing:
         lines.append(
-            f"Lane offset: {offset['ops_starting_before_launch']:,} GPU ops start before the call that launched "
-            f"them; the GPU lane is shifted by at least {format_duration(offset['estimated_offset_us'])}."
+            f"Queueing (call end to GPU start, behind earlier work on the stream): p50 "
+            f"{format_duration(queueing['p50'])}, p95 {format_duration(queueing['p95'])} "
+            f"over {queueing['count']:,} ops."
         )
+    skew = summary["clock_skew"]
+    if skew and skew["ops_starting_before_launch"]:
+        lines.append(
+            f"Clock skew: {skew['ops_starting_before_launch']:,} GPU ops start before the call that launched them: "
+            f"the GPU's clock runs at least {format_duration(skew['at_least_us'])} ahead of the host's."
+        )
+    for name, row in summary["profiler_overhead"]["by_name"].items():
+        lines.append(
+            f"Profiler overhead: {cut(name)} {row['count']:,}×, {format_duration(row['total_us'])}, the GPU idle for "
+            f"{format_duration(row['gpu_idle_during_us'])} of it; first at {at(summary, row['first_start_us'])}."
+        )
+    left_out = summary["left_out_of_window"]
+    if left_out:
+        lines.append(
+            f"Window: {left_out['rule']}; here that is {left_out['ops']:,} ops, {percent(left_out['busy_pct'])} of "
+            "the GPU's busy time, so they are measured too."
+        )
+    for category, count in summary["unanalysed_events"].items():
+        lines.append(f"Not analysed: {count:,} events of category {cut(category)}.")
     syncs = summary["synchronisations"]
     if syncs["host_calls"]:
         longest = syncs["longest"][0]

@@ -49,7 +49,7 @@ The region encloses its ops.
 
 CATEGORY = {"cpu_op": "cpu_op", "annotation": "user_annotation", "runtime": "cuda_runtime",
             "driver": "cuda_driver", "kernel": "kernel", "memcpy": "gpu_memcpy", "memset": "gpu_memset",
-            "sync": "cuda_sync"}
+            "sync": "cuda_sync", "overhead": "overhead", "python": "python_function"}
 
 
 def event(name, ts, dur, kind="cpu_op", pid=100, tid=1, **args):

@@ -1,5 +1,11 @@
 """`profguide draw`: a trace, a step or a window of it, as an SVG file."""
 
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
 from profguide import cli
 from tests.helpers import TRACES
 
@@ -15,3 +21,64 @@ def test_draw_command(tmp_path, capsys):
     assert cli.main(["draw", str(source), "--out", str(out), "--window", "2ms:1ms"]) == 2
     assert capsys.readouterr().err.endswith("END must come after START\n")
     assert not list(tmp_path.glob("*.tmp"))
+
+
+def draw(capsys, *args):
+    code = cli.main(["draw", *map(str, args)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("kind", ["device", "link", "folder", "input", "root", "empty"])
+def test_draw_never_replaces_what_is_not_its_own_file(capsys, tmp_path, kind):
+    source = tmp_path / "trace.json.gz"
+    shutil.copy(TRACES / "a100_cuda_event_sync.json.gz", source)
+    before = source.read_bytes()
+    link = tmp_path / "link.svg"
+    link.symlink_to(tmp_path / "target.svg")
+    out = {"device": "/dev/null", "link": link, "folder": tmp_path, "input": source, "root": "/", "empty": ""}[kind]
+    code, stdout, err = draw(capsys, source, "--out", out)
+    assert (code, stdout) == (2, "") and err.startswith("profguide: ") and err.count("\n") == 1
+    assert source.read_bytes() == before and not (tmp_path / "target.svg").exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+@pytest.mark.parametrize(("window", "message"), [
+    ("0:inf", "expected START:END"), ("nan:5", "expected START:END"), ("", "expected START:END"),
+    ("1:2:3", "expected START:END"), ("5s:6s", "nothing is there"), ("1e308ms:2e308ms", "expected START:END"),
+])
+def test_windows_that_cannot_be_drawn_are_one_line(capsys, tmp_path, window, message):
+    code, _, err = draw(capsys, TRACES / "a100_cuda_event_sync.json.gz", "--out", tmp_path / "w.svg",
+                        f"--window={window}")
+    assert code == 2 and message in err and err.count("\n") == 1
+    assert not (tmp_path / "w.svg").exists()
+
+
+def test_a_window_wider_than_the_trace_is_cut_to_it(capsys, tmp_path):
+    source = TRACES / "a100_cuda_event_sync.json.gz"
+    assert draw(capsys, source, "--out", tmp_path / "huge.svg", "--window=-1.7e308:1.7e308")[0] == 0
+    assert draw(capsys, source, "--out", tmp_path / "whole.svg")[0] == 0
+    assert (tmp_path / "huge.svg").read_text() == (tmp_path / "whole.svg").read_text()
+
+
+def test_a_name_that_is_not_utf8_is_printed_escaped(capsys, tmp_path):
+    import os
+
+    source = Path(os.fsdecode(bytes(tmp_path) + b"/trace-\xff.json.gz"))
+    shutil.copy(TRACES / "a100_cuda_event_sync.json.gz", source)
+    out = Path(os.fsdecode(bytes(tmp_path) + b"/out-\xfe.svg"))
+    code, stdout, _ = draw(capsys, source, "--out", out)
+    assert code == 0 and "out-\\xfe.svg" in stdout and out.is_file()
+    assert "trace-\\xff.json.gz" in out.read_text()  # the title names the file readably
+
+
+def test_thousands_of_lanes_are_cut_to_the_busiest(capsys, tmp_path):
+    from profguide.figures.timeline import MAX_LANES
+
+    events = [{"ph": "X", "cat": "kernel", "name": "k", "ts": i % 100, "dur": 50 + i % 7, "pid": 0, "tid": i}
+              for i in range(20_000)]
+    source = tmp_path / "streams.json"
+    source.write_text(json.dumps({"traceEvents": events}))
+    code, _, err = draw(capsys, source, "--out", tmp_path / "s.svg")
+    assert code == 0 and "beyond the busiest lanes" in err
+    assert 0 < (tmp_path / "s.svg").read_text().count('class="pg-band"') <= MAX_LANES

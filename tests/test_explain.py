@@ -46,7 +46,8 @@ def test_text_puts_the_verdict_first(capsys):
     assert lines[1].startswith("Verdict: ")
     assert "GPU busy" in lines[2] and "idle" in lines[2]
     assert any(line.startswith("Where to look") for line in lines)
-    assert "Communication: " in out and "Launch latency (runtime API" in out
+    assert "Communication: " in out and "Launch delay (runtime API" in out
+    assert "While the GPU waited for the host, the host was: running ops and launching their kernels" in out
 
 
 def test_markdown_has_a_kernel_table(capsys):
@@ -207,5 +208,7 @@ def test_the_reference_page_states_the_thresholds_the_code_uses():
     page = (ROOT / "docs" / "reference" / "explain.md").read_text()
     assert f"take over {verdict.EXPOSED_COMMUNICATION_PCT}% of the window" in page
     assert f"busy at least {verdict.COMPUTE_BOUND_BUSY_PCT}% of the window" in page
+    assert f"at least {verdict.SYNC_STARTS_PCT}% of that wait began while the host sat in a synchronisation" in page
+    assert f"less than {verdict.HTA_WINDOW_MIN_BUSY_PCT}% of the\nGPU's busy time" in page
     for name in verdict.VERDICTS:
         assert f"| `{name}` |" in page

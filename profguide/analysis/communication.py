@@ -4,7 +4,8 @@ import re
 
 import numpy as np
 
-from profguide.analysis.idle import busy_intervals, union_length
+from profguide.analysis.idle import busy_intervals
+from profguide.analysis.intervals import union_length
 from profguide.analysis.kernels import kernel_rows
 from profguide.analysis.select import kinds_mask, names_where
 from profguide.trace.model import KIND

@@ -2,31 +2,10 @@
 
 import numpy as np
 
+from profguide.analysis.host import idle_by_activity
+from profguide.analysis.intervals import clip, inside_any, merge
 from profguide.analysis.select import gpu_work, host_syncs, launch_of
-
-
-def merge(starts, ends):
-    """The union of intervals as sorted, disjoint (starts, ends) arrays."""
-    if not len(starts):
-        return np.empty(0), np.empty(0)
-    order = np.argsort(starts, kind="stable")
-    starts, ends = starts[order], np.maximum.accumulate(ends[order])
-    new_run = np.ones(len(starts), dtype=bool)
-    new_run[1:] = starts[1:] > ends[:-1]
-    run_ends = np.append(np.flatnonzero(new_run)[1:] - 1, len(starts) - 1)
-    return starts[new_run], ends[run_ends]
-
-
-def clip(starts, ends, window):
-    """Intervals cut to the window, empty ones dropped."""
-    starts, ends = np.maximum(starts, window[0]), np.minimum(ends, window[1])
-    keep = ends > starts
-    return starts[keep], ends[keep]
-
-
-def union_length(starts, ends):
-    merged_starts, merged_ends = merge(np.asarray(starts, float), np.asarray(ends, float))
-    return float((merged_ends - merged_starts).sum())
+from profguide.trace.model import KIND
 
 
 def busy_intervals(trace, window, mask=None):
@@ -47,70 +26,65 @@ def idle_gaps(busy, window):
 IDLE_CAUSES = {
     "host": "the GPU waited for the host to launch the next op",
     "sync": "the host was blocked in a synchronisation when the GPU ran out of work",
+    "profiler": "the profiler's own work (an Activity Buffer Request, a Buffer Flush) covered the gap",
     "queued": "the next op was already queued (back-to-back launches, or a wait on another stream)",
     "other": "the next op has no launch call in the trace to explain the gap",
 }
+LATE_LAUNCH = ("host", "sync")  # the causes in which the GPU waited for the host: split by host activity
 
 
-def inside_any(trace, events, times):
-    """For each time, whether it falls inside one of the ``events`` (indices)."""
-    if not len(events):
-        return np.zeros(len(times), dtype=bool)
-    order = events[np.argsort(trace.ts[events], kind="stable")]
-    reach = np.maximum.accumulate(trace.end[order])  # furthest end among events started so far
-    position = np.searchsorted(trace.ts[order], times, side="right") - 1
-    return (position >= 0) & (reach[np.maximum(position, 0)] >= times)
+def next_launches(trace, ops, gap_ends):
+    """For each gap: the op that ends it (the first GPU op of ``ops`` starting at or after its end) and
+    the call that launched that op, as indices (-1 for none)."""
+    work = np.flatnonzero(ops)
+    if not len(work):
+        return np.full(len(gap_ends), -1), np.full(len(gap_ends), -1)
+    order = work[np.argsort(trace.ts[work], kind="stable")]
+    position = np.searchsorted(trace.ts[order], gap_ends)
+    next_op = np.where(position < len(order), order[np.minimum(position, len(order) - 1)], -1)
+    launch = np.where(next_op >= 0, launch_of(trace, np.maximum(next_op, 0)), -1)
+    return next_op, launch
 
 
-def covered(busy, starts, ends):
-    """Length of the merged ``busy`` intervals inside each [start, end]."""
-    busy_starts, busy_ends = busy
-    if not len(busy_starts):
-        return np.zeros(len(starts))
-    done_before = np.concatenate(([0.0], np.cumsum(busy_ends - busy_starts)))  # busy time of the first k intervals
-
-    def busy_until(times):
-        started = np.searchsorted(busy_starts, times, side="right")
-        last = np.maximum(started - 1, 0)
-        still_ahead = np.where(started > 0, np.maximum(busy_ends[last] - times, 0), 0)
-        return done_before[started] - still_ahead
-
-    return busy_until(np.asarray(ends, float)) - busy_until(np.asarray(starts, float))
+def gap_causes(trace, gap_starts, gap_ends, launch):
+    """Why the GPU was idle in each gap, as a key of IDLE_CAUSES."""
+    causes = np.full(len(gap_starts), "other", dtype=object)
+    launch_end = np.where(launch >= 0, trace.end[np.maximum(launch, 0)], np.nan)
+    syncs = host_syncs(trace)
+    in_sync = inside_any(trace.ts[syncs], trace.end[syncs], gap_starts)
+    causes[(launch >= 0) & (launch_end <= gap_starts)] = "queued"
+    causes[(launch >= 0) & (launch_end > gap_starts)] = "host"
+    causes[(launch >= 0) & (launch_end > gap_starts) & in_sync] = "sync"
+    overhead = np.flatnonzero(trace.kind == KIND["overhead"])
+    causes[inside_any(trace.ts[overhead], trace.end[overhead], (gap_starts + gap_ends) / 2)] = "profiler"
+    return causes
 
 
 def idle_breakdown(trace, window, ops=None):
-    """GPU idle time inside the window, split by cause, with the longest gaps.
+    """GPU idle time inside the window, split by cause, the host's part by host activity, with the
+    longest gaps.
 
     ``ops`` (a mask) says which GPU events count as busy; by default kernels, memcpy and memset.
     """
     ops = gpu_work(trace) if ops is None else ops
     busy = busy_intervals(trace, window, ops)
     gap_starts, gap_ends = idle_gaps(busy, window)
-    work = np.flatnonzero(ops)
-    causes = np.full(len(gap_starts), "other", dtype=object)
-    if len(work) and len(gap_starts):
-        # The op that ends each gap: the first GPU op starting at or after the gap's end.
-        order = work[np.argsort(trace.ts[work], kind="stable")]
-        position = np.searchsorted(trace.ts[order], gap_ends)
-        has_next = position < len(order)
-        next_op = np.where(has_next, order[np.minimum(position, len(order) - 1)], -1)
-        launch = np.where(next_op >= 0, launch_of(trace, np.maximum(next_op, 0)), -1)
-        launch_end = np.where(launch >= 0, trace.end[np.maximum(launch, 0)], np.nan)
-        in_sync = inside_any(trace, host_syncs(trace), gap_starts)
-        causes[(launch >= 0) & (launch_end <= gap_starts)] = "queued"
-        causes[(launch >= 0) & (launch_end > gap_starts)] = "host"
-        causes[(launch >= 0) & (launch_end > gap_starts) & in_sync] = "sync"
+    _, launch = next_launches(trace, ops, gap_ends)
+    causes = gap_causes(trace, gap_starts, gap_ends, launch)
     lengths = gap_ends - gap_starts
     by_cause = {
         cause: {"idle_us": float(lengths[causes == cause].sum()), "gaps": int((causes == cause).sum()),
                 "meaning": meaning}
         for cause, meaning in IDLE_CAUSES.items()
     }
+    late = np.isin(causes, LATE_LAUNCH)
+    launching_lanes = np.where(late & (launch >= 0), trace.lane[np.maximum(launch, 0)], -1)
     longest = np.argsort(-lengths, kind="stable")[:5]
     return {
         "busy_us": float((busy[1] - busy[0]).sum()),
         "idle_us": float(lengths.sum()),
         "by_cause": by_cause,
+        "by_activity": idle_by_activity(trace, gap_starts[late], gap_ends[late], launching_lanes[late]),
         "longest_gaps": [
             {"start_us": float(gap_starts[i]), "dur_us": float(lengths[i]), "cause": str(causes[i])} for i in longest
         ],

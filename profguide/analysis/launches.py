@@ -1,46 +1,71 @@
-"""From a launch call to its GPU op: delays, their distribution, the lanes' clock offset, and syncs."""
+"""From a launch call to its GPU op: launch delay against queueing, clock skew, the profiler's overhead, syncs."""
 
 import numpy as np
 
-from profguide.analysis.idle import busy_intervals, covered
+from profguide.analysis.idle import busy_intervals
+from profguide.analysis.intervals import covered
 from profguide.analysis.kernels import distribution
 from profguide.analysis.select import gpu_work, host_syncs, kinds_mask, launch_of
 from profguide.trace.model import KIND
 
 
+def launch_timing(trace):
+    """For each GPU op joined to its launch call: the call's index, how long after the call ended the op
+    started, and whether its stream was empty then (no earlier op on it still to finish)."""
+    ops = np.flatnonzero(gpu_work(trace))
+    launch = launch_of(trace, ops)
+    ops, launch = ops[launch >= 0], launch[launch >= 0]
+    ready = trace.end[launch]
+    by_stream = np.lexsort((trace.ts[ops], trace.lane[ops]))
+    earlier_end = np.full(len(ops), -np.inf)
+    same_stream = trace.lane[ops[by_stream[1:]]] == trace.lane[ops[by_stream[:-1]]]
+    earlier_end[by_stream[1:]] = np.where(same_stream, trace.end[ops[by_stream[:-1]]], -np.inf)
+    return launch, trace.ts[ops] - ready, earlier_end <= ready
+
+
 def launch_delays(trace):
-    """For each GPU op joined to its launch call: (launch call index, launch start → op start in µs)."""
+    """Launch delay and queueing, named apart.
+
+    *Launch delay* is the time from a launch call's end to its op's start on
+    a stream that was empty when the call ended: the cost of launching,
+    by API (runtime, driver). *Queueing* is the same span for ops whose stream
+    was still busy: time spent waiting behind earlier work.
+    """
+    launch, wait, empty = launch_timing(trace)
+    delay = {
+        api: distribution(wait[empty & (trace.kind[launch] == KIND[api])])
+        for api in ("runtime", "driver")
+        if (empty & (trace.kind[launch] == KIND[api])).any()
+    }
+    return {"launch_delay_us": delay, "queueing_us": distribution(wait[~empty])}
+
+
+def clock_skew(trace):
+    """GPU ops that start before the call that launched them began: the host's and the GPU's clocks
+    disagree by at least the largest such lead (None when no op is joined to its launch)."""
     ops = np.flatnonzero(gpu_work(trace))
     launch = launch_of(trace, ops)
     joined = launch >= 0
-    return launch[joined], trace.ts[ops[joined]] - trace.ts[launch[joined]]
-
-
-def launch_latency(trace):
-    """Launch call start → GPU op start, per API (runtime, driver), as distributions."""
-    launch, delay = launch_delays(trace)
-    return {
-        api: distribution(delay[trace.kind[launch] == KIND[api]])
-        for api in ("runtime", "driver")
-        if (trace.kind[launch] == KIND[api]).any()
-    }
-
-
-def lane_offset(trace):
-    """How far the GPU lane may be shifted against the CPU lane.
-
-    A GPU op cannot start before the call that launched it; where some appear
-    to, the two clocks disagree by at least that much.
-    """
-    _, delay = launch_delays(trace)
-    if not len(delay):
+    if not joined.any():
         return None
-    early = delay < 0
-    return {
-        "min_launch_to_start_us": float(delay.min()),
-        "ops_starting_before_launch": int(early.sum()),
-        "estimated_offset_us": float(-delay.min()) if early.any() else 0.0,
-    }
+    lead = trace.ts[launch[joined]] - trace.ts[ops[joined]]
+    early = lead > 0
+    return {"ops_starting_before_launch": int(early.sum()), "at_least_us": float(lead.max()) if early.any() else 0.0}
+
+
+def profiler_overhead(trace):
+    """The profiler's own work that CUPTI reports (Activity Buffer Request, Buffer Flush …), by name: how
+    often, how long, and how much of that time the GPU sat idle."""
+    overhead = np.flatnonzero(trace.kind == KIND["overhead"])
+    busy_during = covered(busy_intervals(trace, (-np.inf, np.inf)), trace.ts[overhead], trace.end[overhead])
+    names = {}
+    for index, busy_us in zip(overhead.tolist(), busy_during.tolist(), strict=True):
+        row = names.setdefault(trace.names[trace.name[index]], {"count": 0, "total_us": 0.0, "gpu_idle_during_us": 0.0,
+                                                                 "first_start_us": float(trace.ts[index])})
+        row["count"] += 1
+        row["total_us"] += float(trace.dur[index])
+        row["gpu_idle_during_us"] += float(trace.dur[index]) - busy_us
+    return {"events": int(len(overhead)), "total_us": float(trace.dur[overhead].sum()), "by_name": names}
 
 
 def synchronisations(trace):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from profguide.analysis.idle import union_length
+from profguide.analysis.intervals import union_length
 from profguide.analysis.select import gpu_work, kinds_mask, launch_of, nesting_depths
 
 

@@ -1,10 +1,13 @@
 """The verdict on a trace, the summary ``profguide explain`` reports, and the facts captions quote."""
 
+import numpy as np
+
 from profguide.analysis.communication import communication
 from profguide.analysis.compile import compile_markers
-from profguide.analysis.idle import busy_intervals, idle_breakdown, union_length
+from profguide.analysis.idle import LATE_LAUNCH, busy_intervals, idle_breakdown
+from profguide.analysis.intervals import union_length
 from profguide.analysis.kernels import device_name, gemm_throughput, memory_traffic, occupancy, top_kernels
-from profguide.analysis.launches import lane_offset, launch_latency, synchronisations
+from profguide.analysis.launches import clock_skew, launch_delays, profiler_overhead, synchronisations
 from profguide.analysis.select import (
     activity_window,
     cpu_lanes,
@@ -17,54 +20,129 @@ from profguide.analysis.select import (
 )
 from profguide.trace.model import KIND
 
+WINDOW_MEANING = "first to last GPU op (kernels, memcpy, memset), all streams"
+
 COMPUTE_BOUND_BUSY_PCT = 80  # a GPU busy this much of the window is the bottleneck
 EXPOSED_COMMUNICATION_PCT = 30  # communication not hidden behind computation, as a share of the window
+SYNC_STARTS_PCT = 50  # late launches after a sync, as a share of the host's idle time, make the run sync-bound
+HTA_WINDOW_MIN_BUSY_PCT = 25  # HTA's window must hold this much of the GPU's busy time, or the tool widens it
 VERDICTS = {
     "cpu-only": "No GPU work in this trace: it profiles the host only.",
+    "not-analysed": "This trace holds device events profguide does not analyse ({categories}): it can say "
+    "nothing about that device's busy or idle time.",
     "compute-bound": "The GPU is busy most of the time: speed comes from faster kernels, not from the host.",
-    "launch-bound": "The GPU often waits for the host to launch work: the run is launch- or overhead-bound.",
-    "sync-bound": "The GPU runs dry while the host waits in synchronisations: the run is waiting on syncs.",
     "communication-bound": "Communication kernels take much of the time without overlapping computation.",
+    "input-bound": "The GPU waits while the host loads the next batch ({label}): load it in worker processes "
+    "(DataLoader num_workers), pin its memory, and prefetch it.",
+    "sync-bound": "The GPU runs dry while the host waits in a synchronisation ({label}): read values back from "
+    "the GPU less often (log every N steps), so that the host can queue work ahead.",
+    "optimizer-bound": "The GPU waits while the host runs the optimizer step op by op ({label}): use a fused or "
+    "foreach optimizer (fused=True), or capture the step in a CUDA graph.",
+    "python-bound": "The GPU waits while the host runs Python that no op records ({label}): profile with "
+    "with_stack=True to find it, and move it out of the step.",
+    "launch-bound": "The GPU waits while the host issues many small ops ({label}): fewer, larger ops "
+    "(torch.compile, batching) or CUDA graphs cut the launches.",
+    "profiler-bound": "The GPU waits on the profiler's own work ({label}): profile more steps and look past it; "
+    "the run itself is not slowed by this.",
     "idle-queued": "The GPU is idle between ops that were already queued: dependencies between streams, "
     "or many tiny ops back to back.",
     "idle-unexplained": "The GPU is idle much of the time, and the trace has no launch calls that explain why.",
 }
+ACTIVITY_VERDICTS = {"data loading": "input-bound", "sync": "sync-bound", "optimizer": "optimizer-bound",
+                     "python": "python-bound", "region": "python-bound", "ops": "launch-bound",
+                     "backward": "launch-bound"}
+
+
+def top_label(row):
+    return row["top"][0][0] if row["top"] else "?"
+
+
+def late_launch_verdict(idle):
+    """The verdict when the host launched late: named after what the host was doing, with its label."""
+    activities = idle["by_activity"]
+    dominant = max(activities, key=lambda name: activities[name]["idle_us"])
+    late_us = sum(idle["by_cause"][cause]["idle_us"] for cause in LATE_LAUNCH)
+    after_sync = idle["by_cause"]["sync"]["idle_us"]
+    if dominant != "data loading" and late_us and 100 * after_sync / late_us >= SYNC_STARTS_PCT:
+        syncs = activities["sync"]
+        return "sync-bound", top_label(syncs) if syncs["top"] else "the call the gaps began in"
+    return ACTIVITY_VERDICTS[dominant], top_label(activities[dominant])
 
 
 def verdict(summary):
-    """The verdict and its evidence, from a ``summary`` dict as ``explain`` builds it."""
+    """(the verdict, the name it points at) from a ``summary`` dict as ``explain`` builds it."""
     if summary["window"] is None:
-        return "cpu-only"
+        unread = summary["unanalysed_events"]
+        return ("not-analysed", ", ".join(sorted(unread))) if unread else ("cpu-only", "")
     comm = summary["communication"]
     window_us = summary["window"]["dur_us"]
     if comm["kernel_us"] and comm["exposed_us"] > EXPOSED_COMMUNICATION_PCT / 100 * window_us:
-        return "communication-bound"
+        return "communication-bound", ""
     if summary["gpu_busy_pct"] >= COMPUTE_BOUND_BUSY_PCT:
-        return "compute-bound"
-    causes = summary["idle"]["by_cause"]
-    largest = max(causes, key=lambda cause: causes[cause]["idle_us"])
-    return {"host": "launch-bound", "sync": "sync-bound", "queued": "idle-queued"}.get(largest, "idle-unexplained")
+        return "compute-bound", ""
+    idle = summary["idle"]
+    causes = idle["by_cause"]
+    late = sum(causes[cause]["idle_us"] for cause in LATE_LAUNCH)
+    largest = max(("queued", "profiler", "other"), key=lambda cause: causes[cause]["idle_us"])
+    if late >= causes[largest]["idle_us"]:
+        return late_launch_verdict(idle)
+    if largest == "profiler":
+        return "profiler-bound", ", ".join(summary["profiler_overhead"]["by_name"]) or "overhead events"
+    return {"queued": "idle-queued"}.get(largest, "idle-unexplained"), ""
 
 
-def summarise(trace, window=None):
-    """Everything ``profguide explain`` reports, for one window (default: HTA's, with HTA's ops)."""
-    if window is None:
-        ops = hta_ops(trace)
-        window = hta_window(trace)
+def measured_window(trace):
+    """(ops, window, what it is) for a whole trace: HTA's rule, unless it leaves out most of the GPU's work.
+
+    HolisticTraceAnalysis drops the ops launched in the last ProfilerStep; on
+    a trace whose last step holds nearly all the kernels, that leaves a window
+    of a few µs. Then every op on a stream counts, and the summary says what
+    HTA's rule would have left out.
+    """
+    everything = on_a_stream(trace)
+    ops, window = hta_ops(trace), hta_window(trace)
+    all_busy = union_length(*busy_intervals(trace, (-np.inf, np.inf), everything))
+    hta_busy = union_length(*busy_intervals(trace, (-np.inf, np.inf), ops)) if window else 0.0
+    left_out = int(everything.sum() - ops.sum())
+    if window and (not all_busy or 100 * hta_busy / all_busy >= HTA_WINDOW_MIN_BUSY_PCT):
+        meaning = WINDOW_MEANING + (f", leaving out the {left_out:,} launched in the last ProfilerStep, as "
+                                    "HolisticTraceAnalysis does" if left_out else "")
+        return ops, window, meaning, None
+    start, end = float(trace.ts[everything].min()), float(trace.end[everything].max())
+    dropped = {"ops": left_out, "busy_us": all_busy - hta_busy,
+               "busy_pct": 100 * (all_busy - hta_busy) / all_busy if all_busy else 100.0,
+               "rule": "HolisticTraceAnalysis leaves out the GPU ops launched in the last ProfilerStep"}
+    meaning = (f"{WINDOW_MEANING}; HTA's rule would leave out {left_out:,} ops launched in the last ProfilerStep, "
+               f"{dropped['busy_pct']:.0f}% of the GPU's busy time, so none is left out here")
+    return everything, (start, end), meaning, dropped
+
+
+def summarise(trace, window=None, window_meaning=None):
+    """Everything ``profguide explain`` reports, for one window (default: ``measured_window``)."""
+    has_gpu_work = bool(on_a_stream(trace).any())
+    left_out = None
+    if not has_gpu_work:
+        ops, window, window_meaning = None, None, "no GPU work"
+    elif window is None:
+        ops, window, window_meaning, left_out = measured_window(trace)
     else:
         ops = on_a_stream(trace)
     summary = {
         "events": len(trace),
         "device": device_name(trace),
         "skipped_events": trace.skipped,
+        "unanalysed_events": trace.unread,
         "steps": profiler_steps(trace),
         "window": None,
+        "window_definition": window_meaning,
+        "left_out_of_window": left_out,
         "gpu_busy_pct": None,
         "gpu_idle_pct": None,
         "top_kernels": top_kernels(trace, window) if window else [],
         "communication": communication(trace),
-        "launch_latency_us": launch_latency(trace),
-        "lane_offset": lane_offset(trace),
+        **launch_delays(trace),
+        "clock_skew": clock_skew(trace),
+        "profiler_overhead": profiler_overhead(trace),
         "synchronisations": synchronisations(trace),
         "memory_traffic": memory_traffic(trace),
         "occupancy": occupancy(trace)[:10],
@@ -80,8 +158,8 @@ def summarise(trace, window=None):
             gpu_idle_pct=100 * idle["idle_us"] / length if length else 0.0,
             idle=idle,
         )
-    summary["verdict"] = verdict(summary)
-    summary["verdict_text"] = VERDICTS[summary["verdict"]]
+    summary["verdict"], label = verdict(summary)
+    summary["verdict_text"] = VERDICTS[summary["verdict"]].format(label=label, categories=label)
     return summary
 
 
@@ -100,7 +178,6 @@ def facts(trace):
         "kernel_time_us": float(trace.dur[kernels].sum()),
         "gpu_busy_us": union_length(*busy_intervals(trace, window)) if window else 0.0,
         "top_kernels": top_kernels(trace, limit=5),
-        "launch_latency_us": launch_latency(trace),
         "longest_sync": syncs["longest"][0] if syncs["longest"] else None,
         "steps": profiler_steps(trace),
     }

@@ -14,7 +14,8 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 
-from profguide.analysis.idle import busy_intervals, union_length
+from profguide.analysis.idle import busy_intervals
+from profguide.analysis.intervals import union_length
 from profguide.analysis.launches import synchronisations
 from profguide.analysis.regions import region_calls
 from profguide.analysis.select import gpu_window, profiler_steps

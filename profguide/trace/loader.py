@@ -28,7 +28,7 @@ import numpy as np
 from profguide.errors import TraceError
 from profguide.limits import DUR_LIMIT, MAX_BYTES, TS_LIMIT
 from profguide.text import format_size, shown
-from profguide.trace.model import CATEGORY_KINDS, GEMM_OPS, KIND, NO_ID, Trace
+from profguide.trace.model import BOOKKEEPING_CATEGORIES, CATEGORY_KINDS, GEMM_OPS, KIND, NO_ID, Trace
 
 BATCH = 65536
 BLOCK = 8 << 20
@@ -532,7 +532,8 @@ def assemble(path, batches, document):
     new_index[order] = np.arange(len(order))
     for key in list(columns):
         columns[key] = columns[key][order]
-    columns["kind"] = kind_codes(batches["categories"])[columns.pop("category")]
+    categories = columns.pop("category")
+    columns["kind"] = kind_codes(batches["categories"])[categories]
     return Trace(
         **columns,
         names=tuple(batches["names"]),
@@ -542,4 +543,14 @@ def assemble(path, batches, document):
         if isinstance(document.deviceProperties, list) else (),
         distributed_info=document.distributedInfo if isinstance(document.distributedInfo, dict) else None,
         skipped=skipped,
+        unread=unread_categories(batches["categories"], categories, columns["kind"]),
     )
+
+
+def unread_categories(codes, categories, kinds):
+    """Complete events by category, for the categories the analysis does not read and that are not the
+    profiler's bookkeeping: another vendor's device events (``mtia_ccp_events``), for instance."""
+    other = kinds == KIND["other"]
+    counts = np.bincount(categories[other], minlength=len(codes))
+    return {str(category): int(counts[code]) for category, code in codes.items()
+            if counts[code] and str(category or "").lower() not in BOOKKEEPING_CATEGORIES}

@@ -14,14 +14,11 @@ import numpy as np
 # Kinds, in code order; the code is an index into this tuple.
 KIND_NAMES = (
     "other", "cpu_op", "annotation", "gpu_annotation", "runtime", "driver",
-    "kernel", "memcpy", "memset", "sync", "python",
+    "kernel", "memcpy", "memset", "sync", "python", "overhead",
 )
-
-
 KIND = {name: code for code, name in enumerate(KIND_NAMES)}
-
-
-# Category (lower-cased) → kind. "operator", "runtime", "memcpy", "memset" are the old schema's names.
+# Category (lower-cased) → kind. "operator", "runtime", "memcpy", "memset" are the old schema's names;
+# "overhead" is the profiler's own work that CUPTI reports (an Activity Buffer Request, a Buffer Flush).
 CATEGORY_KINDS = {
     "cpu_op": "cpu_op",
     "operator": "cpu_op",
@@ -37,7 +34,11 @@ CATEGORY_KINDS = {
     "memset": "memset",
     "cuda_sync": "sync",
     "python_function": "python",
+    "overhead": "overhead",
 }
+# Categories of kind "other" that say nothing about a device: the profiler's own bars and instants.
+BOOKKEEPING_CATEGORIES = frozenset({"trace", "cpu_instant_event", "ac2g", "fwdbwd", "external_correlation",
+                                    "cuda_profiler_range"})
 
 
 GPU_KINDS = frozenset({"kernel", "memcpy", "memset", "gpu_annotation", "sync"})
@@ -89,6 +90,7 @@ class Trace:
     device_properties: tuple = ()
     distributed_info: dict | None = None
     skipped: dict = field(default_factory=dict)
+    unread: dict = field(default_factory=dict)  # category → complete events of kinds the analysis does not read
 
     def __len__(self):
         return len(self.ts)

@@ -20,3 +20,67 @@ def small_gpu_trace():
         gpu("gemm", 85, 20, correlation=3),
         gpu("late", 170, 10, correlation=4),  # the host launched it after the sync: GPU idle 105..170
     )
+
+
+DATALOADER = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"  # as torch 2.13 names it
+
+
+class Loop:
+    """A training loop written out as the profiler would record it: a host thread that runs regions and
+    ops, each op launching one kernel that runs on one stream as soon as the stream is free."""
+
+    def __init__(self):
+        self.events, self.now, self.gpu_free, self.correlation = [], 0.0, 0.0, 0
+
+    def region(self, name, dur, kind="annotation"):
+        self.events.append(cpu(name, self.now, dur, kind=kind))
+
+    def op(self, name="aten::add", host_us=10.0, kernel_us=20.0):
+        """An op that spends ``host_us`` on the host, launching its kernel near its end."""
+        self.correlation += 1
+        launch_at = self.now + host_us - 4
+        self.events += [cpu(name, self.now, host_us),
+                        cpu("cudaLaunchKernel", launch_at, 3, kind="runtime", correlation=self.correlation)]
+        start = max(launch_at + 3 + 2, self.gpu_free)
+        self.events.append(gpu(f"{name}_kernel", start, kernel_us, correlation=self.correlation))
+        self.gpu_free = start + kernel_us
+        self.now += host_us
+
+    def wait(self, us):
+        """Time on the host in nothing the profiler records (Python between ops)."""
+        self.now += us
+
+    def item(self):
+        """``loss.item()``: the host waits in a stream sync until the GPU is done."""
+        until = max(self.gpu_free, self.now + 2) + 1
+        self.events += [cpu("aten::item", self.now, until - self.now + 3),
+                        cpu("aten::_local_scalar_dense", self.now + 1, until - self.now + 1),
+                        cpu("cudaStreamSynchronize", self.now + 1, until - self.now, kind="runtime")]
+        self.now = until + 3
+
+    def trace(self, *extra):
+        return make(*self.events, *extra)
+
+
+def training_loop(steps=4, data_us=0.0, python_us=0.0, item=False, optimizer_ops=0, ops=3, host_us=10.0,
+                  kernel_us=20.0, extra=()):
+    """``steps`` steps of: load a batch, Python, ``ops`` forward ops, an optimizer step of tiny ops, ``.item()``."""
+    loop = Loop()
+    for step in range(steps):
+        start = loop.now
+        step_events = len(loop.events)
+        if data_us:
+            loop.region(DATALOADER, data_us)
+            loop.wait(data_us)
+        loop.wait(python_us)
+        for _ in range(ops):
+            loop.op("aten::mm", host_us=host_us, kernel_us=kernel_us)
+        if optimizer_ops:
+            loop.region("Optimizer.step#SGD.step", optimizer_ops * 30)
+            for _ in range(optimizer_ops):
+                loop.op("aten::_foreach_add_", host_us=28, kernel_us=2)
+                loop.wait(2)
+        if item:
+            loop.item()
+        loop.events.insert(step_events, cpu(f"ProfilerStep#{step}", start, loop.now - start, kind="annotation"))
+    return loop.trace(*extra)

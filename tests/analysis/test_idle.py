@@ -1,29 +1,11 @@
 """profguide.analysis.idle: busy intervals, gaps and their causes, on traces where the answer is known."""
 
-import numpy as np
-import pytest
 
 from profguide.analysis import idle
 from tests.analysis.gpu_traces import small_gpu_trace
 from tests.helpers import event as cpu
 from tests.helpers import gpu_event as gpu
 from tests.helpers import make_trace as make
-
-
-@pytest.mark.parametrize(
-    ("intervals", "length"),
-    [([], 0), ([(0, 2), (1, 3)], 3), ([(0, 1), (2, 3)], 2), ([(0, 10), (2, 3), (4, 5)], 10), ([(5, 6), (0, 1)], 2)],
-)
-def test_union_length_counts_overlap_once(intervals, length):
-    starts = [a for a, _ in intervals]
-    ends = [b for _, b in intervals]
-    assert idle.union_length(starts, ends) == length
-
-
-def test_covered_measures_busy_time_inside_each_interval():
-    busy = (np.array([0.0, 10.0, 30.0]), np.array([5.0, 20.0, 40.0]))
-    got = idle.covered(busy, [0, 3, 12, -5, 45], [5, 12, 35, 100, 50])
-    assert got.tolist() == [5, 4, 13, 25, 0]
 
 
 def test_idle_breakdown_names_the_cause_of_each_gap():
@@ -33,7 +15,12 @@ def test_idle_breakdown_names_the_cause_of_each_gap():
     assert breakdown["idle_us"] == 75
     causes = {cause: row["idle_us"] for cause, row in breakdown["by_cause"].items()}
     # 65..70 and 80..85: the next kernel was queued; 105..170: the host sat in the sync until 110.
-    assert causes == {"host": 0, "sync": 65, "queued": 10, "other": 0}
+    assert causes == {"host": 0, "sync": 65, "profiler": 0, "queued": 10, "other": 0}
+    # During 105..170 the launching thread finished the sync (5 µs), launched the late kernel (10 µs) and was
+    # otherwise in the region between ops (50 µs).
+    activity = {name: row["idle_us"] for name, row in breakdown["by_activity"].items() if row["idle_us"]}
+    assert activity == {"sync": 5, "ops": 10, "region": 50}
+    assert breakdown["by_activity"]["sync"]["top"] == [["cudaDeviceSynchronize", 5]]
     assert breakdown["longest_gaps"][0] == {"start_us": 105, "dur_us": 65, "cause": "sync"}
 
 

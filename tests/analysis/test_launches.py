@@ -1,4 +1,4 @@
-"""profguide.analysis.launches: launch delays, the lanes' offset, and synchronisations."""
+"""profguide.analysis.launches: launch delay against queueing, clock skew, profiler overhead, synchronisations."""
 
 from profguide.analysis import launches
 from tests.analysis.gpu_traces import small_gpu_trace
@@ -7,25 +7,45 @@ from tests.helpers import gpu_event as gpu
 from tests.helpers import make_trace as make
 
 
-def test_launch_latency_per_api():
+def test_launch_delay_per_api_on_an_empty_stream():
     t = make(cpu("cudaLaunchKernel", 0, 2, kind="runtime", correlation=1),
              cpu("cudaLaunchKernel", 10, 2, kind="runtime", correlation=2),
              cpu("cuLaunchKernel", 20, 2, kind="driver", correlation=3),
-             gpu("a", 4, 1, correlation=1), gpu("b", 18, 1, correlation=2), gpu("triton_x", 21, 1, correlation=3))
-    latency = launches.launch_latency(t)
-    assert latency["runtime"]["count"] == 2 and latency["runtime"]["p50"] == 6 and latency["runtime"]["max"] == 8
-    assert latency["driver"] == {"count": 1, "mean": 1, "p50": 1, "p95": 1, "max": 1}
+             gpu("a", 4, 1, correlation=1), gpu("b", 18, 1, correlation=2), gpu("triton_x", 23, 1, correlation=3))
+    timing = launches.launch_delays(t)
+    runtime = timing["launch_delay_us"]["runtime"]
+    assert runtime["count"] == 2 and runtime["p50"] == 4 and runtime["max"] == 6  # from each call's end
+    assert timing["launch_delay_us"]["driver"] == {"count": 1, "mean": 1, "p50": 1, "p95": 1, "max": 1}
+    assert timing["queueing_us"] is None
 
 
-def test_lane_offset_is_seen_when_kernels_start_before_their_launch():
+def test_an_op_launched_behind_busy_work_is_queueing_not_launch_delay():
+    t = make(cpu("cudaLaunchKernel", 0, 2, kind="runtime", correlation=1),
+             cpu("cudaLaunchKernel", 4, 2, kind="runtime", correlation=2),
+             cpu("cudaLaunchKernel", 6, 2, kind="runtime", correlation=3, tid=2),
+             gpu("long", 5, 100, correlation=1), gpu("behind", 105, 1, correlation=2),
+             gpu("other stream", 10, 1, correlation=3, stream=8))
+    timing = launches.launch_delays(t)
+    assert timing["queueing_us"] == {"count": 1, "mean": 99, "p50": 99, "p95": 99, "max": 99}
+    assert timing["launch_delay_us"]["runtime"]["count"] == 2  # `long`, and the op alone on stream 8
+
+
+def test_clock_skew_is_seen_when_kernels_start_before_their_launch():
     aligned = make(cpu("cudaLaunchKernel", 0, 2, kind="runtime", correlation=1), gpu("a", 4, 1, correlation=1))
-    assert launches.lane_offset(aligned)["estimated_offset_us"] == 0
+    assert launches.clock_skew(aligned) == {"ops_starting_before_launch": 0, "at_least_us": 0}
     shifted = make(cpu("cudaLaunchKernel", 100, 2, kind="runtime", correlation=1),
                    cpu("cudaLaunchKernel", 110, 2, kind="runtime", correlation=2),
                    gpu("a", 70, 1, correlation=1), gpu("b", 105, 1, correlation=2))
-    offset = launches.lane_offset(shifted)
-    assert offset["ops_starting_before_launch"] == 2
-    assert offset["estimated_offset_us"] == 30
+    assert launches.clock_skew(shifted) == {"ops_starting_before_launch": 2, "at_least_us": 30}
+
+
+def test_profiler_overhead_and_the_idle_gpu_under_it():
+    t = make(gpu("a", 0, 10), cpu("Activity Buffer Request", 5, 20, kind="overhead", pid=0, tid=7), gpu("b", 25, 5))
+    assert launches.profiler_overhead(t) == {
+        "events": 1, "total_us": 20,
+        "by_name": {"Activity Buffer Request": {"count": 1, "total_us": 20, "gpu_idle_during_us": 15,
+                                                "first_start_us": 5}},
+    }
 
 
 def test_synchronisations_measure_the_gpu_work_they_waited_for():

@@ -3,7 +3,7 @@
 import pytest
 
 from profguide.analysis import verdict
-from tests.analysis.gpu_traces import small_gpu_trace
+from tests.analysis.gpu_traces import DATALOADER, training_loop
 from tests.helpers import event as cpu
 from tests.helpers import gpu_event as gpu
 from tests.helpers import make_trace as make
@@ -14,9 +14,6 @@ from tests.helpers import make_trace as make
     [
         ([cpu("aten::mm", 0, 10)], "cpu-only"),
         ([gpu("k", 0, 95), gpu("k", 96, 4)], "compute-bound"),
-        ([cpu("cudaLaunchKernel", 0, 2, kind="runtime", correlation=1),
-          cpu("cudaLaunchKernel", 50, 2, kind="runtime", correlation=2),
-          gpu("a", 5, 10, correlation=1), gpu("b", 60, 10, correlation=2)], "launch-bound"),
         ([gpu("ncclKernel_AllReduce", 0, 100, stream=20), gpu("gemm", 90, 20)], "communication-bound"),
     ],
 )
@@ -24,18 +21,66 @@ def test_verdicts(events, expected):
     assert verdict.summarise(make(*events))["verdict"] == expected
 
 
-def test_summary_of_a_small_gpu_trace():
-    summary = verdict.summarise(small_gpu_trace())
-    assert summary["window"] == {"start_us": 15, "end_us": 180, "dur_us": 165}
-    assert summary["gpu_busy_pct"] == pytest.approx(100 * 90 / 165)
-    assert summary["gpu_busy_pct"] + summary["gpu_idle_pct"] == pytest.approx(100)
-    assert summary["verdict"] == "sync-bound"
-    assert summary["top_kernels"][0]["name"] == "gemm"
+@pytest.mark.parametrize(
+    ("loop", "expected", "label"),
+    [
+        # A slow dataset: the GPU waits while the host is in the DataLoader.
+        ({"data_us": 500}, "input-bound", DATALOADER),
+        # The same loop with .item() every step: still the data that the GPU waits for.
+        ({"data_us": 500, "item": True}, "input-bound", DATALOADER),
+        # .item() every step, then Python: the sync is what keeps the host from queueing ahead.
+        ({"item": True, "python_us": 200}, "sync-bound", "aten::item"),
+        # Python between steps, nothing recorded, no sync.
+        ({"python_us": 300}, "python-bound", "outside any op"),
+        # An optimizer step of many tiny ops after a short forward pass.
+        ({"optimizer_ops": 20, "kernel_us": 5}, "optimizer-bound", "Optimizer.step#SGD.step"),
+        # Many ops whose host work outlasts their kernels: busy launching.
+        ({"ops": 30, "host_us": 40, "kernel_us": 5}, "launch-bound", "aten::mm"),
+    ],
+)
+def test_the_verdict_names_what_the_host_was_doing(loop, expected, label):
+    summary = verdict.summarise(training_loop(**loop))
+    assert summary["verdict"] == expected
+    assert f"({label})" in summary["verdict_text"]
 
 
-def test_facts_for_captions():
-    facts = verdict.facts(small_gpu_trace())
-    assert facts["window_us"] == 200
-    assert (facts["cpu_lanes"], facts["gpu_lanes"]) == (1, 1)
-    assert facts["kernel_count"] == 4 and facts["kernel_time_us"] == 90
-    assert facts["longest_sync"]["dur_us"] == 70
+def test_a_gap_covered_by_the_profilers_own_work_is_the_profilers():
+    t = make(cpu("cudaLaunchKernel", 0, 2, kind="runtime", correlation=1),
+             cpu("cudaLaunchKernel", 3, 2, kind="runtime", correlation=2),
+             gpu("a", 5, 10, correlation=1), cpu("Activity Buffer Request", 15, 80, kind="overhead", pid=0, tid=7),
+             gpu("b", 100, 10, correlation=2))
+    summary = verdict.summarise(t)
+    assert summary["idle"]["by_cause"]["profiler"]["idle_us"] == 85
+    assert summary["verdict"] == "profiler-bound" and "Activity Buffer Request" in summary["verdict_text"]
+
+
+def test_device_events_of_another_vendor_are_not_called_cpu_only(tmp_path):
+    import json
+
+    from profguide import trace
+
+    events = [{"ph": "X", "cat": "mtia_ccp_events", "name": "kernel_x", "ts": 1, "dur": 5, "pid": 9, "tid": 1},
+              {"ph": "X", "cat": "cpu_op", "name": "aten::add", "ts": 0, "dur": 8, "pid": 1, "tid": 1}]
+    summary = verdict.summarise(trace.parse(json.dumps({"traceEvents": events}).encode()))
+    assert summary["verdict"] == "not-analysed" and "mtia_ccp_events" in summary["verdict_text"]
+    assert summary["unanalysed_events"] == {"mtia_ccp_events": 1}
+
+
+def test_when_htas_rule_leaves_out_most_of_the_work_the_window_holds_it():
+    # Two steps; the last one launched nearly every kernel: HTA's window would be the first kernel alone.
+    t = make(cpu("ProfilerStep#1", 0, 10, kind="annotation"), cpu("ProfilerStep#2", 10, 500, kind="annotation"),
+             cpu("cudaLaunchKernel", 1, 1, kind="runtime", correlation=1),
+             *[cpu("cudaLaunchKernel", 20 + 10 * i, 1, kind="runtime", correlation=2 + i) for i in range(40)],
+             gpu("first", 3, 4, correlation=1),
+             *[gpu("k", 25 + 10 * i, 8, correlation=2 + i) for i in range(40)])
+    summary = verdict.summarise(t)
+    assert summary["window"]["dur_us"] > 300 and summary["left_out_of_window"]["ops"] == 40
+    assert "HTA's rule would leave out 40 ops" in summary["window_definition"]
+    assert summary["verdict"] != "compute-bound"
+
+
+def test_events_no_profiler_measures_do_not_turn_the_verdict():
+    absurd = [gpu("forever", 10, dur) for dur in (2**64 - 1, 1e308)]
+    plain, spoiled = training_loop(python_us=300), training_loop(python_us=300, extra=absurd)
+    assert verdict.summarise(spoiled)["verdict"] == verdict.summarise(plain)["verdict"] == "python-bound"
+    assert sum(spoiled.skipped.values()) == 2

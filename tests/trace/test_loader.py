@@ -54,10 +54,11 @@ def test_cpu_only_trace_has_no_gpu_lanes():
 
 def test_kernels_join_their_launch_by_correlation():
     loaded = trace.load(TRACES / "a100_alexnet_cuda_sync.json.gz")
-    latency = launches.launch_latency(loaded)["runtime"]
+    timing = launches.launch_delays(loaded)
+    latency = timing["launch_delay_us"]["runtime"]
     ops = int(select.gpu_work(loaded).sum())
-    assert 0 < latency["count"] <= ops
-    assert launches.lane_offset(loaded)["ops_starting_before_launch"] == 0
+    assert 0 < latency["count"] + timing["queueing_us"]["count"] <= ops
+    assert launches.clock_skew(loaded)["ops_starting_before_launch"] == 0
 
 
 @pytest.mark.parametrize(
@@ -103,7 +104,7 @@ def test_string_timestamps_and_odd_args_are_read(tmp_path):
         ("k", 10.5, "kernel"),
     ]
     assert loaded.slices()[0].external_id is None
-    assert launches.launch_latency(loaded)["runtime"]["p50"] == pytest.approx(1.5)
+    assert launches.launch_delays(loaded)["launch_delay_us"]["runtime"]["p50"] == pytest.approx(0.5)
 
 
 def same_columns(a, b):
@@ -148,3 +149,76 @@ def test_metadata_after_the_events_is_read_when_streaming(tmp_path):
     path.write_text('{\n"traceEvents": [\n' + lines + '\n],\n"distributedInfo": {"rank": 3}\n}\n')
     streamed = loader.load_streaming(path)
     assert streamed is not None and len(streamed) == 10 and streamed.distributed_info == {"rank": 3}
+
+
+def kineto_file(path, events, before="", after=""):
+    """A trace laid out as Kineto writes it, one event per line, with metadata before and after the list."""
+    lines = ",\n".join(json.dumps(e) for e in events)
+    path.write_text("{\n" + before + '"traceEvents": [\n' + lines + "\n]" + after + "\n}\n")
+    return path
+
+
+def kernel(i, **fields):
+    return {"ph": "X", "cat": "kernel", "name": f"k{i}", "ts": i * 10, "dur": 5, "pid": 0, "tid": 7, **fields}
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_file_that_never_ends_is_refused_at_once(tmp_path, kind):
+    import os
+
+    path = tmp_path / "fifo" if kind == "fifo" else "/dev/zero"
+    if kind == "fifo":
+        os.mkfifo(path)
+    with pytest.raises(trace.TraceError, match="not a trace file: it would never end"):
+        trace.load(path)
+
+
+def test_json_past_the_size_limit_is_refused_with_bounded_memory(tmp_path):
+    path = tmp_path / "bomb.json.gz"
+    with gzip.open(path, "wb") as stream:
+        stream.write(b'{"traceEvents": [')
+        for _ in range(40):
+            stream.write(b" " * (1 << 20))  # 40 MiB of spaces from a file of a few kB
+    with pytest.raises(trace.TraceError, match=r"holds more than 10 MiB of JSON; raise --max-size to read it"):
+        trace.load(path, max_bytes=10 << 20)
+
+
+def test_no_trace_list_near_the_start_is_refused_without_reading_on(tmp_path, monkeypatch):
+    monkeypatch.setattr(loader, "BLOCK", 1 << 10)
+    monkeypatch.setattr(loader, "HEAD_BYTES", 4 << 10)
+    path = tmp_path / "zeros.json.gz"
+    with gzip.open(path, "wb") as stream:
+        stream.write(b"\0" * (1 << 20))
+    with pytest.raises(trace.TraceError, match="no traceEvents list in its first 4 KiB"):
+        trace.load(path)
+
+
+def test_a_traceevents_key_inside_earlier_metadata_is_not_the_list(tmp_path, monkeypatch):
+    monkeypatch.setattr(loader, "BLOCK", 256)
+    decoy = '"deviceProperties": [{"name": "GPU", "traceEvents": [{"ph": "X", "name": "decoy"}]}],\n'
+    path = kineto_file(tmp_path / "t.json", [kernel(i) for i in range(40)], before=decoy)
+    streamed = loader.load_streaming(path)
+    assert streamed is not None and "decoy" not in streamed.names and len(streamed) == 40
+    assert streamed.device_properties[0]["name"] == "GPU"
+
+
+def test_the_top_level_list_is_found_past_strings_and_nesting():
+    head = b'{"a": "\\"traceEvents\\": [", "b": {"traceEvents": []}, "traceEvents" : [ {'
+    assert head[loader.top_level_events(head) - 1 :] == b"[ {"
+    assert loader.top_level_events(b'{"meta": {"traceEvents": [') is None
+
+
+def test_json_nested_too_deeply_is_one_line(tmp_path):
+    deep = "[" * 1000 + "]" * 1000
+    path = write(tmp_path, "deep.json", json.dumps({"traceEvents": [kernel(1, args={"x": 0})]}).replace(
+        '"x": 0', f'"x": {deep}').encode())
+    with pytest.raises(trace.TraceError, match="nested too deeply"):
+        trace.load(path)
+
+
+def test_times_no_profiler_measures_are_skipped_and_counted(tmp_path):
+    events = [kernel(1), kernel(2), kernel(3, dur=2**64 - 1), kernel(4, dur=1e308), kernel(5, ts=1.7e308)]
+    loaded = trace.load(write(tmp_path, "t.json", json.dumps({"traceEvents": events}).encode()))
+    assert sorted(loaded.names[i] for i in loaded.name) == ["k1", "k2"]
+    [(reason, count)] = loaded.skipped.items()
+    assert count == 3 and "no profiler measures" in reason

@@ -1,0 +1,53 @@
+"""Interval arithmetic over numpy arrays of starts and ends (µs): unions, clipping, coverage."""
+
+import numpy as np
+
+
+def merge(starts, ends):
+    """The union of intervals as sorted, disjoint (starts, ends) arrays."""
+    if not len(starts):
+        return np.empty(0), np.empty(0)
+    order = np.argsort(starts, kind="stable")
+    starts, ends = starts[order], np.maximum.accumulate(ends[order])
+    new_run = np.ones(len(starts), dtype=bool)
+    new_run[1:] = starts[1:] > ends[:-1]
+    run_ends = np.append(np.flatnonzero(new_run)[1:] - 1, len(starts) - 1)
+    return starts[new_run], ends[run_ends]
+
+
+def clip(starts, ends, window):
+    """Intervals cut to the window, empty ones dropped."""
+    starts, ends = np.maximum(starts, window[0]), np.minimum(ends, window[1])
+    keep = ends > starts
+    return starts[keep], ends[keep]
+
+
+def union_length(starts, ends):
+    merged_starts, merged_ends = merge(np.asarray(starts, float), np.asarray(ends, float))
+    return float((merged_ends - merged_starts).sum())
+
+
+def covered(busy, starts, ends):
+    """Length of the merged ``busy`` intervals inside each [start, end]."""
+    busy_starts, busy_ends = busy
+    if not len(busy_starts):
+        return np.zeros(len(starts))
+    done_before = np.concatenate(([0.0], np.cumsum(busy_ends - busy_starts)))  # busy time of the first k intervals
+
+    def busy_until(times):
+        started = np.searchsorted(busy_starts, times, side="right")
+        last = np.maximum(started - 1, 0)
+        still_ahead = np.where(started > 0, np.maximum(busy_ends[last] - times, 0), 0)
+        return done_before[started] - still_ahead
+
+    return busy_until(np.asarray(ends, float)) - busy_until(np.asarray(starts, float))
+
+
+def inside_any(starts, ends, times):
+    """For each time, whether it falls inside one of the intervals [start, end]."""
+    if not len(starts):
+        return np.zeros(len(times), dtype=bool)
+    order = np.argsort(starts, kind="stable")
+    reach = np.maximum.accumulate(np.asarray(ends)[order])  # furthest end among intervals started so far
+    position = np.searchsorted(np.asarray(starts)[order], times, side="right") - 1
+    return (position >= 0) & (reach[np.maximum(position, 0)] >= times)
