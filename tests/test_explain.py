@@ -1,6 +1,7 @@
 """`profguide explain`: real traces get an answer; bad input gets one line on stderr and exit 2."""
 
 import gzip
+import io
 import json
 import shutil
 
@@ -212,3 +213,39 @@ def test_the_reference_page_states_the_thresholds_the_code_uses():
     assert f"less than {verdict.HTA_WINDOW_MIN_BUSY_PCT}% of the\nGPU's busy time" in page
     for name in verdict.VERDICTS:
         assert f"| `{name}` |" in page
+
+
+def test_a_step_of_a_cpu_only_trace_is_cpu_only(capsys):
+    code, out, _ = explain(capsys, TRACES / "cpu_only_gloo.json.gz", "--json", "--step", "551")
+    assert code == 0
+    summary = json.loads(out)
+    assert summary["verdict"] == "cpu-only" and summary["window"] is None
+
+
+def test_a_reader_that_stops_early_ends_the_output_quietly(capsys, monkeypatch):
+    class ClosedPipe(io.StringIO):
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def fileno(self):
+            return capsys_fd
+
+    import os
+
+    capsys_fd = os.open(os.devnull, os.O_WRONLY)
+    monkeypatch.setattr("sys.stdout", ClosedPipe())
+    assert cli.main(["explain", str(TRACES / "a100_cuda_event_sync.json.gz"), "--json"]) == 141
+    assert capsys.readouterr().err == ""
+
+
+def test_odd_input_dims_and_types_are_read_without_a_matrix_multiply(capsys, tmp_path):
+    def mm(dims, types):
+        return [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1, "dur": 2, "pid": 1, "tid": 1,
+                 "args": {"Input Dims": dims, "Input type": types, "External id": 3}},
+                event(ts=2, args={"External id": 3})]
+
+    for dims, types in (([[1, 2], 3], 5), ([3, [1, 2]], ["float", 2]), ([["a", 2], [2, 3]], ["float", "float"]),
+                        ("2x3", None), ([[True, 2], [2, 3]], ["float"])):
+        code, out, err = explain(capsys, write(tmp_path, "t.json", doc(*mm(dims, types))), "--json")
+        assert code == 0, err
+        assert json.loads(out)["gemm"] == []

@@ -112,12 +112,12 @@ def build_recording(recording, root, generated, included, refresh, check, gpus, 
     data = RecordingData(recording, folder)
     try:
         files = rendered(data, included)
+        checks = claims.check(recording, data, Path(root) / "docs")
     except (FragmentError, RecordingError, TraceError) as error:
         return Status(recording.id, state, action, (f"{recording.id}: {error}",)), []
     done, problems = settle(folder, files, set(launch.recording_files(data.ranks)), check)
     if action == "kept":
         action = done
-    checks = claims.check(recording, data, Path(root) / "docs")
     problems += ["claim " + c.line() for c in claims.failed(checks)]
     return Status(recording.id, state, action, tuple(problems)), checks
 

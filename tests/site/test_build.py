@@ -5,6 +5,8 @@ import io
 import json
 import shutil
 
+import pytest
+
 from profguide.site import build, launch
 from profguide.site.recordings import RECORDINGS, Claim, CpuShare
 from profguide.site.staleness import recording_state
@@ -178,3 +180,32 @@ def test_build_outside_a_checkout_says_so_in_one_line(tmp_path):
     assert done.returncode == 2
     assert done.stderr.startswith(f"profguide: no checkout of the guide at or above {tmp_path.resolve()}")
     assert done.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("content", [b"{not json", b"[1, 2]", b"\xff\xfe binary", b'{"cache_key": 5}'])
+def test_an_unreadable_meta_json_is_a_broken_recording_reported_in_one_line(project, content):
+    folder = recorded(project)
+    (folder / "meta.json").write_bytes(content)
+    statuses, _ = run_build(project, check=True)
+    assert statuses[TINY.id].state == "broken"
+    assert statuses[TINY.id].problems == ("tiny-matmul: its meta.json cannot be read: record it again",)
+    statuses, _ = run_build(project, refresh=True, gpus=0)  # and refreshing records it again
+    assert statuses[TINY.id].action == "recorded on cpu"
+
+
+@pytest.mark.parametrize("content", ["{truncated", "{}", '[{"name": "aten::mm"}]', "\u0000"])
+def test_unreadable_summary_rows_are_a_problem_not_a_traceback(project, content):
+    folder = recorded(project)  # TINY's claim reads the summary rows
+    (folder / "averages.json").write_text(content)
+    [problem] = run_build(project, check=True)[0][TINY.id].problems
+    assert problem.startswith(f"tiny-matmul: {folder / 'averages.json'}: not ")
+
+
+def test_folders_an_interrupted_recording_left_are_reported(project):
+    folder = recorded(project)
+    run_build(project)
+    (folder.parent / ".tiny-matmul.old-x1y2").mkdir()
+    statuses, _ = run_build(project, check=True)
+    assert statuses["site"].problems == (
+        f"left by an interrupted recording: {folder.parent / '.tiny-matmul.old-x1y2'}; delete it, and record "
+        "again what is missing",)

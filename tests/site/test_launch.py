@@ -248,3 +248,44 @@ def test_record_finds_the_project_from_a_subfolder(project):
     done = run_profguide(project / "docs" / "deep", "record", "basics-cpu-only")
     assert done.returncode == 0, done.stderr
     assert (project / "docs" / "generated" / "basics-cpu-only" / "meta.json").is_file()
+
+
+def test_an_interrupted_swap_leaves_the_old_recording_whole_or_none_never_a_mix(project, monkeypatch):
+    folder = project / "out" / TINY.id
+    launch.record(TINY, "cpu", project, project / "out")
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    renames = []
+    real_rename = type(folder).rename
+
+    def rename_then_die(self, target):
+        renames.append(self)
+        if len(renames) == 2:  # the old folder is aside; killed before the new one is in place
+            raise KeyboardInterrupt
+        return real_rename(self, target)
+
+    monkeypatch.setattr(type(folder), "rename", rename_then_die)
+    with pytest.raises(KeyboardInterrupt):
+        launch.record(dataclasses.replace(TINY, params={"size": 9}), "cpu", project, project / "out")
+    monkeypatch.undo()
+    assert not folder.exists()
+    [aside] = [p for p in (project / "out").iterdir() if p.name.startswith(".tiny-matmul.old-")]
+    assert {p.name: p.read_bytes() for p in aside.iterdir()} == before
+
+
+def test_record_without_a_device_refuses_to_put_a_cpu_run_over_a_cuda_one(project, monkeypatch):
+    monkeypatch.setattr(launch, "gpu_count", lambda: 0)
+    folder = project / "out" / TINY.id
+    meta = fake_cuda_meta(folder, "0000000000000000")  # stale, and made on a GPU
+    with pytest.raises(RecordingError, match="tiny-matmul: a CUDA recording; no GPU here to record it again"):
+        launch.record_all([TINY], None, project, project / "out", stream=io.StringIO())
+    assert json.loads((folder / "meta.json").read_text()) == meta
+    assert launch.record_all([TINY], "cpu", project, project / "out", stream=io.StringIO())[0]["device"] == "cpu"
+
+
+def test_rendered_files_survive_a_new_recording(project):
+    folder = project / "out" / TINY.id
+    launch.record(TINY, "cpu", project, project / "out")
+    (folder / "figure.md").write_text("rendered before")
+    launch.record(TINY, "cpu", project, project / "out")
+    assert (folder / "figure.md").read_text() == "rendered before"
+    assert [p.name for p in (project / "out").iterdir()] == [TINY.id]
