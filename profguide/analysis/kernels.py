@@ -94,12 +94,14 @@ def occupancy(trace, name_contains=""):
     selected = (trace.kind == KIND["kernel"]) & np.isfinite(trace.occupancy)
     if name_contains:
         selected &= names_where(trace, lambda name: name_contains in name)
-    rows = []
-    for code in np.unique(trace.name[selected]):
-        named = selected & (trace.name == code)
-        weights, values = trace.dur[named], trace.occupancy[named]
-        value = np.average(values, weights=weights) if weights.sum() > 0 else values.mean()
-        rows.append({"name": trace.names[code], "occupancy_pct": float(value), "total_us": float(weights.sum())})
+    codes, inverse = np.unique(trace.name[selected], return_inverse=True)
+    weights, values = trace.dur[selected], trace.occupancy[selected]
+    total = np.bincount(inverse, weights=weights, minlength=len(codes))
+    weighted = np.bincount(inverse, weights=weights * values, minlength=len(codes))
+    plain = np.bincount(inverse, weights=values, minlength=len(codes)) / np.maximum(
+        np.bincount(inverse, minlength=len(codes)), 1)
+    rows = [{"name": trace.names[code], "occupancy_pct": float(w / t if t > 0 else p), "total_us": float(t)}
+            for code, t, w, p in zip(codes.tolist(), total.tolist(), weighted.tolist(), plain.tolist(), strict=True)]
     return sorted(rows, key=lambda row: -row["total_us"])
 
 

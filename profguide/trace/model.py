@@ -8,6 +8,7 @@ reuse the CUDA names.
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -95,8 +96,9 @@ class Trace:
     def __len__(self):
         return len(self.ts)
 
-    @property
+    @cached_property
     def end(self):
+        """Each event's end (µs), computed once: the analyses ask for it often."""
         return self.ts + self.dur
 
     def slice(self, index):
