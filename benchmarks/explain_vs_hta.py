@@ -1,18 +1,23 @@
-"""`profguide explain` against HolisticTraceAnalysis on a trace of over a million events.
+"""`profguide explain` and `draw` against the floor beneath them and against HolisticTraceAnalysis.
 
 Builds one large Chrome trace by repeating a real one (default: the 109k-event
 A100-80GB NCCL rank-0 trace from tests/data/traces) end to end in time, then
-measures, alternating, in fresh processes:
+measures, alternating, each in a fresh process:
 
-  (a) profguide explain TRACE --json          (the project's interpreter)
-  (b) HTA: TraceAnalysis(trace_dir) + get_temporal_breakdown(visualize=False)
-                                              (an interpreter that has HolisticTraceAnalysis)
+  read     reading the file's bytes                  (the project's interpreter)
+  decode   msgspec decoding it into typed structs    (benchmarks/decode_floor.py)
+  explain  profguide explain TRACE --json
+  draw     profguide draw TRACE --out FILE.svg
+  HTA      TraceAnalysis(trace_dir) + get_temporal_breakdown(visualize=False)
+                                                      (an interpreter that has HolisticTraceAnalysis)
 
-For each: wall time and peak resident memory of the command, the median of
---repeats runs, and the GPU idle % each tool reports for the same trace.
+For each: wall time, CPU time and peak resident memory, the median of
+--repeats runs, and the GPU idle % that explain and HTA report. Then, for
+traces of 1, 3, 10 and 30 copies (--scaling), explain and decode again: how
+the time grows with the trace.
 
     python benchmarks/explain_vs_hta.py                      # defaults below
-    python benchmarks/explain_vs_hta.py --events 200000 --repeats 1 --json /tmp/r.json
+    python benchmarks/explain_vs_hta.py --copies 2 --repeats 1 --scaling 1,2 --json /tmp/r.json
 
 See benchmarks/README.md for setting up the HTA virtualenv.
 """
@@ -21,7 +26,6 @@ import argparse
 import datetime
 import gzip
 import json
-import math
 import os
 import platform
 import re
@@ -89,8 +93,8 @@ def _stride(values):
     return 10 ** len(str(max(top, 1)))
 
 
-def build_trace(source: Path, min_events: int, out_file: Path, gap_us: float = 1000.0) -> dict:
-    """Write `out_file`: `source`'s events repeated end to end until there are >= min_events.
+def build_trace(source: Path, copies: int, out_file: Path, gap_us: float = 1000.0) -> dict:
+    """Write `out_file`: `source`'s events repeated end to end, `copies` times.
 
     Copy k is shifted in time by k * (span + gap_us); its correlation ids, External ids,
     Ev Idx, sequence numbers and flow ids by k * a power of ten above their maximum; its
@@ -122,7 +126,6 @@ def build_trace(source: Path, min_events: int, out_file: Path, gap_us: float = 1
     steps = [int(m.group(1)) for e in body if (m := STEP_NAME.match(str(e.get("name", ""))))]
     step_stride = (max(steps) - min(steps) + 1) if steps else 0
 
-    copies = max(1, math.ceil((min_events - len(once) - len(spans)) / len(body)))
     total = len(once) + len(spans) + copies * len(body)
 
     def shifted(e, k):
@@ -210,6 +213,27 @@ def _last_line(text):
     return lines[-1] if lines else ""
 
 
+def failed(r, what):
+    """`r` marked as failed, with the last line its command wrote."""
+    r["error"] = r.get("error") or f"{what}: exit {r['rc']}: {_last_line(r.get('stderr', '')) or 'no message'}"
+    return r
+
+
+def run_read(python, trace_file) -> dict:
+    r = measure([python, "-c", "import sys; open(sys.argv[1], 'rb').read()", trace_file], ROOT)
+    return failed(r, "read") if r["rc"] != 0 else r
+
+
+def run_decode(python, trace_file) -> dict:
+    r = measure([python, ROOT / "benchmarks" / "decode_floor.py", trace_file], ROOT)
+    return failed(r, "decode") if r["rc"] != 0 else r
+
+
+def run_draw(python, trace_file, out_file) -> dict:
+    r = measure([python, "-m", "profguide", "draw", trace_file, "--out", out_file], ROOT)
+    return failed(r, "draw") if r["rc"] != 0 else r
+
+
 def run_profguide(python, trace_file) -> dict:
     cmd = [python, "-m", "profguide", "explain", trace_file, "--json"]
     r = measure(cmd, ROOT)
@@ -280,49 +304,77 @@ def _fmt(value, spec, missing="n/a"):
     return missing if value is None else format(value, spec)
 
 
-def print_table(info, prof, hta):
+LABELS = {"read": "read the file's bytes", "decode": "msgspec: decode into typed structs",
+          "profguide": "profguide explain --json", "draw": "profguide draw", "hta": "HTA: load + temporal breakdown"}
+
+
+def ratios(tools) -> dict:
+    """The ratios the results are judged by, where both sides ran."""
+    def wall(name):
+        return (tools.get(name) or {}).get("wall_s_median")
+
+    def memory(name):
+        return (tools.get(name) or {}).get("maxrss_mib_median")
+
+    def ratio(top, bottom):
+        return top / bottom if top is not None and bottom else None
+
+    return {
+        "explain_over_decode_time": ratio(wall("profguide"), wall("decode")),
+        "hta_over_profguide_time": ratio(wall("hta"), wall("profguide")),
+        "profguide_over_hta_memory": ratio(memory("profguide"), memory("hta")),
+        "draw_over_explain_time": ratio(wall("draw"), wall("profguide")),
+    }
+
+
+def print_table(info, tools, scaling):
     mb = info["trace"]["bytes"] / 2**20
+    print(f"\ntrace   {info['trace']['events']:,} events, {mb:,.0f} MiB, {info['trace']['copies']} copies of "
+          f"{info['trace']['source']}\nmachine {info['machine']}\n")
+    print(f"{'':36}{'runs ok':>8}{'wall s':>10}{'CPU s':>10}{'peak RSS MiB':>14}{'GPU idle %':>12}")
+    for name, s in tools.items():
+        idle = (s.get("result") or {}).get("gpu_idle_pct", (s.get("result") or {}).get("idle_pct"))
+        print(f"{LABELS[name]:36}{s['ok']:>5}/{s['runs']:<2}{_fmt(s.get('wall_s_median'), '.2f'):>10}"
+              f"{_fmt(s.get('cpu_s_median'), '.2f'):>10}{_fmt(s.get('maxrss_mib_median'), ',.0f'):>14}"
+              f"{_fmt(idle, '.2f'):>12}")
     print()
-    print(
-        f"trace   {info['trace']['file']}\n"
-        f"        {info['trace']['events']:,} events, {mb:,.0f} MiB, "
-        f"{info['trace']['copies']} copies of {Path(info['trace']['source']).name}"
-    )
-    print(f"machine {info['machine']}")
-    print()
-    p_idle = (prof.get("result") or {}).get("gpu_idle_pct")
-    h_idle = (hta.get("result") or {}).get("idle_pct")
-    rows = [
-        ("profguide explain --json", prof, p_idle),
-        ("HTA load + temporal breakdown", hta, h_idle),
-    ]
-    print(f"{'':32}{'runs ok':>8}{'wall s':>10}{'CPU s':>10}{'peak RSS MiB':>14}{'GPU idle %':>12}")
-    for label, s, idle in rows:
-        print(
-            f"{label:32}{s['ok']:>5}/{s['runs']:<2}"
-            f"{_fmt(s.get('wall_s_median'), '.2f'):>10}"
-            f"{_fmt(s.get('cpu_s_median'), '.2f'):>10}"
-            f"{_fmt(s.get('maxrss_mib_median'), ',.0f'):>14}"
-            f"{_fmt(idle, '.2f'):>12}"
-        )
-    both = prof.get("ok") and hta.get("ok")
-    t_ratio = hta["wall_s_median"] / prof["wall_s_median"] if both else None
-    m_ratio = prof["maxrss_mib_median"] / hta["maxrss_mib_median"] if both else None
-    print(f"{'(medians)':32}")
-    print()
-    print(f"time    HTA / profguide   = {_fmt(t_ratio, '.1f')}")
-    print(f"memory  profguide / HTA   = {_fmt(m_ratio, '.3f')}")
-    if p_idle is not None and h_idle is not None:
-        print(f"idle    profguide {p_idle:.2f} %  vs  HTA {h_idle:.2f} %  (difference {p_idle - h_idle:+.2f} points)")
-    for label, s in (("profguide", prof), ("HTA", hta)):
+    for name, value in ratios(tools).items():
+        print(f"{name:30} {_fmt(value, '.3g')}")
+    if scaling:
+        print("\ncopies      events   explain s   decode s")
+        for row in scaling:
+            print(f"{row['copies']:>6}{row['events']:>12,}{_fmt(row['explain_s'], '.2f'):>12}"
+                  f"{_fmt(row['decode_s'], '.2f'):>11}")
+    for name, s in tools.items():
         for err in s.get("errors", []):
-            print(f"{label} failed: {err}")
-    return {"hta_over_profguide_time": t_ratio, "profguide_over_hta_memory": m_ratio}
+            print(f"{name} failed: {err}")
+
+
+def measure_scaling(args, workdir, copies_list):
+    """explain and decode on traces of each number of copies: medians of --repeats runs."""
+    rows = []
+    for copies in copies_list:
+        folder = workdir / f"scale-{copies}"
+        folder.mkdir()
+        trace = build_trace(args.source, copies, folder / "rank0.json", args.gap_us)
+        explain_runs, decode_runs = [], []
+        for _ in range(args.repeats):
+            decode_runs.append(run_decode(args.profguide_python, folder / "rank0.json"))
+            explain_runs.append(run_profguide(args.profguide_python, folder / "rank0.json"))
+        explain, decode = summarise(explain_runs), summarise(decode_runs)
+        rows.append({"copies": copies, "events": trace["events"], "bytes": trace["bytes"],
+                     "explain_s": explain.get("wall_s_median"), "explain_mib": explain.get("maxrss_mib_median"),
+                     "decode_s": decode.get("wall_s_median")})
+        print(f"scaling: {copies} copies, {trace['events']:,} events: explain {_fmt(rows[-1]['explain_s'], '.2f')} s, "
+              f"decode {_fmt(rows[-1]['decode_s'], '.2f')} s", file=sys.stderr)
+        shutil.rmtree(folder)
+    return rows
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--events", type=int, default=1_100_000, help="at least this many events (default %(default)s)")
+    ap.add_argument("--copies", type=int, default=10, help="copies of the source in the main trace (%(default)s)")
+    ap.add_argument("--scaling", default="1,3,10,30", help="copies for the scaling runs, '' for none (%(default)s)")
     ap.add_argument("--repeats", type=int, default=3, help="runs per tool; medians are reported (default %(default)s)")
     ap.add_argument("--hta-python", type=Path, default=DEFAULT_HTA_PYTHON, help="interpreter with HTA (%(default)s)")
     ap.add_argument(
@@ -330,15 +382,15 @@ def main(argv=None):
     )
     ap.add_argument("--source", type=Path, default=DEFAULT_SOURCE, help="trace to repeat (%(default)s)")
     ap.add_argument("--gap-us", type=float, default=1000.0, help="gap between copies, us (default %(default)s)")
-    ap.add_argument("--workdir", type=Path, help="where to write the trace (default: a new temp folder)")
-    ap.add_argument("--keep", action="store_true", help="keep the generated trace")
+    ap.add_argument("--workdir", type=Path, help="where to write the traces (default: a new temp folder)")
     ap.add_argument("--only", choices=("profguide", "hta"), help="measure one tool only")
     ap.add_argument("--json", type=Path, metavar="OUT", help="save all results as JSON")
     args = ap.parse_args(argv)
 
-    tools = {"profguide", "hta"} if args.only is None else {args.only}
+    names = ["read", "decode", "profguide", "draw", "hta"]
+    names = [n for n in names if args.only is None or (n == "hta") == (args.only == "hta")]
     for name, python in (("profguide", args.profguide_python), ("hta", args.hta_python)):
-        if name in tools and not Path(python).exists():
+        if name in names and not Path(python).exists():
             print(f"explain_vs_hta: no interpreter at {python} for {name} (see benchmarks/README.md)", file=sys.stderr)
             return 2
 
@@ -349,47 +401,43 @@ def main(argv=None):
         trace_dir.mkdir()
         trace_file = trace_dir / "rank0.json"
         t0 = time.perf_counter()
-        trace = build_trace(args.source, args.events, trace_file, args.gap_us)
-        print(
-            f"built {trace['events']:,} events ({trace['bytes'] / 2**20:,.0f} MiB) in {time.perf_counter() - t0:.1f} s",
-            file=sys.stderr,
-        )
-
-        runs = {"profguide": [], "hta": []}
+        trace = build_trace(args.source, args.copies, trace_file, args.gap_us)
+        print(f"built {trace['events']:,} events ({trace['bytes'] / 2**20:,.0f} MiB) in "
+              f"{time.perf_counter() - t0:.1f} s", file=sys.stderr)
+        runners = {
+            "read": lambda: run_read(args.profguide_python, trace_file),
+            "decode": lambda: run_decode(args.profguide_python, trace_file),
+            "profguide": lambda: run_profguide(args.profguide_python, trace_file),
+            "draw": lambda: run_draw(args.profguide_python, trace_file, workdir / "draw.svg"),
+            "hta": lambda: run_hta(args.hta_python, trace_dir),
+        }
+        runs = {name: [] for name in names}
         for i in range(args.repeats):
-            if "profguide" in tools:
-                runs["profguide"].append(run_profguide(args.profguide_python, trace_file))
-                r = runs["profguide"][-1]
-                print(f"run {i + 1}/{args.repeats} profguide: {_status(r)}", file=sys.stderr)
-            if "hta" in tools:
-                runs["hta"].append(run_hta(args.hta_python, trace_dir))
-                r = runs["hta"][-1]
-                print(f"run {i + 1}/{args.repeats} HTA:       {_status(r)}", file=sys.stderr)
-
+            for name in names:
+                runs[name].append(runners[name]())
+                print(f"run {i + 1}/{args.repeats} {name}: {_status(runs[name][-1])}", file=sys.stderr)
+        tools = {name: summarise(runs[name]) for name in names}
+        copies_list = [int(c) for c in args.scaling.split(",") if c.strip()] if args.only != "hta" else []
+        scaling = measure_scaling(args, workdir, copies_list)
         info = {
             "date": datetime.datetime.now().isoformat(timespec="seconds"),
             "machine": (
                 f"{platform.machine()}, {os.cpu_count()} CPUs, {_mem_gib()} GiB RAM, Python {platform.python_version()}"
             ),
-            "hta_version": _version(args.hta_python, "HolisticTraceAnalysis") if "hta" in tools else None,
-            "profguide_version": _version(args.profguide_python, "profguide") if "profguide" in tools else None,
+            "hta_version": _version(args.hta_python, "HolisticTraceAnalysis") if "hta" in names else None,
+            "profguide_version": _version(args.profguide_python, "profguide") if "profguide" in names else None,
+            "msgspec_version": _version(args.profguide_python, "msgspec") if "decode" in names else None,
             "trace": trace,
             "repeats": args.repeats,
         }
-        prof = summarise(runs["profguide"])
-        hta = summarise(runs["hta"])
-        ratios = print_table(info, prof, hta)
+        print_table(info, tools, scaling)
         if args.json:
-            doc = {**info, "profguide": prof, "hta": hta, **ratios, "raw_runs": _strip(runs)}
+            doc = {**info, "tools": tools, "ratios": ratios(tools), "scaling": scaling, "raw_runs": _strip(runs)}
             args.json.parent.mkdir(parents=True, exist_ok=True)
             args.json.write_text(json.dumps(doc, indent=2) + "\n")
-        if args.keep:
-            print(f"kept {trace_file}", file=sys.stderr)
-        failed = [t for t in tools if not (prof if t == "profguide" else hta).get("ok")]
-        return 1 if failed else 0
+        return 1 if any(not s.get("ok") for s in tools.values()) else 0
     finally:
-        if not args.keep:
-            shutil.rmtree(workdir, ignore_errors=True)
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 def _status(r):

@@ -19,6 +19,7 @@ from profguide.figures.svg import (
     Scale,
     axis_svg,
     legend_svg,
+    nice_tick_step,
     svg_document,
 )
 from profguide.figures.timeline import SVG_BUDGET, timeline_lanes
@@ -119,3 +120,48 @@ def op_durations(trace, name):
     if name not in trace.names:
         return np.empty(0)
     return trace.dur[trace.name == trace.names.index(name)]
+
+
+SERIES_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7")
+
+
+def scaling_svg(series, title="Time against the size of the trace"):
+    """Lines of seconds against events, one per series: ``series`` are (label, [(events, seconds), …])."""
+    points = [point for _, values in series for point in values]
+    most_events = max((events for events, _ in points), default=1) * 1.05
+    most_seconds = max((seconds for _, seconds in points), default=1.0) * 1.1
+    left, top, height = 70, 40, 220
+    x = Scale(0.0, most_events, left=left, right=WIDTH - RIGHT_MARGIN - 150)
+
+    def y(seconds):
+        return top + height - seconds / most_seconds * height
+
+    legend, _ = legend_svg([(colour, label) for colour, (label, _) in zip(SERIES_COLOURS, series, strict=False)], top=8)
+    parts = [legend, f'<rect class="pg-band" x="{left}" y="{top}" width="{x.right - left}" height="{height}"/>']
+    step = nice_tick_step(most_seconds, 5)
+    tick = 0.0
+    while tick <= most_seconds:
+        parts.append(f'<line class="pg-rule" x1="{left - 5}" y1="{y(tick):.1f}" x2="{left}" y2="{y(tick):.1f}"/>'
+                     f'<text class="pg-soft" x="{left - 8}" y="{y(tick) + 4:.1f}" text-anchor="end">{tick:g} s</text>')
+        tick += step
+    event_step = nice_tick_step(most_events, 5)
+    tick = 0.0
+    while tick <= most_events:
+        parts.append(f'<line class="pg-rule" x1="{x.x(tick):.1f}" y1="{top + height}" x2="{x.x(tick):.1f}" '
+                     f'y2="{top + height + 5}"/><text class="pg-soft" x="{x.x(tick):.1f}" y="{top + height + 20}" '
+                     f'text-anchor="middle">{tick / 1e6:g}M</text>')
+        tick += event_step
+    parts.append(f'<text class="pg-soft" x="{(left + x.right) / 2:.1f}" y="{top + height + 38}" '
+                 'text-anchor="middle">events in the trace</text>')
+    for colour, (label, values) in zip(SERIES_COLOURS, series, strict=False):
+        ordered = sorted(values)
+        path = " ".join(f"{'M' if i == 0 else 'L'}{x.x(e):.1f},{y(s):.1f}" for i, (e, s) in enumerate(ordered))
+        parts.append(f'<path d="{path}" stroke="{colour}" stroke-width="2" fill="none"/>')
+        for events, seconds in ordered:
+            parts.append(f'<g><title>{escape(label)}: {events:,} events, {seconds:.2f} s</title>'
+                         f'<circle cx="{x.x(events):.1f}" cy="{y(seconds):.1f}" r="4" fill="{colour}"/></g>')
+        if ordered:
+            events, seconds = ordered[-1]
+            parts.append(f'<text class="pg-ink" x="{x.x(events) + 8:.1f}" y="{y(seconds) + 4:.1f}">'
+                         f'{escape(label)}</text>')
+    return svg_document(WIDTH, top + height + 48, title, "".join(parts))

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from profguide.errors import RecordingError, TraceError
+from profguide.figures import charts
 from profguide.files import replace_file
 from profguide.progress import step
 from profguide.site import claims, launch, render
@@ -122,17 +123,26 @@ def build_recording(recording, root, generated, included, refresh, check, gpus, 
     return Status(recording.id, state, action, tuple(problems)), checks
 
 
+def benchmark_files(root):
+    """The benchmark's results as a table and sentences, and its scaling figure."""
+    results = json.loads((Path(root) / BENCHMARK_RESULTS).read_text())
+    svg = f"docs/generated/{SITE}/explain-vs-hta.svg"
+    files = {"explain-vs-hta.md": render.benchmark_fragment(results, svg)}
+    if results.get("scaling"):
+        files["explain-vs-hta.svg"] = charts.scaling_svg(render.scaling_series(results))
+    return files
+
+
 def site_files(root, checks, included):
     """The site's own fragments that pages include: every claim's check, and the benchmark results."""
     makers = {
-        "claims.md": lambda: claims.claims_table(checks),
-        "explain-vs-hta.md": lambda: render.benchmark_fragment(
-            json.loads((Path(root) / BENCHMARK_RESULTS).read_text())),
+        "claims.md": lambda: {"claims.md": claims.claims_table(checks)},
+        "explain-vs-hta.md": lambda: benchmark_files(root),
     }
     unknown = sorted(set(included) - set(makers))
     if unknown:
         raise FragmentError(f"no site fragment named {', '.join(unknown)} (known: {', '.join(makers)})")
-    return {name: makers[name]() for name in included}
+    return {name: text for fragment in included for name, text in makers[fragment]().items()}
 
 
 def build(recordings, root, generated=None, refresh=False, check=False, gpus=None, stream=None):

@@ -157,30 +157,54 @@ def phases_table(counts):
     return "\n".join(lines) + "\n"
 
 
-def benchmark_fragment(results):
-    """Markdown for the site from ``benchmarks/explain_vs_hta.py --json`` output: both tools side by side."""
-    ours, hta, source = results["profguide"], results["hta"], results["trace"]
-    rows = [
-        ("`profguide explain --json`", ours, ours["result"]["gpu_idle_pct"]),
-        (f"HolisticTraceAnalysis {escape(results['hta_version'])}: load + temporal breakdown", hta,
-         hta["result"]["idle_pct"]),
+BENCHMARK_ROWS = {
+    "read": "reading the file's bytes",
+    "decode": "msgspec decoding it into typed structs (the floor)",
+    "profguide": "`profguide explain --json`",
+    "draw": "`profguide draw`",
+    "hta": "HolisticTraceAnalysis {version}: load + temporal breakdown",
+}
+
+
+def benchmark_fragment(results, svg_path):
+    """Markdown for the site from ``benchmarks/explain_vs_hta.py --json`` output: every tool side by side,
+    the ratios, and the scaling figure."""
+    tools, source, ratio = results["tools"], results["trace"], results["ratios"]
+    lines = ["| What runs | Wall time (median) | CPU time | Peak memory | GPU idle |", "|---|---:|---:|---:|---:|"]
+    for name, label in BENCHMARK_ROWS.items():
+        run = tools.get(name)
+        if not run or not run.get("ok"):
+            continue
+        result = run.get("result") or {}
+        idle = result.get("gpu_idle_pct", result.get("idle_pct"))
+        lines.append(f"| {label.format(version=escape(str(results.get('hta_version'))))} | "
+                     f"{run['wall_s_median']:.2f} s | {run['cpu_s_median']:.2f} s | {run['maxrss_mib_median']:,.0f} MiB"
+                     f" | {'–' if idle is None else f'{idle:.2f}%'} |")
+    lines += [
+        "",
+        f"On a trace of {source['events']:,} events ({source['bytes'] / 2**20:,.0f} MiB of JSON, "
+        f"{source['copies']} copies of `{escape(source['source'])}` end to end), `explain` took "
+        f"**{ratio['explain_over_decode_time']:.2f}×** the time of decoding the file into typed structs, ran "
+        f"**{ratio['hta_over_profguide_time']:.1f}× faster** than HTA in "
+        f"**{ratio['profguide_over_hta_memory']:.2f}×** its peak memory, and `draw` took "
+        f"**{ratio['draw_over_explain_time']:.2f}×** the time of `explain`. Each ran {results['repeats']} times, "
+        "each time in a fresh process.",
+        "",
     ]
-    lines = [
-        "| Tool | Wall time (median) | Peak memory (median) | GPU idle |",
-        "|---|---:|---:|---:|",
-        *(
-            f"| {name} | {run['wall_s_median']:.2f} s | {run['maxrss_mib_median']:,.0f} MiB | {idle:.2f}% |"
-            for name, run, idle in rows
-        ),
-        "",
-        f"**{results['hta_over_profguide_time']:.1f}× faster** and "
-        f"**{results['profguide_over_hta_memory']:.2f}× the peak memory** of HTA, on a trace of "
-        f"{source['events']:,} events ({source['bytes'] / 2**20:,.0f} MiB of JSON): "
-        f"{source['copies']} copies of `{escape(source['source'].rsplit('/', 1)[-1])}` end to end. "
-        f"Each tool ran {results['repeats']} times in a fresh process.",
-        "",
+    if results.get("scaling"):
+        lines += [included(svg_path) + "The same, on traces of 1 to "
+                  f"{max(row['copies'] for row in results['scaling'])} copies: `explain` and the decoding floor "
+                  "against the number of events.\n{: .pg-caption }", ""]
+    lines.append(
         f"<small>Measured {escape(results['date'][:10])} on {escape(results['machine'])}; "
-        f"profguide {escape(results['profguide_version'])}. Rerun with `python3 benchmarks/explain_vs_hta.py "
-        "--json benchmarks/results/explain_vs_hta.json`.</small>",
-    ]
+        f"profguide {escape(str(results['profguide_version']))}, "
+        f"msgspec {escape(str(results.get('msgspec_version')))}. "
+        "Rerun with `python3 benchmarks/explain_vs_hta.py --json benchmarks/results/explain_vs_hta.json`.</small>")
     return "\n".join(lines) + "\n"
+
+
+def scaling_series(results):
+    """(label, [(events, seconds), …]) for explain and the decoding floor, from the scaling runs."""
+    rows = results.get("scaling") or []
+    return [(label, [(row["events"], row[key]) for row in rows if row.get(key) is not None])
+            for label, key in (("profguide explain", "explain_s"), ("msgspec decode", "decode_s"))]

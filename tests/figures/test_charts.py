@@ -47,3 +47,11 @@ def test_median_and_p95_labels_never_overlap_and_stay_inside(values):
     (left_a, right_a, y_a), (left_b, right_b, y_b) = label_boxes(charts.spread_svg("aten::mm", values))
     assert y_a != y_b or right_a <= left_b or right_b <= left_a
     assert min(left_a, left_b) >= 0 and max(right_a, right_b) <= WIDTH
+
+
+def test_scaling_draws_a_line_and_a_dot_per_point_with_the_points_in_tooltips():
+    svg = charts.scaling_svg([("explain", [(100_000, 0.5), (1_000_000, 2.0)]), ("decode", [(100_000, 0.3)])])
+    assert svg.count("<circle") == 3 and svg.count('stroke-width="2"') == 2
+    assert "explain: 1,000,000 events, 2.00 s" in svg
+    colours = {m.group(1) for m in re.finditer(r'<circle cx="[\d.]+" cy="[\d.]+" r="4" fill="(#\w+)"', svg)}
+    assert len(colours) == 2  # one colour per series

@@ -60,3 +60,28 @@ def test_a_table_note_links_its_trace_and_says_when_it_stands_in():
     assert note.startswith("<small>Recorded on Some CPU") and "<strong>CPU stand-in</strong>" in note
     assert note.endswith(" · [download the trace](/generated/rec/trace.json.gz)</small>\n")
     assert "trace-rank0.json.gz" in render.provenance_note({**META, "ranks": 4, "cpu_standin": False})
+
+
+RESULTS = {
+    "date": "2026-11-30T02:29:05", "machine": "x86_64, 2 CPUs", "hta_version": "0.5.0", "profguide_version": "0.1.0",
+    "msgspec_version": "0.23.0", "repeats": 3,
+    "trace": {"source": "a.json.gz", "events": 1_000_000, "bytes": 200 << 20, "copies": 10},
+    "tools": {name: {"ok": 3, "wall_s_median": wall, "cpu_s_median": wall, "maxrss_mib_median": mib,
+                     "result": result}
+              for name, wall, mib, result in (("decode", 2.0, 700, None), ("profguide", 1.8, 150, {"gpu_idle_pct": 70}),
+                                              ("hta", 36.0, 1400, {"idle_pct": 70.1}))},
+    "ratios": {"explain_over_decode_time": 0.9, "hta_over_profguide_time": 20.0, "profguide_over_hta_memory": 0.107,
+               "draw_over_explain_time": 1.1},
+    "scaling": [{"copies": 1, "events": 100_000, "explain_s": 0.5, "decode_s": 0.3},
+                {"copies": 10, "events": 1_000_000, "explain_s": 1.8, "decode_s": 2.0}],
+}
+
+
+def test_the_benchmark_fragment_quotes_the_results_file():
+    text = render.benchmark_fragment(RESULTS, "docs/generated/site/x.svg")
+    assert "| `profguide explain --json` | 1.80 s | 1.80 s | 150 MiB | 70.00% |" in text
+    assert "| HolisticTraceAnalysis 0.5.0: load + temporal breakdown | 36.00 s |" in text
+    assert "`draw`" in text and "| `profguide draw`" not in text  # a tool that did not run has no row
+    assert "took **0.90×** the time of decoding" in text and "**20.0× faster** than HTA in **0.11×**" in text
+    assert '--8<-- "docs/generated/site/x.svg"' in text and "1 to 10 copies" in text
+    assert render.scaling_series(RESULTS)[0] == ("profguide explain", [(100_000, 0.5), (1_000_000, 1.8)])
