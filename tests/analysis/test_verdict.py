@@ -84,3 +84,20 @@ def test_events_no_profiler_measures_do_not_turn_the_verdict():
     plain, spoiled = training_loop(python_us=300), training_loop(python_us=300, extra=absurd)
     assert verdict.summarise(spoiled)["verdict"] == verdict.summarise(plain)["verdict"] == "python-bound"
     assert sum(spoiled.skipped.values()) == 2
+
+
+def test_a_cuda_graph_replay_joins_every_kernel_to_its_graph_launch():
+    replay = [gpu(f"graph_kernel_{i}", 30 + 10 * i, 8, correlation=9) for i in range(12)]
+    t = make(cpu("cudaGraphLaunch", 5, 12, kind="runtime", correlation=9), *replay)
+    summary = verdict.summarise(t)
+    assert summary["launch_delay_us"]["runtime"]["count"] == 1  # the first kernel, on an empty stream
+    assert summary["queueing_us"]["count"] == 11  # the rest waited behind it, none unexplained
+    assert summary["idle"]["by_cause"]["other"]["idle_us"] == 0
+    assert summary["compile"]["cuda_graph_launches"] == 1
+
+
+def test_a_trace_of_gpu_events_alone_is_measured_and_its_gaps_unexplained():
+    t = make(gpu("k", 0, 10), gpu("k", 30, 10, stream=8), gpu("k", 50, 10))
+    summary = verdict.summarise(t)
+    assert summary["window"] == {"start_us": 0, "end_us": 60, "dur_us": 60}
+    assert summary["gpu_idle_pct"] == pytest.approx(50) and summary["verdict"] == "idle-unexplained"
