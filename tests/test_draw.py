@@ -5,6 +5,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from profguide import cli
 from tests.helpers import TRACES
@@ -82,3 +84,14 @@ def test_thousands_of_lanes_are_cut_to_the_busiest(capsys, tmp_path):
     code, _, err = draw(capsys, source, "--out", tmp_path / "s.svg")
     assert code == 0 and "beyond the busiest lanes" in err
     assert 0 < (tmp_path / "s.svg").read_text().count('class="pg-band"') <= MAX_LANES
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(alphabet="0123456789.:-+eEinfatsmµu ", max_size=16))
+def test_any_window_text_is_a_window_inside_the_trace_or_one_line(text):
+    try:
+        start, end = cli.parse_window(text, (1000.0, 5000.0))
+    except KeyError as error:
+        assert "\n" not in error.args[0] and error.args[0].startswith("--window ")
+    else:
+        assert 1000.0 <= start < end <= 5000.0
