@@ -82,7 +82,7 @@ def verdict_lines(summary):
             f"{row['meaning']} {100 * row['idle_us'] / window['dur_us']:.1f}%"
             + (f" ({cut(row['top'][0][0], 60)})" if row["top"] and activity != "python" else "")
             for activity, row in sorted(summary["idle"]["by_activity"].items(), key=lambda item: -item[1]["idle_us"])
-            if row["idle_us"] > 0
+            if window["dur_us"] and 100 * row["idle_us"] / window["dur_us"] >= 0.05  # 0.0% would say nothing
         ]
         if activities:
             lines.append("While the GPU waited for the host, the host was: " + "; ".join(activities) + ".")
