@@ -19,6 +19,25 @@ def project(tmp_path):
 
 
 @pytest.fixture(scope="session")
+def recordings_made_once(tmp_path_factory):
+    """Recordings that many tests read, each made once, in fresh processes, for the session: copy them, then
+    change the copies. Returns a function: recording → its folder."""
+    from profguide.site import launch
+
+    root = tmp_path_factory.mktemp("recordings")
+    shutil.copytree(ROOT / "snippets", root / "snippets", ignore=shutil.ignore_patterns("__pycache__"))
+    made = {}
+
+    def folder(recording):
+        if recording.id not in made:
+            launch.record(recording, "cpu", root, root / "out")
+            made[recording.id] = root / "out" / recording.id
+        return made[recording.id]
+
+    return folder
+
+
+@pytest.fixture(scope="session")
 def built_site(tmp_path_factory):
     """The site as `mkdocs build --strict` makes it, in a temporary folder."""
     out = tmp_path_factory.mktemp("site")

@@ -25,10 +25,15 @@ def pretend_recorded_on_cuda(folder):
     meta_path.write_text(json.dumps(meta))
 
 
-def recorded(project, recording=TINY):
-    generated = project / "docs" / "generated"
-    launch.record(recording, "cpu", project, generated)
-    return generated / recording.id
+@pytest.fixture
+def recorded(project, recordings_made_once):
+    """TINY, recorded once for the session, copied into this test's project: ``recorded()`` is its folder."""
+    def copy(recording=TINY):
+        generated = project / "docs" / "generated"
+        shutil.copytree(recordings_made_once(recording), generated / recording.id)
+        return generated / recording.id
+
+    return copy
 
 
 def run_build(project, recordings=(TINY,), **options):
@@ -45,8 +50,8 @@ def test_page_includes_finds_every_generated_include(tmp_path):
     assert build.page_includes(tmp_path) == {"rec": {"figure.md": ["a.md", "part/b.md"], "explain.md": ["a.md"]}}
 
 
-def test_build_renders_exactly_what_the_pages_include(project):
-    folder = recorded(project)
+def test_build_renders_exactly_what_the_pages_include(project, recorded):
+    folder = recorded()
     statuses, checks = run_build(project)
     assert statuses[TINY.id].state == "fresh" and statuses[TINY.id].problems == ()
     assert sorted(p.name for p in folder.iterdir()) == sorted(launch.recording_files(1) + ["figure.md",
@@ -57,8 +62,8 @@ def test_build_renders_exactly_what_the_pages_include(project):
     assert [c.outcome for c in checks] == ["holds"]
 
 
-def test_fragments_no_page_includes_are_removed_or_reported(project):
-    folder = recorded(project)
+def test_fragments_no_page_includes_are_removed_or_reported(project, recorded):
+    folder = recorded()
     run_build(project)
     (folder / "compare.svg").write_text("<svg/>")
     statuses, _ = run_build(project, check=True)
@@ -69,8 +74,8 @@ def test_fragments_no_page_includes_are_removed_or_reported(project):
     assert run_build(project, check=True)[0][TINY.id].problems == ()
 
 
-def test_a_fragment_the_recording_cannot_give_is_a_problem(project):
-    recorded(project)
+def test_a_fragment_the_recording_cannot_give_is_a_problem(project, recorded):
+    recorded()
     (project / "docs" / "steps.md").write_text('--8<-- "docs/generated/tiny-matmul/steps.md"\n'
                                                '--8<-- "docs/generated/tiny-matmul/nonsense.md"\n')
     problems = run_build(project, check=True)[0][TINY.id].problems
@@ -80,16 +85,16 @@ def test_a_fragment_the_recording_cannot_give_is_a_problem(project):
     assert run_build(project, check=True)[0][TINY.id].problems == ("tiny-matmul: no ProfilerStep in this recording",)
 
 
-def test_a_recording_no_page_shows_and_a_page_showing_no_recording_are_problems(project):
-    recorded(project)
+def test_a_recording_no_page_shows_and_a_page_showing_no_recording_are_problems(project, recorded):
+    recorded()
     (project / "docs" / "page.md").write_text('--8<-- "docs/generated/nobody/figure.md"\n')
     statuses, _ = run_build(project, check=True)
     assert statuses[TINY.id].problems == ("tiny-matmul: no page includes anything from it",)
     assert statuses["nobody"].problems == ("pages include docs/generated/nobody/, which no recording makes",)
 
 
-def test_a_claim_that_does_not_hold_fails_the_check(project):
-    recorded(project)
+def test_a_claim_that_does_not_hold_fails_the_check(project, recorded):
+    recorded()
     run_build(project)
     wrong = dataclasses.replace(TINY, claims=(Claim("page.md", "The region encloses its ops.",
                                                     CpuShare("aten::mm", "matmul_bias", self_time=False),
@@ -102,8 +107,8 @@ def test_a_claim_that_does_not_hold_fails_the_check(project):
     assert build.problems(statuses.values())
 
 
-def test_a_claim_its_page_no_longer_makes_fails_the_check(project):
-    recorded(project)
+def test_a_claim_its_page_no_longer_makes_fails_the_check(project, recorded):
+    recorded()
     run_build(project)
     page = project / "docs" / "page.md"
     page.write_text(page.read_text().replace("encloses its ops", "holds its ops"))
@@ -111,16 +116,16 @@ def test_a_claim_its_page_no_longer_makes_fails_the_check(project):
     assert problem.endswith("but the page no longer says it: update the claim or the page")
 
 
-def test_refresh_rerecords_a_stale_standin(project):
-    recorded(project)
+def test_refresh_rerecords_a_stale_standin(project, recorded):
+    recorded()
     edit_snippet(project)
     statuses, _ = run_build(project, refresh=True, gpus=0)
     assert statuses[TINY.id].action == "recorded on cpu"
     assert recording_state(TINY, project, project / "docs" / "generated")[0] == "fresh"
 
 
-def test_refresh_never_replaces_a_cuda_recording_on_a_cpu_machine(project):
-    folder = recorded(project)
+def test_refresh_never_replaces_a_cuda_recording_on_a_cpu_machine(project, recorded):
+    folder = recorded()
     pretend_recorded_on_cuda(folder)
     edit_snippet(project)
     statuses, _ = run_build(project, refresh=True, gpus=0)
@@ -129,8 +134,8 @@ def test_refresh_never_replaces_a_cuda_recording_on_a_cpu_machine(project):
     assert build.problems([statuses[TINY.id]]) == [statuses[TINY.id]]
 
 
-def test_check_writes_nothing_and_reports_stale(project):
-    folder = recorded(project)
+def test_check_writes_nothing_and_reports_stale(project, recorded):
+    folder = recorded()
     edit_snippet(project)
     before = sorted(p.name for p in folder.iterdir())
     statuses, _ = run_build(project, refresh=True, check=True, gpus=0)
@@ -138,16 +143,16 @@ def test_check_writes_nothing_and_reports_stale(project):
     assert sorted(p.name for p in folder.iterdir()) == before
 
 
-def test_check_reports_renders_that_are_out_of_date(project):
-    folder = recorded(project)
+def test_check_reports_renders_that_are_out_of_date(project, recorded):
+    folder = recorded()
     run_build(project)
     (folder / "figure.md").write_text("edited by hand\n")
     statuses, _ = run_build(project, check=True)
     assert statuses[TINY.id].problems == ("out of date: figure.md",)
 
 
-def test_rendering_twice_writes_nothing_the_second_time(project):
-    folder = recorded(project)
+def test_rendering_twice_writes_nothing_the_second_time(project, recorded):
+    folder = recorded()
     run_build(project)
     stamps = {p.name: p.stat().st_mtime_ns for p in folder.iterdir()}
     statuses, _ = run_build(project)
@@ -183,8 +188,8 @@ def test_build_outside_a_checkout_says_so_in_one_line(tmp_path):
 
 
 @pytest.mark.parametrize("content", [b"{not json", b"[1, 2]", b"\xff\xfe binary", b'{"cache_key": 5}'])
-def test_an_unreadable_meta_json_is_a_broken_recording_reported_in_one_line(project, content):
-    folder = recorded(project)
+def test_an_unreadable_meta_json_is_a_broken_recording_reported_in_one_line(project, recorded, content):
+    folder = recorded()
     (folder / "meta.json").write_bytes(content)
     statuses, _ = run_build(project, check=True)
     assert statuses[TINY.id].state == "broken"
@@ -194,15 +199,15 @@ def test_an_unreadable_meta_json_is_a_broken_recording_reported_in_one_line(proj
 
 
 @pytest.mark.parametrize("content", ["{truncated", "{}", '[{"name": "aten::mm"}]', "\u0000"])
-def test_unreadable_summary_rows_are_a_problem_not_a_traceback(project, content):
-    folder = recorded(project)  # TINY's claim reads the summary rows
+def test_unreadable_summary_rows_are_a_problem_not_a_traceback(project, recorded, content):
+    folder = recorded()  # TINY's claim reads the summary rows
     (folder / "averages.json").write_text(content)
     [problem] = run_build(project, check=True)[0][TINY.id].problems
     assert problem.startswith(f"tiny-matmul: {folder / 'averages.json'}: not ")
 
 
-def test_folders_an_interrupted_recording_left_are_reported(project):
-    folder = recorded(project)
+def test_folders_an_interrupted_recording_left_are_reported(project, recorded):
+    folder = recorded()
     run_build(project)
     (folder.parent / ".tiny-matmul.old-x1y2").mkdir()
     statuses, _ = run_build(project, check=True)

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from profguide.site import fragments, launch
+from profguide.site import fragments
 from profguide.site.data import RecordingData
 from profguide.site.recordings import Figure, Recording
 from tests.helpers import TINY, event, gpu_event, make_trace
@@ -17,49 +17,50 @@ STEPS = Recording(id="steps", module="snippets.basics.training_steps", function=
                   params={"size": 8, "steps": 4, "wait": 0, "warmup": 1, "active": 3}, figure=Figure(spread="aten::mm"))
 
 
-def recorded(project, recording):
-    launch.record(recording, "cpu", project, project / "out")
-    return RecordingData(recording, project / "out" / recording.id)
+@pytest.fixture
+def recorded(recordings_made_once):
+    """A recording made once for the session, as the build reads it (the fragments only read it)."""
+    return lambda recording: RecordingData(recording, recordings_made_once(recording))
 
 
-def test_the_figure_includes_its_svg_and_hands_off_its_trace(project):
-    files = fragments.figure(recorded(project, TINY))
+def test_the_figure_includes_its_svg_and_hands_off_its_trace(recorded):
+    files = fragments.figure(recorded(TINY))
     assert set(files) == {"figure.md", "timeline.svg"}
     assert files["timeline.svg"].startswith("<svg") and "<title>Timeline: tiny 8×8</title>" in files["timeline.svg"]
     assert '--8<-- "docs/generated/tiny-matmul/timeline.svg"' in files["figure.md"]
     assert 'data-trace="generated/tiny-matmul/trace.json.gz"' in files["figure.md"]
 
 
-def test_calls_compare_the_first_call_with_the_later_ones(project):
-    found = recorded(project, CALLS)
+def test_calls_compare_the_first_call_with_the_later_ones(recorded):
+    found = recorded(CALLS)
     text = fragments.calls(found)["calls.md"]
     assert len(re.findall(r"^\| \d \|", text, re.MULTILINE)) == 3  # a row per call
     assert "The first call of <code>matmul_bias</code> took " in text and "the slowest of the 2 later calls" in text
     with pytest.raises(fragments.FragmentError, match="fewer than two calls of 'matmul_bias'"):
-        fragments.calls(recorded(project, dataclasses.replace(TINY, figure=Figure(region="matmul_bias"))))
+        fragments.calls(recorded(dataclasses.replace(TINY, figure=Figure(region="matmul_bias"))))
 
 
-def test_events_count_every_phase_of_the_trace(project):
-    found = recorded(project, TINY)
+def test_events_count_every_phase_of_the_trace(recorded):
+    found = recorded(TINY)
     document = json.loads(gzip.decompress(found.trace_path().read_bytes()))
     complete = sum(1 for e in document["traceEvents"] if e.get("ph") == "X")
     text = fragments.events(found)["events.md"]
     assert f"Of the {len(document['traceEvents'])} events in this recording's trace, {complete} are complete" in text
 
 
-def test_step_fragments(project):
-    found = recorded(project, STEPS)
+def test_step_fragments(recorded):
+    found = recorded(STEPS)
     assert len(re.findall(r"^\| \d \|", fragments.steps(found)["steps.md"], re.MULTILINE)) == 3
     compare = fragments.compare(found)
     assert "ProfilerStep#1" in compare["compare.svg"] and "compare.svg" in compare["compare.md"]
     spread = fragments.spread(found)
     assert "Every duration of <code>aten::mm</code>" in spread["spread.md"]
     with pytest.raises(fragments.FragmentError, match="no ProfilerStep"):
-        fragments.steps(recorded(project, TINY))
+        fragments.steps(recorded(TINY))
 
 
-def test_breakdown_says_so_when_there_is_no_gpu_work(project):
-    files = fragments.breakdown(recorded(project, STEPS))
+def test_breakdown_says_so_when_there_is_no_gpu_work(recorded):
+    files = fragments.breakdown(recorded(STEPS))
     assert "no GPU work" in files["breakdown.md"] and "breakdown.svg" not in files
 
 
@@ -77,8 +78,8 @@ def test_breakdown_figure_for_steps_with_gpu_work():
     assert '--8<-- "docs/generated/steps/breakdown.svg"' in files["breakdown.md"]
 
 
-def test_every_fragment_writes_the_file_pages_include_by_its_name(project):
-    found = [recorded(project, recording) for recording in (STEPS, CALLS)]
+def test_every_fragment_writes_the_file_pages_include_by_its_name(recorded):
+    found = [recorded(recording) for recording in (STEPS, CALLS)]
     for name, make in fragments.FRAGMENTS.items():
         written = []
         for data in found:
