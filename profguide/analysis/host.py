@@ -53,12 +53,6 @@ def own_activity(name, kind):
     return "ops"
 
 
-def stronger(first, second):
-    """The stronger of two inherited activities (either may be None)."""
-    ranked = [a for a in (first, second) if a is not None]
-    return min(ranked, key=INHERITED.index) if ranked else None
-
-
 def classify(trace, events):
     """For events of one lane in trace order: each one's parent (index into ``events``, -1 for none), its
     activity, and its label (the event that named the activity: the DataLoader region, the sync's op)."""
@@ -73,7 +67,7 @@ def classify(trace, events):
         parents[position] = parent
         own = own_activity(name, kind)
         inherited = activities[parent] if parent >= 0 and activities[parent] in INHERITED else None
-        if own in INHERITED and stronger(own, inherited) == own and own != inherited:
+        if own in INHERITED and (inherited is None or INHERITED.index(own) < INHERITED.index(inherited)):
             activity, label = own, name
         elif inherited is not None:
             activity, label = inherited, labels[parent]

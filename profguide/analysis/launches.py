@@ -9,12 +9,17 @@ from profguide.analysis.select import gpu_work, host_syncs, kinds_mask, launch_o
 from profguide.trace.model import KIND
 
 
+def joined_launches(trace):
+    """(GPU ops, the calls that launched them) as index arrays, for the ops whose launch is in the trace."""
+    ops = np.flatnonzero(gpu_work(trace))
+    launch = launch_of(trace, ops)
+    return ops[launch >= 0], launch[launch >= 0]
+
+
 def launch_timing(trace):
     """For each GPU op joined to its launch call: the call's index, how long after the call ended the op
     started, and whether its stream was empty then (no earlier op on it still to finish)."""
-    ops = np.flatnonzero(gpu_work(trace))
-    launch = launch_of(trace, ops)
-    ops, launch = ops[launch >= 0], launch[launch >= 0]
+    ops, launch = joined_launches(trace)
     ready = trace.end[launch]
     by_stream = np.lexsort((trace.ts[ops], trace.lane[ops]))
     earlier_end = np.full(len(ops), -np.inf)
@@ -43,12 +48,10 @@ def launch_delays(trace):
 def clock_skew(trace):
     """GPU ops that start before the call that launched them began: the host's and the GPU's clocks
     disagree by at least the largest such lead (None when no op is joined to its launch)."""
-    ops = np.flatnonzero(gpu_work(trace))
-    launch = launch_of(trace, ops)
-    joined = launch >= 0
-    if not joined.any():
+    ops, launch = joined_launches(trace)
+    if not len(ops):
         return None
-    lead = trace.ts[launch[joined]] - trace.ts[ops[joined]]
+    lead = trace.ts[launch] - trace.ts[ops]
     early = lead > 0
     return {"ops_starting_before_launch": int(early.sum()), "at_least_us": float(lead.max()) if early.any() else 0.0}
 

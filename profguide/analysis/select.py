@@ -36,6 +36,13 @@ def names_where(trace, predicate):
     return codes_mask(trace.name, [code for code, name in enumerate(trace.names) if predicate(name)], len(trace.names))
 
 
+def first_of(trace, name):
+    """The index of the first event named ``name``, or None when the trace has none."""
+    if name not in trace.names:
+        return None
+    return int(np.argmax(trace.name == trace.names.index(name)))
+
+
 def gpu_work(trace):
     """Mask of the events that occupy a GPU: kernels, memcpy, memset."""
     return kinds_mask(trace, GPU_WORK_KINDS)

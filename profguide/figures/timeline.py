@@ -97,9 +97,10 @@ def drawable(trace, window, px_per_us):
     """Indices of the events a timeline can show in the window: host work on CPU lanes, GPU work on GPU
     lanes, each at least MIN_DRAWN_WIDTH wide (narrower ones never enclose wider ones, so depths hold)."""
     start, end = window
+    gpu = kinds_mask(trace, GPU_DRAWN)
     on_gpu_lane = np.zeros(len(trace.lanes), dtype=bool)
-    on_gpu_lane[np.unique(trace.lane[kinds_mask(trace, GPU_DRAWN)])] = True
-    right_kind = np.where(on_gpu_lane[trace.lane], kinds_mask(trace, GPU_DRAWN), kinds_mask(trace, HOST_KINDS))
+    on_gpu_lane[np.unique(trace.lane[gpu])] = True
+    right_kind = np.where(on_gpu_lane[trace.lane], gpu, kinds_mask(trace, HOST_KINDS))
     width = (np.minimum(trace.end, end) - np.maximum(trace.ts, start)) * px_per_us
     return np.flatnonzero(right_kind & (trace.end >= start) & (trace.ts <= end) & (width >= MIN_DRAWN_WIDTH)), \
         on_gpu_lane

@@ -18,7 +18,7 @@ from profguide.analysis.idle import busy_intervals
 from profguide.analysis.intervals import union_length
 from profguide.analysis.launches import synchronisations
 from profguide.analysis.regions import region_calls
-from profguide.analysis.select import gpu_window, profiler_steps
+from profguide.analysis.select import first_of, gpu_window, profiler_steps
 from profguide.site.recordings import (
     CpuShare,
     DeviceShare,
@@ -95,10 +95,9 @@ def step_number(measure, data):
 
 def encloses(measure, data):
     trace = data.trace
-    if measure.outer not in trace.names or measure.inner not in trace.names:
+    outer, inner = first_of(trace, measure.outer), first_of(trace, measure.inner)
+    if outer is None or inner is None:
         return None
-    outer = int(np.flatnonzero(trace.name == trace.names.index(measure.outer))[0])
-    inner = int(np.flatnonzero(trace.name == trace.names.index(measure.inner))[0])
     inside = trace.ts[outer] <= trace.ts[inner] and trace.end[inner] <= trace.end[outer]
     return 1.0 if inside else 0.0
 

@@ -13,7 +13,7 @@ from xml.sax.saxutils import escape
 
 from profguide import explain
 from profguide.analysis.regions import region_calls
-from profguide.analysis.select import step_window
+from profguide.analysis.select import first_of, step_window
 from profguide.analysis.verdict import facts
 from profguide.figures import charts
 from profguide.figures.timeline import timeline_svg
@@ -33,11 +33,7 @@ def svg_path(data, name):
 
 def present_first(trace, names):
     """The first event of each name that the trace holds, as (name, index)."""
-    found = []
-    for name in names:
-        if name in trace.names:
-            found.append((name, int((trace.name == trace.names.index(name)).argmax())))
-    return found
+    return [(name, index) for name in names if (index := first_of(trace, name)) is not None]
 
 
 def figure(data):
