@@ -19,7 +19,7 @@ import os
 import sys
 from pathlib import Path
 
-from profguide.site.recordings import RECORDINGS, by_id
+from profguide.site.catalogue import RECORDINGS, by_id
 from profguide.text import format_tick
 
 

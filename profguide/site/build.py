@@ -53,7 +53,7 @@ def page_includes(docs):
 
 def rendered(data, names):
     """The files made for the fragments ``names`` that pages include (recording files need no making)."""
-    own = set(launch.recording_files(data.ranks))
+    own = set(launch.recording_files(data.meta))
     files = {}
     for name in sorted(set(names) - own):
         if name not in FRAGMENTS:
@@ -116,7 +116,7 @@ def build_recording(recording, root, generated, included, refresh, check, gpus, 
         checks = claims.check(recording, data, Path(root) / "docs")
     except (FragmentError, RecordingError, TraceError) as error:
         return Status(recording.id, state, action, (f"{recording.id}: {error}",)), []
-    done, problems = settle(folder, files, set(launch.recording_files(data.ranks)), check)
+    done, problems = settle(folder, files, set(launch.recording_files(data.meta)), check)
     if action == "kept":
         action = done
     problems += ["claim " + c.line() for c in claims.failed(checks)]

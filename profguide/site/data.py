@@ -54,13 +54,29 @@ class RecordingData:
         return self.traces[0]
 
     @cached_property
+    def results(self):
+        """What rank 0's snippet returned besides its trace (``results.json``); RecordingError when absent."""
+        return self.json_file(rank_file("results.json", 0, self.ranks))
+
+    def json_file(self, name):
+        """A JSON file of the recording, parsed; RecordingError when it is missing or not JSON."""
+        path = self.folder / name
+        try:
+            return json.loads(path.read_text())
+        except (OSError, UnicodeDecodeError, ValueError) as error:
+            raise RecordingError(f"{path}: not readable ({str(error).splitlines()[0]})") from None
+
+    def sibling(self, recording_id):
+        """Another recording's data from the same folder of recordings, for a fragment that compares them."""
+        from profguide.site.catalogue import by_id
+
+        return RecordingData(by_id(recording_id), self.folder.parent / recording_id)
+
+    @cached_property
     def rows(self):
         """Rank 0's summary rows: a list of dicts with the names and times the renderers read."""
         path = self.folder / rank_file("averages.json", 0, self.ranks)
-        try:
-            rows = json.loads(path.read_text())
-        except (OSError, UnicodeDecodeError, ValueError) as error:
-            raise RecordingError(f"{path}: not readable ({str(error).splitlines()[0]})") from None
+        rows = self.json_file(path.name)
         if not isinstance(rows, list) or not all(summary_row(row) for row in rows):
             raise RecordingError(f"{path}: not a list of summary rows")
         return rows

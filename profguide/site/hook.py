@@ -8,7 +8,7 @@ import logging
 from pathlib import Path
 
 from profguide.site import build
-from profguide.site.recordings import RECORDINGS
+from profguide.site.catalogue import RECORDINGS
 
 log = logging.getLogger("mkdocs.hooks.profguide")
 

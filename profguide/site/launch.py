@@ -38,6 +38,8 @@ from profguide.site.record import FAILURE
 from profguide.site.staleness import cache_key, readable_meta
 
 RANK_FILES = ("trace.json.gz", "table.txt", "averages.json")
+# What a rank's process writes for the launcher alone; everything else it writes is the recording's.
+PROCESS_FILES = ("process.json", "stderr.txt")
 
 
 def rank_file(name, rank, ranks):
@@ -48,8 +50,12 @@ def rank_file(name, rank, ranks):
     return f"{stem}-rank{rank}{dot}{suffix}"
 
 
-def recording_files(ranks):
-    """Every file a recording of ``ranks`` processes consists of, ``meta.json`` included."""
+def recording_files(meta):
+    """Every file a recording consists of, ``meta.json`` included: those its meta lists (the trace, the
+    tables, and whatever the recording exports), or, for a meta without the list, the usual ones."""
+    if isinstance(meta.get("files"), list):
+        return [*meta["files"], "meta.json"]
+    ranks = meta.get("ranks", 1)
     return [rank_file(name, rank, ranks) for rank in range(ranks) for name in RANK_FILES] + ["meta.json"]
 
 
@@ -120,7 +126,7 @@ def start_ranks(recording, device, params, root, staging):
         stderr = open(folder / "stderr.txt", "w+")  # noqa: SIM115 - closed in stop_ranks
         command = [sys.executable, "-m", "profguide.site.record", "--module", recording.module,
                    "--function", recording.function, "--params", json.dumps(params), "--device", device,
-                   "--out", str(folder)]
+                   "--out", str(folder), "--exports", json.dumps(recording.exports())]
         process = subprocess.Popen(command, cwd=root, env=rank_environment(root, rank, recording.ranks, port),
                                    stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True)
         started.append((process, folder, stderr))
@@ -203,20 +209,24 @@ def swap_in(folder, new_folder):
 
 
 def assemble_recording(staging, folders, meta, ranks, existing):
-    """The new recording's folder in ``staging``: each rank's files under its name, the meta, and the
-    rendered files of the recording it replaces (the build re-renders them)."""
+    """The new recording's folder in ``staging``: each rank's files under its name, the meta (which lists
+    them), and the rendered files of the recording it replaces (the build re-renders them)."""
     recording = Path(staging) / "recording"
     recording.mkdir()
+    files = []
     for rank, folder in enumerate(folders):
-        for name in RANK_FILES:
-            (folder / name).replace(recording / rank_file(name, rank, ranks))
+        for path in sorted(folder.iterdir()):
+            if path.name not in PROCESS_FILES:
+                files.append(rank_file(path.name, rank, ranks))
+                path.replace(recording / files[-1])
+    meta = {**meta, "files": files}
     (recording / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
     if existing.is_dir():
-        old_ranks = set(recording_files((readable_meta(existing) or {}).get("ranks", 1)))
+        old_ranks = set(recording_files(readable_meta(existing) or {}))
         for path in existing.iterdir():
             if path.is_file() and path.name not in old_ranks and not (recording / path.name).exists():
                 shutil.copy2(path, recording / path.name)
-    return recording
+    return recording, meta
 
 
 def record(recording, device, root, out):
@@ -237,7 +247,8 @@ def record(recording, device, root, out):
         folders = [folder_of_rank for _, folder_of_rank, _ in started]
         processes = [json.loads((f / "process.json").read_text()) for f in folders]
         meta = provenance(recording, device, key, params, processes)
-        swap_in(folder, assemble_recording(staging, folders, meta, recording.ranks, folder))
+        assembled, meta = assemble_recording(staging, folders, meta, recording.ranks, folder)
+        swap_in(folder, assembled)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return meta

@@ -8,7 +8,10 @@ into the folder it is given:
 - ``trace.json.gz``: the Chrome trace that ``export_chrome_trace`` wrote;
 - ``table.txt``: ``key_averages().table(...)`` as the profiler prints it;
 - ``averages.json``: the same rows as numbers, for rendering and claims;
-- ``process.json``: this process's id and what it ran on (device, torch, CUDA, Python).
+- ``process.json``: this process's id and what it ran on (device, torch, CUDA, Python);
+- what the recording asks for besides: ``table-<name>.txt`` for each extra table,
+  ``memory-timeline.json`` from ``export_memory_timeline``, and ``results.json``
+  when the snippet returns a dict of what it measured.
 
 Only torch and the standard library are used, so this runs on a bare GPU machine.
 """
@@ -21,6 +24,7 @@ import json
 import os
 import platform
 import sys
+import warnings
 from pathlib import Path
 
 from profguide.errors import RecordingError
@@ -49,6 +53,20 @@ def summary_table(prof, device):
     return prof.key_averages().table(sort_by=sort_by, row_limit=15)
 
 
+def write_exports(prof, device, out, exports):
+    """The extra tables and the memory timeline a recording asks for (see ``Recording.exports``)."""
+    for table in exports.get("tables", []):
+        averages = prof.key_averages(group_by_input_shape=table["group_by_input_shape"],
+                                     group_by_stack_n=table["group_by_stack_n"])
+        text = averages.table(sort_by=table["sort_by"], row_limit=table["row_limit"])
+        (out / f"table-{table['name']}.txt").write_text(text)
+    if exports.get("memory_timeline"):
+        target = "cuda:0" if device == "cuda" else "cpu"
+        with warnings.catch_warnings():  # deprecated in favour of CUDA memory snapshots, which need a GPU
+            warnings.simplefilter("ignore", FutureWarning)
+            prof.export_memory_timeline(str(out / "memory-timeline.json"), device=target)
+
+
 def cpu_model_name():
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -73,7 +91,7 @@ def process_facts(device):
     }
 
 
-def run(module, function, params, device, out):
+def run(module, function, params, device, out, exports=None):
     """Call the snippet function with an ``on_trace_ready`` handler and write its trace, table and rows.
 
     The profiler calls the handler once per finished cycle (or once at exit
@@ -90,11 +108,12 @@ def run(module, function, params, device, out):
     def capture(prof):
         prof.export_chrome_trace(str(out / "trace.json"))
         captured.append((summary_table(prof, device), averages_rows(prof)))
+        write_exports(prof, device, out, exports or {})
 
     kwargs = dict(params, on_trace_ready=capture)
     if "device" in inspect.signature(snippet).parameters:
         kwargs["device"] = device
-    snippet(**kwargs)
+    returned = snippet(**kwargs)
     if device == "cuda":
         torch.cuda.synchronize()
     if len(captured) != 1:
@@ -106,6 +125,8 @@ def run(module, function, params, device, out):
     (out / "table.txt").write_text(table)
     (out / "averages.json").write_text(json.dumps(rows, indent=1))
     (out / "process.json").write_text(json.dumps(process_facts(device), indent=1))
+    if isinstance(returned, dict):
+        (out / "results.json").write_text(json.dumps(returned, indent=1, sort_keys=True))
 
 
 def main(argv=None):
@@ -115,9 +136,10 @@ def main(argv=None):
     parser.add_argument("--params", required=True, help="keyword arguments as JSON")
     parser.add_argument("--device", choices=("cpu", "cuda"), required=True)
     parser.add_argument("--out", type=Path, required=True, help="an existing folder to write into")
+    parser.add_argument("--exports", default="{}", help="extra tables and exports as JSON (Recording.exports)")
     args = parser.parse_args(argv)
     try:
-        run(args.module, args.function, json.loads(args.params), args.device, args.out)
+        run(args.module, args.function, json.loads(args.params), args.device, args.out, json.loads(args.exports))
     except Exception as error:  # noqa: BLE001 - any failure becomes one line the launcher can quote
         import traceback
 

@@ -1,6 +1,7 @@
-"""The recordings behind the guide's figures and tables, and the claims its pages make about them.
+"""What a recording is, and the claims a page makes about one: plain data, no behaviour.
 
-A recording names a function in one of the snippet packages under
+The recordings themselves are listed by part in ``profguide.site.parts`` and
+gathered in ``profguide.site.catalogue``. A recording names a function in one of the snippet packages under
 ``snippets/``, the parameters to call it with, how many processes run it,
 how to annotate its timeline, and the sentences of the guide that describe
 what it shows. Each recording runs in fresh processes, as a reader's script
@@ -10,7 +11,7 @@ the recording's data by ``profguide.site.claims`` whenever the site is built.
 Standard library only: ``profguide record`` imports this on a bare GPU machine.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,25 @@ class Figure:
     callouts: tuple[str, ...] = ()
     spread: str | None = None
     region: str | None = None
+
+
+@dataclass(frozen=True)
+class Table:
+    """A summary table the recorder prints besides the default one, into ``table-<name>.txt``.
+
+    The arguments are those of ``key_averages(...)`` and ``.table(...)``, so a
+    page can show the call that printed the table it includes.
+    """
+
+    name: str
+    sort_by: str = "cpu_time_total"
+    row_limit: int = 10
+    group_by_input_shape: bool = False
+    group_by_stack_n: int = 0
+
+    @property
+    def file(self):
+        return f"table-{self.name}.txt"
 
 
 # What a claim measures. Each is plain data; profguide.site.claims computes it from the recording.
@@ -186,6 +206,12 @@ class Recording:
         timeout_s: how long the processes may run.
         figure: how to annotate its timeline.
         claims: what the guide's pages say about it.
+        tables: summary tables to print besides ``table.txt`` (grouped by input shape, by stack, sorted otherwise).
+        memory_timeline: write ``memory-timeline.json`` with ``export_memory_timeline`` (the snippet must
+            profile with ``profile_memory``, ``record_shapes`` and ``with_stack``).
+
+    A snippet function that returns a dict of plain values (rather than the
+    profiler) has it written as ``results.json``: what it measured besides the trace.
     """
 
     id: str
@@ -199,6 +225,8 @@ class Recording:
     timeout_s: int = 600
     figure: Figure = Figure()
     claims: tuple[Claim, ...] = ()
+    tables: tuple[Table, ...] = ()
+    memory_timeline: bool = False
 
     @property
     def snippet(self):
@@ -214,118 +242,6 @@ class Recording:
     def title_with(self, params):
         return self.title.format(**params)
 
-
-FIRST_PROFILE = "snippets.basics.first_profile"
-FIRST_PROFILE_FIGURE = Figure(
-    brackets=("matmul_bias", "cudaDeviceSynchronize"),
-    highlight=("aten::mm",),
-    callouts=("matmul_bias", "aten::mm", "cudaLaunchKernel", "aten::add", "cudaDeviceSynchronize"),
-    region="matmul_bias",
-)
-TRAINING_STEPS = "snippets.basics.training_steps"
-STEPS_CPU_PARAMS = {"size": 256}
-
-RECORDINGS = (
-    Recording(
-        id="basics-matmul-64",
-        module=FIRST_PROFILE,
-        function="profile_matmul_bias",
-        params={"size": 64},
-        title="Matmul plus bias add on {size}×{size} inputs",
-        figure=FIRST_PROFILE_FIGURE,
-        claims=(
-            Claim("basics/first-trace.md", "with the small input, most of the region is empty space",
-                  CpuShare("matmul_bias", "matmul_bias"), at_least=0.5, device="cpu"),
-            Claim("basics/index.md", "the GPU sits idle most of the time", GpuBusyShare(), at_most=0.5,
-                  device="cuda"),
-        ),
-    ),
-    Recording(
-        id="basics-matmul-64-calls",
-        module=FIRST_PROFILE,
-        function="profile_matmul_bias",
-        params={"size": 64, "calls": 5},
-        title="Matmul plus bias add on {size}×{size} inputs, called {calls} times",
-        figure=FIRST_PROFILE_FIGURE,
-        claims=(
-            Claim("basics/index.md", "The first call is many times slower than any later one",
-                  FirstOverRest("matmul_bias"), at_least=5),
-            Claim("basics/index.md", "a large share of every later call is spent in no operator at all",
-                  OutsideOps("matmul_bias"), at_least=0.25),
-        ),
-    ),
-    Recording(
-        id="basics-matmul-4096",
-        module=FIRST_PROFILE,
-        function="profile_matmul_bias",
-        params={"size": 4096},
-        title="Matmul plus bias add on {size}×{size} inputs",
-        figure=FIRST_PROFILE_FIGURE,
-        claims=(
-            Claim("basics/index.md", "With 4096×4096 inputs, `aten::mm` takes nearly all of the time",
-                  CpuShare("aten::mm", "matmul_bias"), at_least=0.8, device="cpu"),
-            Claim("basics/index.md", "With 4096×4096 inputs, `aten::mm` takes nearly all of the time",
-                  DeviceShare("aten::mm"), at_least=0.8, device="cuda"),
-            Claim("basics/index.md", "`aten::matmul` has a small self time and `aten::mm` a large one",
-                  CpuShare("aten::matmul", "aten::mm"), at_most=0.25),
-            Claim("basics/first-trace.md", "with the large one, `aten::mm` fills nearly all of it",
-                  CpuShare("aten::mm", "matmul_bias"), at_least=0.8, device="cpu"),
-            Claim("basics/index.md", "on the CPU side that time reappears as `cudaDeviceSynchronize`",
-                  SyncOverKernels(), at_least=0.5, device="cuda"),
-            Claim("basics/first-trace.md", "for the large input, about as long as the multiply's kernel",
-                  SyncOverKernels(), at_least=0.5, device="cuda"),
-        ),
-    ),
-    Recording(
-        id="basics-steps-scheduled",
-        module=TRAINING_STEPS,
-        function="profile_steps",
-        params={"size": 4096, "steps": 8, "wait": 1, "warmup": 1, "active": 3},
-        cpu_params=STEPS_CPU_PARAMS,
-        title="{steps} steps under schedule(wait={wait}, warmup={warmup}, active={active}), size {size}",
-        figure=Figure(brackets=("ProfilerStep#3",), callouts=("forward", "reduce")),
-        claims=(
-            Claim("index.md", "a schedule that records three of them", StepCount(), at_least=3, at_most=3),
-            Claim("basics/steps.md", "The table starts at step 2", StepNumber("first"), at_least=2, at_most=2),
-            Claim("basics/steps.md", "It ends with step 4", StepNumber("last"), at_least=4, at_most=4),
-            Claim("basics/steps.md", "no recorded step is even twice as slow as another",
-                  SlowestOverFastest("ProfilerStep"), at_most=2),
-        ),
-    ),
-    Recording(
-        id="basics-steps-from-first",
-        module=TRAINING_STEPS,
-        function="profile_steps",
-        params={"size": 4096, "steps": 5, "wait": 0, "warmup": 0, "active": 5},
-        cpu_params=STEPS_CPU_PARAMS,
-        title="{steps} steps recorded from the very first, size {size}",
-        figure=Figure(spread="aten::mm"),
-        claims=(
-            Claim("basics/steps.md", "the first step is by far the slowest", FirstOverRest("ProfilerStep"),
-                  at_least=2),
-        ),
-    ),
-    Recording(
-        id="basics-cpu-only",
-        module="snippets.basics.cpu_only",
-        function="profile_on_cpu",
-        params={"size": 1024},
-        device="cpu",
-        title="Matmul plus bias add on {size}×{size} inputs, CPU only",
-        claims=(
-            Claim("basics/cpu-only.md", "the region on top, `aten::matmul` and under it `aten::mm`",
-                  Encloses("aten::matmul", "aten::mm"), at_least=1),
-            Claim("basics/cpu-only.md", "`aten::mm` alone has most of the self CPU time",
-                  CpuShare("aten::mm", "matmul_bias"), at_least=0.5),
-        ),
-    ),
-)
-
-
-def by_id(recording_id, recordings=RECORDINGS):
-    """Return the recording named ``recording_id``; raise KeyError with the known ids."""
-    for recording in recordings:
-        if recording.id == recording_id:
-            return recording
-    known = ", ".join(r.id for r in recordings)
-    raise KeyError(f"no recording named {recording_id!r} (known: {known})")
+    def exports(self):
+        """What the recorder writes besides the trace and the default table, as plain data for its process."""
+        return {"tables": [asdict(table) for table in self.tables], "memory_timeline": self.memory_timeline}

@@ -84,6 +84,8 @@ def cache_key(recording, root):
         "ranks": recording.ranks,
         "device": recording.device,
     }
+    if recording.tables or recording.memory_timeline:  # absent from older keys, which stay valid
+        spec["exports"] = recording.exports()
     digest.update(json.dumps(spec, sort_keys=True).encode())
     return digest.hexdigest()[:16]
 

@@ -8,7 +8,8 @@ import shutil
 import pytest
 
 from profguide.site import build, launch
-from profguide.site.recordings import RECORDINGS, Claim, CpuShare
+from profguide.site.catalogue import RECORDINGS
+from profguide.site.recordings import Claim, CpuShare
 from profguide.site.staleness import recording_state
 from tests.helpers import ROOT, TINY, run_profguide
 
@@ -54,7 +55,7 @@ def test_build_renders_exactly_what_the_pages_include(project, recorded):
     folder = recorded()
     statuses, checks = run_build(project)
     assert statuses[TINY.id].state == "fresh" and statuses[TINY.id].problems == ()
-    assert sorted(p.name for p in folder.iterdir()) == sorted(launch.recording_files(1) + ["figure.md",
+    assert sorted(p.name for p in folder.iterdir()) == sorted(launch.recording_files({"ranks": 1}) + ["figure.md",
                                                                                           "timeline.svg"])
     figure = (folder / "figure.md").read_text()
     assert '--8<-- "docs/generated/tiny-matmul/timeline.svg"' in figure  # the SVG is included, not copied

@@ -6,8 +6,8 @@ from types import SimpleNamespace
 import pytest
 
 from profguide.site import claims
+from profguide.site.catalogue import RECORDINGS
 from profguide.site.recordings import (
-    RECORDINGS,
     Claim,
     CpuShare,
     DeviceShare,

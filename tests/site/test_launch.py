@@ -11,7 +11,8 @@ import pytest
 from profguide import trace
 from profguide.errors import RecordingError
 from profguide.site import launch
-from profguide.site.recordings import RECORDINGS, Recording, by_id
+from profguide.site.catalogue import RECORDINGS, by_id
+from profguide.site.recordings import Recording, Table
 from profguide.site.staleness import cache_key
 from tests.helpers import ROOT, TINY, run_profguide
 
@@ -30,6 +31,20 @@ def profile_allreduce(size=8, on_trace_ready=None):
     assert tensor[0].item() == sum(range(1, dist.get_world_size() + 1))
     dist.destroy_process_group()
     return prof
+'''
+MEASURER = '''"""A loop with a memory profile, which also returns what it timed."""
+
+import torch
+from torch.profiler import ProfilerActivity, profile
+
+
+def profile_and_time(size=16, on_trace_ready=None):
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True, record_shapes=True, with_stack=True,
+                 on_trace_ready=on_trace_ready):
+        for _ in range(2):
+            torch.ones(size, size).mm(torch.ones(size, size))
+            torch.ones(size * 2, size).sum()
+    return {"steps": 2, "size": size}
 '''
 SLEEPER = "import time\n\ndef sleep(on_trace_ready=None):\n    time.sleep(60)\n"
 
@@ -178,13 +193,32 @@ def test_a_recording_that_runs_too_long_is_stopped(project):
     assert list((project / "out").iterdir()) == []
 
 
+def test_a_recording_writes_the_tables_and_exports_it_asks_for_and_what_its_snippet_returned(project):
+    (project / "snippets" / "basics" / "measurer.py").write_text(MEASURER)
+    job = Recording(id="measurer", module="snippets.basics.measurer", function="profile_and_time", title="t",
+                    device="cpu", memory_timeline=True,
+                    tables=(Table("by-shape", group_by_input_shape=True, sort_by="cpu_time_total", row_limit=30),))
+    meta = launch.record(job, "cpu", project, project / "out")
+    folder = project / "out" / job.id
+    assert sorted(launch.recording_files(meta)) == sorted(p.name for p in folder.iterdir()) == [
+        "averages.json", "memory-timeline.json", "meta.json", "results.json", "table-by-shape.txt", "table.txt",
+        "trace.json.gz"]
+    assert json.loads((folder / "results.json").read_text()) == {"size": 16, "steps": 2}
+    by_shape = (folder / "table-by-shape.txt").read_text()
+    assert "Input Shapes" in by_shape and "[[32, 16]" in by_shape
+    times, sizes = json.loads((folder / "memory-timeline.json").read_text())
+    assert len(times) == len(sizes) > 0 and max(max(row) for row in sizes) > 0
+    assert cache_key(job, project) != cache_key(dataclasses.replace(job, memory_timeline=False), project)
+
+
 def test_a_recording_of_two_ranks_keeps_one_trace_per_rank(project):
     (project / "snippets" / "basics" / "allreduce.py").write_text(ALLREDUCE)
     job = Recording(id="allreduce", module="snippets.basics.allreduce", function="profile_allreduce", title="t",
                     device="cpu", ranks=2)
     meta = launch.record(job, "cpu", project, project / "out")
     folder = project / "out" / job.id
-    assert sorted(p.name for p in folder.iterdir()) == sorted(launch.recording_files(2))
+    assert sorted(p.name for p in folder.iterdir()) == sorted(launch.recording_files({"ranks": 2}))
+    assert sorted(launch.recording_files(meta)) == sorted(launch.recording_files({"ranks": 2}))
     assert meta["ranks"] == 2 and len(set(meta["pids"])) == 2
     for rank in range(2):
         loaded = trace.load(folder / f"trace-rank{rank}.json.gz")
@@ -194,7 +228,7 @@ def test_a_recording_of_two_ranks_keeps_one_trace_per_rank(project):
     # Recorded again as one process: the rank files go, the single ones come.
     launch.record(dataclasses.replace(job, ranks=1, module=TINY.module, function=TINY.function,
                                       params={"size": 8}), "cpu", project, project / "out")
-    assert sorted(p.name for p in folder.iterdir()) == sorted(launch.recording_files(1))
+    assert sorted(p.name for p in folder.iterdir()) == sorted(launch.recording_files({"ranks": 1}))
 
 
 def test_progress_lines_name_each_recording_and_its_time(project):

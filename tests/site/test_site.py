@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from profguide.site.recordings import RECORDINGS
+from profguide.site.catalogue import RECORDINGS
 from tests.helpers import ROOT
 
 

@@ -1,0 +1,30 @@
+"""Every recording of the guide, in the order of its pages, and lookup by id (standard library only)."""
+
+from profguide.site.parts import (
+    basics,
+    reading_dispatch,
+    reading_footprint,
+    reading_input,
+    reading_memory,
+    reading_table,
+    reading_waits,
+)
+
+RECORDINGS = (
+    *basics.RECORDINGS,
+    *reading_table.RECORDINGS,
+    *reading_dispatch.RECORDINGS,
+    *reading_waits.RECORDINGS,
+    *reading_input.RECORDINGS,
+    *reading_memory.RECORDINGS,
+    *reading_footprint.RECORDINGS,
+)
+
+
+def by_id(recording_id, recordings=RECORDINGS):
+    """Return the recording named ``recording_id``; raise KeyError with the known ids."""
+    for recording in recordings:
+        if recording.id == recording_id:
+            return recording
+    known = ", ".join(r.id for r in recordings)
+    raise KeyError(f"no recording named {recording_id!r} (known: {known})")

@@ -1,0 +1,123 @@
+"""The recordings of Part 1, Basics: a matmul plus bias add, a loop of steps, a CPU-only run."""
+
+from profguide.site.recordings import (
+    Claim,
+    CpuShare,
+    DeviceShare,
+    Encloses,
+    Figure,
+    FirstOverRest,
+    GpuBusyShare,
+    OutsideOps,
+    Recording,
+    SlowestOverFastest,
+    StepCount,
+    StepNumber,
+    SyncOverKernels,
+)
+
+FIRST_PROFILE = "snippets.basics.first_profile"
+FIRST_PROFILE_FIGURE = Figure(
+    brackets=("matmul_bias", "cudaDeviceSynchronize"),
+    highlight=("aten::mm",),
+    callouts=("matmul_bias", "aten::mm", "cudaLaunchKernel", "aten::add", "cudaDeviceSynchronize"),
+    region="matmul_bias",
+)
+TRAINING_STEPS = "snippets.basics.training_steps"
+STEPS_CPU_PARAMS = {"size": 256}
+
+RECORDINGS = (
+    Recording(
+        id="basics-matmul-64",
+        module=FIRST_PROFILE,
+        function="profile_matmul_bias",
+        params={"size": 64},
+        title="Matmul plus bias add on {size}×{size} inputs",
+        figure=FIRST_PROFILE_FIGURE,
+        claims=(
+            Claim("basics/first-trace.md", "with the small input, most of the region is empty space",
+                  CpuShare("matmul_bias", "matmul_bias"), at_least=0.5, device="cpu"),
+            Claim("basics/index.md", "the GPU sits idle most of the time", GpuBusyShare(), at_most=0.5,
+                  device="cuda"),
+        ),
+    ),
+    Recording(
+        id="basics-matmul-64-calls",
+        module=FIRST_PROFILE,
+        function="profile_matmul_bias",
+        params={"size": 64, "calls": 5},
+        title="Matmul plus bias add on {size}×{size} inputs, called {calls} times",
+        figure=FIRST_PROFILE_FIGURE,
+        claims=(
+            Claim("basics/index.md", "The first call is many times slower than any later one",
+                  FirstOverRest("matmul_bias"), at_least=5),
+            Claim("basics/index.md", "a large share of every later call is spent in no operator at all",
+                  OutsideOps("matmul_bias"), at_least=0.25),
+        ),
+    ),
+    Recording(
+        id="basics-matmul-4096",
+        module=FIRST_PROFILE,
+        function="profile_matmul_bias",
+        params={"size": 4096},
+        title="Matmul plus bias add on {size}×{size} inputs",
+        figure=FIRST_PROFILE_FIGURE,
+        claims=(
+            Claim("basics/index.md", "With 4096×4096 inputs, `aten::mm` takes nearly all of the time",
+                  CpuShare("aten::mm", "matmul_bias"), at_least=0.8, device="cpu"),
+            Claim("basics/index.md", "With 4096×4096 inputs, `aten::mm` takes nearly all of the time",
+                  DeviceShare("aten::mm"), at_least=0.8, device="cuda"),
+            Claim("basics/index.md", "`aten::matmul` has a small self time and `aten::mm` a large one",
+                  CpuShare("aten::matmul", "aten::mm"), at_most=0.25),
+            Claim("basics/first-trace.md", "with the large one, `aten::mm` fills nearly all of it",
+                  CpuShare("aten::mm", "matmul_bias"), at_least=0.8, device="cpu"),
+            Claim("basics/index.md", "on the CPU side that time reappears as `cudaDeviceSynchronize`",
+                  SyncOverKernels(), at_least=0.5, device="cuda"),
+            Claim("basics/first-trace.md", "for the large input, about as long as the multiply's kernel",
+                  SyncOverKernels(), at_least=0.5, device="cuda"),
+        ),
+    ),
+    Recording(
+        id="basics-steps-scheduled",
+        module=TRAINING_STEPS,
+        function="profile_steps",
+        params={"size": 4096, "steps": 8, "wait": 1, "warmup": 1, "active": 3},
+        cpu_params=STEPS_CPU_PARAMS,
+        title="{steps} steps under schedule(wait={wait}, warmup={warmup}, active={active}), size {size}",
+        figure=Figure(brackets=("ProfilerStep#3",), callouts=("forward", "reduce")),
+        claims=(
+            Claim("index.md", "a schedule that records three of them", StepCount(), at_least=3, at_most=3),
+            Claim("basics/steps.md", "The table starts at step 2", StepNumber("first"), at_least=2, at_most=2),
+            Claim("basics/steps.md", "It ends with step 4", StepNumber("last"), at_least=4, at_most=4),
+            Claim("basics/steps.md", "no recorded step is even twice as slow as another",
+                  SlowestOverFastest("ProfilerStep"), at_most=2),
+        ),
+    ),
+    Recording(
+        id="basics-steps-from-first",
+        module=TRAINING_STEPS,
+        function="profile_steps",
+        params={"size": 4096, "steps": 5, "wait": 0, "warmup": 0, "active": 5},
+        cpu_params=STEPS_CPU_PARAMS,
+        title="{steps} steps recorded from the very first, size {size}",
+        figure=Figure(spread="aten::mm"),
+        claims=(
+            Claim("basics/steps.md", "the first step is by far the slowest", FirstOverRest("ProfilerStep"),
+                  at_least=2),
+        ),
+    ),
+    Recording(
+        id="basics-cpu-only",
+        module="snippets.basics.cpu_only",
+        function="profile_on_cpu",
+        params={"size": 1024},
+        device="cpu",
+        title="Matmul plus bias add on {size}×{size} inputs, CPU only",
+        claims=(
+            Claim("basics/cpu-only.md", "the region on top, `aten::matmul` and under it `aten::mm`",
+                  Encloses("aten::matmul", "aten::mm"), at_least=1),
+            Claim("basics/cpu-only.md", "`aten::mm` alone has most of the self CPU time",
+                  CpuShare("aten::mm", "matmul_bias"), at_least=0.5),
+        ),
+    ),
+)

@@ -1,0 +1,3 @@
+"""The recordings of Part 2, Reading the output: Memory."""
+
+RECORDINGS = ()
