@@ -1,0 +1,1 @@
+"""Part 2, Reading the output: the workloads its pages profile."""
