@@ -1,7 +1,7 @@
 """`profguide explain` and `draw` against the floor beneath them and against HolisticTraceAnalysis.
 
 Builds one large Chrome trace by repeating a real one (default: the 109k-event
-A100-80GB NCCL rank-0 trace from tests/data/traces) end to end in time, then
+A100-80GB NCCL rank-0 trace from docs/traces) end to end in time, then
 measures, alternating, each in a fresh process:
 
   read     reading the file's bytes                  (the project's interpreter)
@@ -38,7 +38,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_SOURCE = ROOT / "tests" / "data" / "traces" / "a100_80gb_nccl_16rank_rank0.json.gz"
+DEFAULT_SOURCE = ROOT / "docs" / "traces" / "a100_80gb_nccl_16rank_rank0.json.gz"
 DEFAULT_PROFGUIDE_PYTHON = ROOT / ".venv" / "bin" / "python"
 DEFAULT_HTA_PYTHON = Path("/tmp/hta-venv/bin/python")
 

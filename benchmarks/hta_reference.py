@@ -1,4 +1,4 @@
-"""HolisticTraceAnalysis's temporal breakdown for every real trace in tests/data/traces: the reference values.
+"""HolisticTraceAnalysis's temporal breakdown for every real trace in docs/traces: the reference values.
 
 Runs in a virtualenv that has HolisticTraceAnalysis (not in the project's .venv)::
 
@@ -6,7 +6,7 @@ Runs in a virtualenv that has HolisticTraceAnalysis (not in the project's .venv)
     /tmp/hta-venv/bin/pip install HolisticTraceAnalysis==0.5.0
     /tmp/hta-venv/bin/python benchmarks/hta_reference.py            # writes tests/data/hta_temporal_breakdown.json
 
-For each ``*.json.gz`` in ``tests/data/traces`` it links the file alone into a
+For each ``*.json.gz`` in ``docs/traces`` it links the file alone into a
 fresh temporary folder (HTA reads a folder, one file per rank), calls
 ``TraceAnalysis(trace_dir=...)`` and ``get_temporal_breakdown(visualize=False)``
 exactly as a user would, and records HTA's numbers. Next to them it records the
@@ -31,7 +31,7 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_TRACES = ROOT / "tests" / "data" / "traces"
+DEFAULT_TRACES = ROOT / "docs" / "traces"
 DEFAULT_OUT = ROOT / "tests" / "data" / "hta_temporal_breakdown.json"
 # Categories of device-side events; anything else HTA counts is a CPU event that carried args.stream.
 GPU_CATEGORIES = {"kernel", "gpu_memcpy", "gpu_memset", "cuda_sync", "Kernel", "Memcpy", "Memset"}

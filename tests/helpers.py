@@ -9,8 +9,8 @@ from pathlib import Path
 from profguide.site.recordings import Claim, CpuShare, Recording
 
 ROOT = Path(__file__).resolve().parents[1]
-# Real traces from other machines, with their licence and source (tests/data/traces/README.md).
-TRACES = ROOT / "tests" / "data" / "traces"
+# Real traces from other machines, with their licence and source (docs/traces/README.md).
+TRACES = ROOT / "docs" / "traces"
 
 
 def run_script(path, cwd, *args, pythonpath=(ROOT,)):

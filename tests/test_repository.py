@@ -48,7 +48,7 @@ def test_the_scan_reads_the_project_and_finds_what_it_looks_for():
     assert references_outside(f"copied from {folder}") == [folder]
     assert references_outside("/work/main/docs") == ["/work/"]
     assert references_outside("Path(__file__).resolve().parents[2]") == ["parents[2]"]
-    assert references_outside("ROOT / 'tests' / 'data' / 'traces'") == []
+    assert references_outside("ROOT / 'docs' / 'traces'") == []
 
 
 def test_no_source_file_is_left_out_by_gitignore():

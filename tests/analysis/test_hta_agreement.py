@@ -1,7 +1,7 @@
 """gpu_idle_pct agrees with HolisticTraceAnalysis's temporal breakdown on real traces.
 
 The reference values in tests/data/hta_temporal_breakdown.json were obtained
-once by running HTA 0.5.0 on each trace in tests/data/traces
+once by running HTA 0.5.0 on each trace in docs/traces
 (`benchmarks/hta_reference.py`, in a separate virtual environment with
 HolisticTraceAnalysis installed); HTA itself is not a test dependency.
 """
