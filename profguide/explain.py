@@ -6,15 +6,18 @@ Perfetto's timeline shows them.
 """
 
 import json
+import re
 from html import escape
 from pathlib import Path
 
 from profguide import trace
+from profguide.analysis.host import CPU_LABELS
 from profguide.analysis.select import step_window
 from profguide.analysis.verdict import summarise
 from profguide.limits import MAX_BYTES
 from profguide.text import count_of, cut, format_duration, shown
 
+HOST_STEPS_SHOWN = 8  # a trace without GPU work: the steps whose split the text lists (--json has all)
 IDLE_LABELS = {
     "host": "waiting for the host to launch",
     "sync": "host blocked in a sync",
@@ -62,8 +65,41 @@ def headline(summary):
     return f"{shown(Path(summary['file']).name)} ({device}{rank}, {count_of(summary['events'], 'complete event')})"
 
 
+def share(part, whole):
+    return f"{100 * part / whole:.1f}%" if whole else "n/a"
+
+
+def host_lines(host, steps_shown=HOST_STEPS_SHOWN):
+    """Where the host's time went on a trace without GPU work: in all, each step (a few), other threads."""
+    windows = host["windows"]
+    labels = [row["label"].removeprefix("ProfilerStep") for row in windows]
+    over = (f"the {labels[0]}" if not labels[0].startswith("#")
+            else f"ProfilerStep{labels[0]}" if len(windows) == 1
+            else f"{count_of(len(windows), 'ProfilerStep')} ({labels[0]}..{labels[-1]})")
+    activities = sorted(host["by_activity"].items(), key=lambda item: -item[1]["us"])
+    parts = [f"{row['meaning']} {share(row['us'], host['dur_us'])}"
+             + (f" ({cut(row['top'][0][0], 60)})" if row["top"] and activity != "python" else "")
+             for activity, row in activities if row["us"]]
+    lines = [f"Host time on thread {host['thread']} over {over}, {format_duration(host['dur_us'])}: "
+             + "; ".join(parts) + "."]
+    if len(windows) > 1:
+        for row in windows[:steps_shown]:
+            spent = ", ".join(f"{CPU_LABELS[activity]} {share(us, row['dur_us'])}"
+                              for activity, us in sorted(row["by_activity_us"].items(), key=lambda item: -item[1])
+                              if us)
+            lines.append(f"{row['label']}, {format_duration(row['dur_us'])}: {spent}.")
+        if len(windows) > steps_shown:
+            lines.append(f"… and {count_of(len(windows) - steps_shown, 'more step')} (--json has every one).")
+    for thread in host["other_threads"]:
+        lines.append(f"Thread {thread['thread']} was busy {format_duration(thread['busy_us'])} "
+                     f"({share(thread['busy_us'], host['dur_us'])}) of that time, most in {cut(thread['top'], 60)}.")
+    return lines
+
+
 def verdict_lines(summary):
     lines = [f"Verdict: {summary['verdict']}. {summary['verdict_text']}"]
+    if summary["host"]:
+        lines += host_lines(summary["host"])
     window = summary["window"]
     if window:
         lines.append(
@@ -199,24 +235,32 @@ def where_to_look(summary):
 
 
 def to_text(summary):
-    sections = [
-        [headline(summary)],
-        verdict_lines(summary),
-        ["Evidence:"] + ["  " + line for line in evidence_lines(summary)],
-        ["Top kernels by total time in the window:"] + ["  " + line for line in kernel_lines(summary)],
-        ["Where to look (times from the trace's first event, as Perfetto shows them):"]
-        + ["  " + line for line in where_to_look(summary)],
+    headed = [
+        ("Evidence:", evidence_lines(summary)),
+        ("Top kernels by total time in the window:", kernel_lines(summary)),
+        ("Where to look (times from the trace's first event, as Perfetto shows them):", where_to_look(summary)),
     ]
-    return "\n".join("\n".join(section) for section in sections if len(section) > 1 or section[0]) + "\n"
+    lines = [headline(summary), *verdict_lines(summary)]
+    for heading, body in headed:
+        if body:  # a heading with nothing under it would say nothing
+            lines += [heading] + ["  " + line for line in body]
+    return "\n".join(lines) + "\n"
+
+
+def markdown_text(text):
+    """Text from a trace, safe in Markdown: HTML escaped, and the characters that start emphasis or code
+    escaped with a backslash (``__next__`` would turn bold)."""
+    return re.sub(r"([\\`*_])", r"\\\1", escape(text))
 
 
 def to_markdown(summary):
-    lines = [f"**{escape(headline(summary))}**", "", f"**{summary['verdict']}**: {summary['verdict_text']}", ""]
-    lines += [f"- {escape(line)}" for line in verdict_lines(summary)[1:] + evidence_lines(summary)]
+    lines = [f"**{markdown_text(headline(summary))}**", "",
+             f"**{summary['verdict']}**: {markdown_text(summary['verdict_text'])}", ""]
+    lines += [f"- {markdown_text(line)}" for line in verdict_lines(summary)[1:] + evidence_lines(summary)]
     if summary["top_kernels"]:
         lines += ["", "| Kernel | Total | Calls | Mean | p50 | p95 | Max |", "|---|---:|---:|---:|---:|---:|---:|"]
         for row in summary["top_kernels"][:10]:
-            name = escape(cut(row["name"])).replace("|", "&#124;")
+            name = markdown_text(cut(row["name"])).replace("|", "&#124;")
             lines.append(
                 f"| {name} | {format_duration(row['total_us'])} | {row['count']:,} | {format_duration(row['mean'])} "
                 f"| {format_duration(row['p50'])} | {format_duration(row['p95'])} | {format_duration(row['max'])} |"

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from profguide import cli
+from profguide import explain as explain_module
 from profguide.analysis import verdict
 from tests.helpers import ROOT, TRACES
 
@@ -54,15 +55,56 @@ def test_text_puts_the_verdict_first(capsys):
 def test_markdown_has_a_kernel_table(capsys):
     code, out, _ = explain(capsys, TRACES / "a100_alexnet_cuda_sync.json.gz", "--markdown")
     assert code == 0
-    assert out.startswith("**a100_alexnet_cuda_sync.json.gz")
+    assert out.startswith("**a100\\_alexnet\\_cuda\\_sync.json.gz")  # underscores escaped: no emphasis
     assert "| Kernel | Total | Calls | Mean | p50 | p95 | Max |" in out
 
 
-def test_cpu_only_trace_gets_a_verdict_not_an_error(capsys):
+def test_a_cpu_only_trace_is_split_by_host_activity(capsys):
     code, out, _ = explain(capsys, TRACES / "cpu_only_gloo.json.gz", "--json")
     assert code == 0
     summary = json.loads(out)
-    assert summary["verdict"] == "cpu-only" and summary["window"] is None and summary["gpu_idle_pct"] is None
+    assert summary["window"] is None and summary["gpu_idle_pct"] is None
+    # Rank 34's main thread records nothing inside its step; two other threads run gloo's all_reduce.
+    assert summary["verdict"] == "communication-bound"  # not "python": the other threads are in a collective
+    host = summary["host"]
+    assert [w["label"] for w in host["windows"]] == ["ProfilerStep#551"]
+    assert host["by_activity"]["python"]["us"] == pytest.approx(host["dur_us"])
+    assert [t["top"] for t in host["other_threads"]] == ["gloo:all_reduce"] * 2
+    assert all(0 < t["busy_us"] <= host["dur_us"] for t in host["other_threads"])
+
+
+def test_a_cpu_only_report_has_no_empty_headings(capsys):
+    for output in ([], ["--markdown"]):
+        code, out, _ = explain(capsys, TRACES / "cpu_only_gloo.json.gz", *output)
+        assert code == 0
+        assert "Top kernels" not in out and "Where to look" not in out
+        assert "Host time on thread" in out and "most in gloo:all" in out
+    lines = explain(capsys, TRACES / "cpu_only_gloo.json.gz")[1].splitlines()
+    assert lines[1].startswith("Verdict: communication-bound.") and lines[-2] == "Evidence:"
+
+
+def test_markdown_keeps_names_from_turning_into_emphasis(capsys, tmp_path):
+    name = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"
+    path = write(tmp_path, "t.json", doc(event(name="ProfilerStep#1", cat="user_annotation", tid=1, dur=10),
+                                         event(name=name, cat="user_annotation", tid=1, dur=8)))
+    code, out, _ = explain(capsys, path, "--markdown")
+    assert code == 0
+    assert "(enumerate(DataLoader)#\\_SingleProcessDataLoaderIter.\\_\\_next\\_\\_)" in out
+    assert "__next__" not in out
+
+
+def test_each_step_of_a_cpu_only_loop_gets_a_line_up_to_a_limit(capsys, tmp_path):
+    step_events = [event(name=f"ProfilerStep#{n}", cat="user_annotation", ts=100 * n, dur=100, tid=1)
+                   for n in range(12)]
+    loading = [event(name="enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", cat="user_annotation",
+                     ts=100 * n, dur=70, tid=1) for n in range(12)]
+    code, out, _ = explain(capsys, write(tmp_path, "t.json", doc(*step_events, *loading)))
+    assert code == 0
+    assert out.splitlines()[1].startswith("Verdict: input-bound. Loading the next batch")
+    shown = [line for line in out.splitlines() if line.startswith("ProfilerStep#")]
+    assert len(shown) == explain_module.HOST_STEPS_SHOWN
+    assert shown[0] == "ProfilerStep#0, 100 µs: loading data 70.0%, Python outside ops 30.0%."
+    assert "… and 4 more steps (--json has every one)." in out
 
 
 def test_step_window(capsys):
@@ -213,13 +255,17 @@ def test_the_reference_page_states_the_thresholds_the_code_uses():
     assert f"less than {verdict.HTA_WINDOW_MIN_BUSY_PCT}% of the\nGPU's busy time" in page
     for name in verdict.VERDICTS:
         assert f"| `{name}` |" in page
+    for name in verdict.HOST_VERDICTS:
+        assert f"`{name}`" in page.split("## Traces without GPU work")[1].split("##")[0]
+    assert explain_module.HOST_STEPS_SHOWN == 8 and "(the first eight; `--json` has\nevery one)" in page
 
 
-def test_a_step_of_a_cpu_only_trace_is_cpu_only(capsys):
+def test_a_step_of_a_cpu_only_trace_is_split_alone(capsys):
     code, out, _ = explain(capsys, TRACES / "cpu_only_gloo.json.gz", "--json", "--step", "551")
     assert code == 0
     summary = json.loads(out)
-    assert summary["verdict"] == "cpu-only" and summary["window"] is None
+    assert summary["verdict"] == "communication-bound" and summary["window"] is None
+    assert [w["label"] for w in summary["host"]["windows"]] == ["ProfilerStep#551"]
 
 
 def test_a_reader_that_stops_early_ends_the_output_quietly(capsys, monkeypatch):

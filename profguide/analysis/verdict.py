@@ -2,8 +2,9 @@
 
 import numpy as np
 
-from profguide.analysis.communication import communication
+from profguide.analysis.communication import COMMUNICATION, communication
 from profguide.analysis.compile import compile_markers
+from profguide.analysis.host import host_breakdown
 from profguide.analysis.idle import LATE_LAUNCH, busy_intervals, idle_breakdown
 from profguide.analysis.intervals import union_length
 from profguide.analysis.kernels import device_name, gemm_throughput, memory_traffic, occupancy, top_kernels
@@ -27,7 +28,7 @@ EXPOSED_COMMUNICATION_PCT = 30  # communication not hidden behind computation, a
 SYNC_STARTS_PCT = 50  # late launches after a sync, as a share of the host's idle time, make the run sync-bound
 HTA_WINDOW_MIN_BUSY_PCT = 25  # HTA's window must hold this much of the GPU's busy time, or the tool widens it
 VERDICTS = {
-    "cpu-only": "No GPU work in this trace: it profiles the host only.",
+    "cpu-only": "No GPU work in this trace, and no host events to break down.",
     "not-analysed": "This trace holds device events profguide does not analyse ({categories}): it can say "
     "nothing about that device's busy or idle time.",
     "compute-bound": "The GPU is busy most of the time: speed comes from faster kernels, not from the host.",
@@ -48,6 +49,22 @@ VERDICTS = {
     "or many tiny ops back to back.",
     "idle-unexplained": "The GPU is idle much of the time, and the trace has no launch calls that explain why.",
 }
+# On a trace without GPU work the host's time is the run's time: the verdict names where the most of it went.
+HOST_VERDICTS = {
+    "input-bound": "Loading the next batch takes more of the host's time than anything else ({label}): load it "
+    "in worker processes (DataLoader num_workers), so that loading overlaps computing.",
+    "compute-bound": "Computing takes more of the host's time than anything else ({label}): speed comes from "
+    "cheaper ops, more threads, or a GPU.",
+    "optimizer-bound": "The optimizer takes more of the host's time than anything else ({label}): use a foreach "
+    "or fused optimizer (foreach=True, fused=True).",
+    "python-bound": "Python that no op records takes more of the host's time than anything else ({label}): "
+    "profile with with_stack=True to find it.",
+    "communication-bound": "The main thread records no op for most of its time while other threads spend most "
+    "of it in communication ({label}): the step waits for the other ranks; look at the slowest rank, and "
+    "overlap communication with computation.",
+}
+HOST_ACTIVITY_VERDICTS = {"data loading": "input-bound", "ops": "compute-bound", "backward": "compute-bound",
+                          "optimizer": "optimizer-bound", "region": "python-bound", "python": "python-bound"}
 ACTIVITY_VERDICTS = {"data loading": "input-bound", "sync": "sync-bound", "optimizer": "optimizer-bound",
                      "python": "python-bound", "region": "python-bound", "ops": "launch-bound",
                      "backward": "launch-bound"}
@@ -69,11 +86,27 @@ def late_launch_verdict(idle):
     return ACTIVITY_VERDICTS[dominant], top_label(activities[dominant])
 
 
+def host_verdict(host):
+    """(the verdict, the name it points at) for a trace without GPU work: named after the activity that took
+    the most host time, as ``late_launch_verdict`` names the GPU's wait."""
+    activities = host["by_activity"]
+    dominant = max(activities, key=lambda name: activities[name]["us"])
+    # A thread that records nothing may be running Python or may be blocked on a collective that other
+    # threads carry out: when those threads are busy communicating most of the time, say the latter.
+    talking = [thread for thread in host.get("other_threads", []) if COMMUNICATION.search(thread["top"] or "")
+               and thread["busy_us"] >= host["dur_us"] / 2]
+    if dominant == "python" and talking:
+        return "communication-bound", talking[0]["top"]
+    return HOST_ACTIVITY_VERDICTS[dominant], top_label(activities[dominant])
+
+
 def verdict(summary):
     """(the verdict, the name it points at) from a ``summary`` dict as ``explain`` builds it."""
     if summary["window"] is None:
         unread = summary["unanalysed_events"]
-        return ("not-analysed", ", ".join(sorted(unread))) if unread else ("cpu-only", "")
+        if unread:
+            return "not-analysed", ", ".join(sorted(unread))
+        return host_verdict(summary["host"]) if summary["host"] and summary["host"]["dur_us"] else ("cpu-only", "")
     comm = summary["communication"]
     window_us = summary["window"]["dur_us"]
     if comm["kernel_us"] and comm["exposed_us"] > EXPOSED_COMMUNICATION_PCT / 100 * window_us:
@@ -120,8 +153,9 @@ def measured_window(trace):
 def summarise(trace, window=None, window_meaning=None):
     """Everything ``profguide explain`` reports, for one window (default: ``measured_window``)."""
     has_gpu_work = bool(on_a_stream(trace).any())
-    left_out = None
+    left_out, host = None, None
     if not has_gpu_work:
+        host = host_breakdown(trace, window)
         ops, window, window_meaning = None, None, "no GPU work"
     elif window is None:
         ops, window, window_meaning, left_out = measured_window(trace)
@@ -135,6 +169,7 @@ def summarise(trace, window=None, window_meaning=None):
         "steps": profiler_steps(trace),
         "window": None,
         "window_definition": window_meaning,
+        "host": host,
         "left_out_of_window": left_out,
         "gpu_busy_pct": None,
         "gpu_idle_pct": None,
@@ -159,7 +194,8 @@ def summarise(trace, window=None, window_meaning=None):
             idle=idle,
         )
     summary["verdict"], label = verdict(summary)
-    summary["verdict_text"] = VERDICTS[summary["verdict"]].format(label=label, categories=label)
+    texts = HOST_VERDICTS if host and summary["verdict"] in HOST_VERDICTS else VERDICTS
+    summary["verdict_text"] = texts[summary["verdict"]].format(label=label, categories=label)
     return summary
 
 

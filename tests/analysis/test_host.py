@@ -9,8 +9,9 @@ from torch.profiler import ProfilerActivity, profile
 from torch.utils.data import DataLoader, Dataset
 
 from profguide import trace
-from profguide.analysis.host import idle_by_activity, lane_activity, own_activity
+from profguide.analysis.host import CPU_ACTIVITIES, host_breakdown, idle_by_activity, lane_activity, own_activity
 from profguide.trace.model import KIND
+from tests.helpers import event, gpu_event, make_trace
 
 
 class SlowDataset(Dataset):
@@ -75,3 +76,54 @@ def test_time_in_a_real_optimizer_step_is_the_optimizers(recorded_loop):
 ])
 def test_each_kind_of_event_names_its_activity(name, kind, activity):
     assert own_activity(name, KIND[kind]) == activity
+
+
+def test_without_a_gpu_item_is_an_op_not_a_sync():
+    assert own_activity("aten::item", KIND["cpu_op"], device_syncs=False) == "ops"
+    assert own_activity("cudaStreamSynchronize", KIND["runtime"], device_syncs=False) == "ops"
+
+
+def test_a_real_loop_without_steps_is_split_whole_and_the_parts_add_up(recorded_loop):
+    host = host_breakdown(recorded_loop)
+    (window,) = host["windows"]
+    assert window["label"] == "trace"
+    assert sum(window["by_activity_us"].values()) == pytest.approx(window["dur_us"])
+    spent = {activity: row["us"] for activity, row in host["by_activity"].items()}
+    assert set(spent) == set(CPU_ACTIVITIES)
+    assert spent["data loading"] > spent["optimizer"] > 0 and spent["backward"] > 0 and spent["ops"] > 0
+    assert host["by_activity"]["data loading"]["top"][0][0].startswith("enumerate(DataLoader)#")
+    assert host["other_threads"] == []
+
+
+def two_steps(*extra):
+    """Two ProfilerSteps on thread 1: the first loads data 60 of its 100 µs, the second is all backward."""
+    return make_trace(
+        event("ProfilerStep#7", 0, 100, kind="annotation"),
+        event("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 0, 60, kind="annotation"),
+        event("aten::item", 10, 5),
+        event("aten::addmm", 60, 30),
+        event("ProfilerStep#8", 100, 50, kind="annotation"),
+        event("autograd::engine::evaluate_function: AddmmBackward0", 100, 50),
+        *extra,
+    )
+
+
+def test_each_step_is_split_on_the_thread_that_runs_the_steps():
+    host = host_breakdown(two_steps(event("gloo:all_reduce", 20, 200, kind="annotation", tid=2)))
+    first, second = host["windows"]
+    assert (first["label"], second["label"]) == ("ProfilerStep#7", "ProfilerStep#8")
+    assert first["by_activity_us"] == {"data loading": 60, "ops": 30, "backward": 0, "optimizer": 0, "region": 0,
+                                       "python": 10}
+    assert second["by_activity_us"]["backward"] == 50 and host["dur_us"] == 150
+    # The other thread is counted over the steps only, not past their end.
+    assert host["other_threads"] == [{"thread": "100/2", "busy_us": 130, "top": "gloo:all_reduce"}]
+
+
+def test_a_window_splits_the_steps_inside_it_or_itself():
+    assert [w["label"] for w in host_breakdown(two_steps(), (100, 150))["windows"]] == ["ProfilerStep#8"]
+    (window,) = host_breakdown(two_steps(), (60, 90))["windows"]
+    assert window["label"] == "window" and window["by_activity_us"]["ops"] == 30
+
+
+def test_a_trace_without_host_events_has_no_breakdown():
+    assert host_breakdown(make_trace(gpu_event("k", 0, 5))) is None

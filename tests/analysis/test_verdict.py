@@ -12,7 +12,8 @@ from tests.helpers import make_trace as make
 @pytest.mark.parametrize(
     ("events", "expected"),
     [
-        ([cpu("aten::mm", 0, 10)], "cpu-only"),
+        ([cpu("aten::mm", 0, 10)], "compute-bound"),
+        ([{"ph": "X", "cat": "Trace", "name": "x", "ts": 0, "dur": 5, "pid": 1, "tid": 1}], "cpu-only"),
         ([gpu("k", 0, 95), gpu("k", 96, 4)], "compute-bound"),
         ([gpu("ncclKernel_AllReduce", 0, 100, stream=20), gpu("gemm", 90, 20)], "communication-bound"),
     ],
@@ -101,3 +102,36 @@ def test_a_trace_of_gpu_events_alone_is_measured_and_its_gaps_unexplained():
     summary = verdict.summarise(t)
     assert summary["window"] == {"start_us": 0, "end_us": 60, "dur_us": 60}
     assert summary["gpu_idle_pct"] == pytest.approx(50) and summary["verdict"] == "idle-unexplained"
+
+
+@pytest.mark.parametrize(
+    ("inside", "expected", "label"),
+    [
+        (cpu("enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", 0, 70, kind="annotation"),
+         "input-bound", "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__"),
+        (cpu("autograd::engine::evaluate_function: AddmmBackward0", 0, 70), "compute-bound",
+         "autograd::engine::evaluate_function: AddmmBackward0"),
+        (cpu("Optimizer.step#AdamW.step", 0, 70, kind="annotation"), "optimizer-bound", "Optimizer.step#AdamW.step"),
+        (cpu("aten::mm", 0, 20), "python-bound", "outside any op"),
+    ],
+)
+def test_without_gpu_work_the_verdict_names_where_the_host_time_went(inside, expected, label):
+    summary = verdict.summarise(make(cpu("ProfilerStep#1", 0, 100, kind="annotation"), inside))
+    assert summary["verdict"] == expected and summary["window"] is None
+    assert f"({label})" in summary["verdict_text"] and "The GPU waits" not in summary["verdict_text"]
+    assert summary["host"]["windows"][0]["label"] == "ProfilerStep#1"
+
+
+def test_a_trace_with_gpu_work_has_no_host_breakdown():
+    assert verdict.summarise(make(gpu("k", 0, 95)))["host"] is None
+
+
+def test_a_host_that_records_nothing_while_other_threads_communicate_is_communication_bound():
+    idle = {name: {"us": 0.0, "top": []} for name in ("data loading", "ops", "backward", "optimizer", "region")}
+    host = {"dur_us": 100.0, "by_activity": {**idle, "python": {"us": 100.0, "top": [["outside any op", 100.0]]}},
+            "other_threads": [{"thread": "1/2", "busy_us": 80.0, "top": "gloo:all_reduce"}]}
+    assert verdict.host_verdict(host) == ("communication-bound", "gloo:all_reduce")
+    host["other_threads"][0]["busy_us"] = 30.0  # busy for less than half the time: nothing to blame on it
+    assert verdict.host_verdict(host)[0] == "python-bound"
+    host["other_threads"][0].update(busy_us=80.0, top="aten::mm")  # busy computing, not communicating
+    assert verdict.host_verdict(host)[0] == "python-bound"
