@@ -19,7 +19,7 @@ import os
 import sys
 from pathlib import Path
 
-from profguide.site.catalogue import RECORDINGS, by_id
+from profguide.site.catalogue import REAL_TRACES, RECORDINGS, by_id
 from profguide.text import format_tick
 
 
@@ -109,7 +109,7 @@ def run_build(args):
     from profguide.site.project import checked_root
 
     statuses, _ = build.build(RECORDINGS, checked_root(args.root), args.generated, refresh=args.refresh,
-                              check=args.check)
+                              check=args.check, real_traces=REAL_TRACES)
     for status in statuses:
         print(f"{status.id:<28} {status.state:<8} {status.action}")
         for line in status.problems:

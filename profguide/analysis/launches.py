@@ -1,5 +1,7 @@
 """From a launch call to its GPU op: launch delay against queueing, clock skew, the profiler's overhead, syncs."""
 
+from collections import Counter
+
 import numpy as np
 
 from profguide.analysis.idle import busy_intervals
@@ -88,3 +90,39 @@ def synchronisations(trace):
             for i in longest
         ],
     }
+
+
+def kernel_family(name):
+    """``gemm`` for a matrix-multiply kernel (cuBLAS, CUTLASS), ``elementwise`` for PyTorch's elementwise
+    kernels, else ``other``: enough to tell which launches come after occupancy queries."""
+    lowered = name.lower()
+    if any(mark in lowered for mark in ("gemm", "cutlass", "xmma")):
+        return "gemm"
+    return "elementwise" if "elementwise" in lowered else "other"
+
+
+def occupancy_queries(trace):
+    """The ``cudaOccupancy…`` queries and the launches that follow them on the same thread.
+
+    Libraries such as cuBLAS ask the runtime how many blocks of a kernel fit on
+    a multiprocessor before they launch it. Returns {"queries": count,
+    "next": {family: queries whose next launch on their thread started a GPU
+    op of that family}, "launched": [(GPU op name, family, whether its launch
+    was the next after a query), one per launch]}.
+    """
+    calls = np.flatnonzero(kinds_mask(trace, ("runtime", "driver")))
+    calls = calls[np.lexsort((trace.ts[calls], trace.lane[calls]))]
+    ops, launch = joined_launches(trace)
+    op_of_launch = dict(zip(launch.tolist(), ops.tolist(), strict=True))
+    is_query = np.array([trace.names[code].startswith("cudaOccupancy") for code in trace.name[calls]], dtype=bool)
+    launches = np.flatnonzero([call in op_of_launch for call in calls.tolist()])
+    following = np.searchsorted(launches, np.flatnonzero(is_query), side="right")
+    name_of = {call: trace.names[trace.name[op]] for call, op in op_of_launch.items()}
+    after, next_family = set(), Counter()
+    for query, position in zip(np.flatnonzero(is_query), following, strict=True):
+        if position < len(launches) and trace.lane[calls[launches[position]]] == trace.lane[calls[query]]:
+            call = int(calls[launches[position]])
+            next_family[kernel_family(name_of[call])] += 1
+            after.add(call)
+    launched = [(name_of[call], kernel_family(name_of[call]), call in after) for call in sorted(op_of_launch)]
+    return {"queries": int(is_query.sum()), "next": next_family, "launched": launched}

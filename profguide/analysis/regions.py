@@ -34,3 +34,38 @@ def region_calls(trace, name):
             "kernel_us": union_length(trace.ts[launched], trace.end[launched]),
         })
     return calls
+
+
+def region_tree(trace, name):
+    """The first occurrence of region ``name`` and every host event nested in it, as the call tree.
+
+    Each entry: ``depth`` (0 for the region), ``name``, ``dur_us``, and for a
+    call that launched GPU work, ``launched``: the name and duration of each
+    GPU op it launched.
+    """
+    if name not in trace.names:
+        return []
+    host = kinds_mask(trace, ("cpu_op", "annotation", "runtime", "driver"))
+    found = np.flatnonzero((trace.name == trace.names.index(name)) & host)
+    if not len(found):
+        return []
+    region = found[0]
+    start, end, lane = trace.ts[region], trace.end[region], trace.lane[region]
+    inside = np.flatnonzero(host & (trace.lane == lane) & (trace.ts >= start) & (trace.end <= end))
+    work = np.flatnonzero(gpu_work(trace))
+    launched_by = launch_of(trace, work)
+    return [
+        {
+            "depth": int(depth),
+            "name": trace.names[trace.name[index]],
+            "dur_us": float(trace.dur[index]),
+            "launched": [(trace.names[trace.name[op]], float(trace.dur[op])) for op in work[launched_by == index]],
+        }
+        for index, depth in zip(inside, nesting_depths(trace.ts[inside], trace.end[inside]), strict=True)
+    ]
+
+
+def ops_in_region(trace, region, op):
+    """How many ``op`` events the first occurrence of ``region`` holds (None when there is no such region)."""
+    tree = region_tree(trace, region)
+    return sum(entry["name"] == op for entry in tree[1:]) if tree else None

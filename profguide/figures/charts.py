@@ -48,7 +48,8 @@ def comparison_svg(panels, title="Two timelines on one scale"):
 
 
 def spread_svg(name, values, title=None, unit_label="in the recording"):
-    """The spread of one op's durations: a dot per occurrence, with the median and 95th percentile marked."""
+    """The spread of one op's durations: a dot per occurrence, with the median, the mean (dashed: a few slow
+    occurrences pull it away from the typical one) and the 95th percentile marked."""
     values = np.asarray(values, dtype=float)
     scale = Scale(0.0, float(values.max()) * 1.05 if len(values) else 1.0, left=40, right=WIDTH - RIGHT_MARGIN)
     top, height = 36, 90
@@ -63,10 +64,11 @@ def spread_svg(name, values, title=None, unit_label="in the recording"):
         )
     if len(values):
         # Each marker's label on a row of its own, so that close values never print over each other.
-        markers = (("median", np.median(values)), ("p95", np.percentile(values, 95)))
-        for row, (label, value) in enumerate(markers):
+        markers = (("median", np.median(values), ""), ("mean", values.mean(), ' stroke-dasharray="4 3"'),
+                   ("p95", np.percentile(values, 95), ""))
+        for row, (label, value, dash) in enumerate(markers):
             x = scale.x(value)
-            parts.append(f'<line class="pg-rule" x1="{x:.1f}" y1="{top - 4}" x2="{x:.1f}" y2="{top + height}"/>'
+            parts.append(f'<line class="pg-rule" x1="{x:.1f}" y1="{top - 4}" x2="{x:.1f}" y2="{top + height}"{dash}/>'
                          + marker_label(f"{label} {format_duration(value)}", x, top + 12 + row * LEGEND_ROW,
                                         scale.right))
     parts.append(axis_svg(scale, top + height + 6))

@@ -5,7 +5,9 @@ cache key matches its snippets and spec), re-record it when asked to and
 when its device is here, render exactly the fragments that pages include,
 and check the claims pages make about it. A CPU machine never replaces a
 CUDA recording: it reports it as stale instead. Files in a recording's
-folder that no page uses are removed (or, with ``check``, reported).
+folder that no page uses are removed (or, with ``check``, reported). A real
+trace from another machine (``RealTrace``) is rendered and checked the same
+way, and never recorded.
 """
 
 import json
@@ -19,7 +21,7 @@ from profguide.figures import charts
 from profguide.files import replace_file
 from profguide.progress import step
 from profguide.site import claims, launch, render
-from profguide.site.data import RecordingData
+from profguide.site.data import RealTraceData, RecordingData
 from profguide.site.fragments import FRAGMENTS, FragmentError
 from profguide.site.staleness import recording_state
 
@@ -53,9 +55,8 @@ def page_includes(docs):
 
 def rendered(data, names):
     """The files made for the fragments ``names`` that pages include (recording files need no making)."""
-    own = set(launch.recording_files(data.meta))
     files = {}
-    for name in sorted(set(names) - own):
+    for name in sorted(set(names) - set(data.files)):
         if name not in FRAGMENTS:
             raise FragmentError(f"no fragment named {name} (known: {', '.join(FRAGMENTS)})")
         files.update(FRAGMENTS[name](data))
@@ -109,14 +110,29 @@ def build_recording(recording, root, generated, included, refresh, check, gpus, 
         return Status(recording.id, state, "nothing to render", broken), []
     if not included:
         return Status(recording.id, state, action, (f"{recording.id}: no page includes anything from it",)), []
-    folder = Path(generated) / recording.id
-    data = RecordingData(recording, folder)
+    return render_and_check(RecordingData(recording, Path(generated) / recording.id), included, root, check, state,
+                            action)
+
+
+def build_real_trace(real, root, generated, included, check):
+    """Render what pages include from a real trace and check its claims; it is never recorded, so never stale."""
+    if not (Path(root) / real.file).is_file():
+        return Status(real.id, "missing", "nothing to render", (f"{real.id}: its trace {real.file} is not there",)), []
+    if not included:
+        return Status(real.id, "fresh", "kept", (f"{real.id}: no page includes anything from it",)), []
+    return render_and_check(RealTraceData(real, Path(root), Path(generated) / real.id), included, root, check,
+                            "fresh", "kept")
+
+
+def render_and_check(data, included, root, check, state, action):
+    """Render the fragments pages include from ``data`` into its folder and check its claims: (Status, checks)."""
+    recording = data.recording
     try:
         files = rendered(data, included)
         checks = claims.check(recording, data, Path(root) / "docs")
     except (FragmentError, RecordingError, TraceError) as error:
         return Status(recording.id, state, action, (f"{recording.id}: {error}",)), []
-    done, problems = settle(folder, files, set(launch.recording_files(data.meta)), check)
+    done, problems = settle(data.folder, files, set(data.files), check)
     if action == "kept":
         action = done
     problems += ["claim " + c.line() for c in claims.failed(checks)]
@@ -145,12 +161,13 @@ def site_files(root, checks, included):
     return {name: text for fragment in included for name, text in makers[fragment]().items()}
 
 
-def build(recordings, root, generated=None, refresh=False, check=False, gpus=None, stream=None):
+def build(recordings, root, generated=None, refresh=False, check=False, gpus=None, stream=None, real_traces=()):
     """Bring every recording up to date as far as this machine can, render, and check the claims.
 
     With ``refresh``, stale or missing recordings are recorded again on their
     device (or as a CPU stand-in where that replaces no CUDA recording). With
-    ``check``, nothing is written. Returns (statuses, claim checks).
+    ``check``, nothing is written. ``real_traces`` are rendered and checked
+    likewise, never recorded. Returns (statuses, claim checks).
     """
     stream = stream or sys.stderr
     root = Path(root)
@@ -159,13 +176,17 @@ def build(recordings, root, generated=None, refresh=False, check=False, gpus=Non
     if refresh and not check and gpus is None:
         gpus = launch.gpu_count()
     statuses, checks = [], []
-    known = {recording.id for recording in recordings} | {SITE}
+    known = {recording.id for recording in (*recordings, *real_traces)} | {SITE}
     for folder in sorted(set(includes) - known):
         statuses.append(Status(folder, "missing", "nothing to render", (f"pages include docs/generated/{folder}/, "
                                                                         "which no recording makes",)))
     for index, recording in enumerate(recordings, 1):
         status, found = build_recording(recording, root, generated, includes.get(recording.id, {}), refresh, check,
                                         gpus, stream, (index, len(recordings)))
+        statuses.append(status)
+        checks += found
+    for real in real_traces:
+        status, found = build_real_trace(real, root, generated, includes.get(real.id, {}), check)
         statuses.append(status)
         checks += found
     try:

@@ -19,6 +19,8 @@ RECORDINGS = (
     *reading_memory.RECORDINGS,
     *reading_footprint.RECORDINGS,
 )
+# Traces from machines this project does not own, which pages show with their source (never recorded).
+REAL_TRACES = (*reading_dispatch.REAL_TRACES, *reading_waits.REAL_TRACES)
 
 
 def by_id(recording_id, recordings=RECORDINGS):

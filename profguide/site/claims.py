@@ -14,22 +14,47 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 
-from profguide.analysis.idle import busy_intervals
+from profguide.analysis.host import host_breakdown
+from profguide.analysis.idle import busy_intervals, idle_breakdown
 from profguide.analysis.intervals import union_length
-from profguide.analysis.launches import synchronisations
-from profguide.analysis.regions import region_calls
-from profguide.analysis.select import first_of, gpu_window, profiler_steps
+from profguide.analysis.kernels import gemm_throughput, top_kernels
+from profguide.analysis.launches import launch_delays, occupancy_queries, synchronisations
+from profguide.analysis.memory import left_at_end, memory_timeline, ratio_at_end
+from profguide.analysis.regions import ops_in_region, region_calls
+from profguide.analysis.select import first_of, gpu_window, host_syncs, on_a_stream, profiler_steps
+from profguide.analysis.verdict import measured_window, summarise
+from profguide.errors import RecordingError
 from profguide.site.recordings import (
+    ColumnShare,
     CpuShare,
     DeviceShare,
     Encloses,
     FirstOverRest,
     GpuBusyShare,
+    HostLead,
+    HostShare,
+    HostShareFall,
+    IdleShare,
+    MeanOverMedian,
+    MemoryLeftAtEnd,
+    MemoryRatioAtEnd,
+    OccupancyQueries,
+    OpsInRegion,
+    OpsInStep,
     OutsideOps,
+    PeakShare,
+    QueueingOverLaunch,
+    RowValue,
     SlowestOverFastest,
     StepCount,
     StepNumber,
+    StepTimeRatio,
     SyncOverKernels,
+    SyncOverStep,
+    SyncsPerStep,
+    Table,
+    TableRows,
+    VerdictIs,
 )
 from profguide.trace.model import KIND, NO_ID
 
@@ -117,7 +142,162 @@ def sync_over_kernels(_measure, data):
     return longest[0]["dur_us"] / kernel_us
 
 
+def row_value(measure, data):
+    row = next((row for row in data.rows if row["name"] == measure.name), None)
+    value = row.get(measure.column) if row else None
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+def column_share(measure, data):
+    part = row_value(RowValue(measure.part, measure.column), data)
+    whole = row_value(RowValue(measure.whole, measure.column), data)
+    return part / whole if part is not None and whole else None
+
+
+def table_row_names(text):
+    """The names in the first column of a table ``key_averages().table()`` printed (right-aligned to its width)."""
+    lines = text.splitlines()
+    rule = next((line for line in lines if line.startswith("-")), None)
+    if rule is None:
+        return []
+    width = len(rule.split("  ")[0])
+    rules = [i for i, line in enumerate(lines) if line.startswith("-")]
+    body = lines[rules[1] + 1:rules[2]] if len(rules) >= 3 else []
+    return [line[:width].strip() for line in body if line[:width].strip()]
+
+
+def table_rows(measure, data):
+    path = data.folder / Table(measure.table).file
+    if not path.is_file():
+        return None
+    return float(table_row_names(path.read_text()).count(measure.name))
+
+
+def idle_share(measure, data):
+    """Idle time of one cause over the window ``profguide explain`` measures (None without GPU work)."""
+    if not on_a_stream(data.trace).any():
+        return None
+    ops, window, _, _ = measured_window(data.trace)
+    cause = idle_breakdown(data.trace, window, ops)["by_cause"].get(measure.cause)
+    length = window[1] - window[0]
+    return cause["idle_us"] / length if cause and length > 0 else None
+
+
+def queueing_over_launch(_measure, data):
+    found = launch_delays(data.trace)
+    delay, queueing = found["launch_delay_us"].get("runtime"), found["queueing_us"]
+    return queueing["p50"] / delay["p50"] if delay and queueing and delay["p50"] > 0 else None
+
+
+def syncs_per_step(_measure, data):
+    steps = profiler_steps(data.trace)
+    starts = data.trace.ts[host_syncs(data.trace)]
+    counts = [((starts >= s["start_us"]) & (starts < s["start_us"] + s["dur_us"])).sum() for s in steps]
+    return float(min(counts)) if counts else None
+
+
+def sync_over_step(_measure, data):
+    steps = profiler_steps(data.trace)
+    longest = synchronisations(data.trace)["longest"]
+    if not steps or not longest:
+        return None
+    return longest[0]["dur_us"] / float(np.median([s["dur_us"] for s in steps]))
+
+
+def mean_over_median(_measure, data):
+    top = top_kernels(data.trace, limit=1)
+    return top[0]["mean"] / top[0]["p50"] if top and top[0]["p50"] > 0 else None
+
+
+def peak_share(_measure, data):
+    rows = gemm_throughput(data.trace)
+    return rows[0]["pct_of_peak"] / 100 if rows and rows[0]["pct_of_peak"] is not None else None
+
+
+def occupancy_share(measure, data):
+    found = occupancy_queries(data.trace)
+    if measure.of == "queries":
+        return found["next"][measure.family] / found["queries"] if found["queries"] else None
+    after = [after for name, family, after in found["launched"]
+             if family == measure.family and measure.name_contains in name]
+    return sum(after) / len(after) if after else None
+
+
+def ops_in(measure, data):
+    found = ops_in_region(data.trace, measure.region, measure.op)
+    return None if found is None else float(found)
+
+
+def memory_sizes(data):
+    """The recording's memory timeline by category (``memory-timeline.json``), or None when it has none."""
+    try:
+        return memory_timeline(data.json_file("memory-timeline.json"))[1]
+    except (RecordingError, ValueError):
+        return None
+
+
+def memory_left_at_end(measure, data):
+    sizes = memory_sizes(data)
+    return left_at_end(sizes, measure.category) if sizes else None
+
+
+def memory_ratio_at_end(measure, data):
+    sizes = memory_sizes(data)
+    return ratio_at_end(sizes, measure.part, measure.whole) if sizes else None
+
+
+def ops_in_step(measure, data):
+    steps, trace = profiler_steps(data.trace), data.trace
+    if not steps:
+        return None
+    step = steps[0 if measure.which == "first" else -1]
+    starts = trace.ts[trace.kind == KIND["cpu_op"]]
+    return float(((starts >= step["start_us"]) & (starts < step["start_us"] + step["dur_us"])).sum())
+
+
+def step_time_ratio(measure, data):
+    """From ``results.json``: ``{"configurations": [{"name", "median_step_us"}, …]}``."""
+    try:
+        medians = {row["name"]: row["median_step_us"] for row in data.results["configurations"]}
+    except (RecordingError, KeyError, TypeError):
+        return None
+    part, whole = medians.get(measure.part), medians.get(measure.whole)
+    return part / whole if part and whole else None
+
+
+def host_share(measure, data):
+    host = host_breakdown(data.trace)
+    return host["by_activity"][measure.activity]["us"] / host["dur_us"] if host and host["dur_us"] else None
+
+
+def host_share_fall(measure, data):
+    here, baseline = host_share(measure, data), host_share(measure, data.sibling(measure.baseline))
+    return baseline / here if here and baseline is not None else None
+
+
+def host_lead(measure, data):
+    host = host_breakdown(data.trace)
+    leads = []
+    for row in host["windows"] if host else []:
+        others = max(us for activity, us in row["by_activity_us"].items() if activity != measure.activity)
+        leads.append(row["by_activity_us"][measure.activity] / others if others else np.inf)
+    return min(leads, default=None)
+
+
+def verdict_is(measure, data):
+    return 1.0 if summarise(data.trace)["verdict"] == measure.verdict else 0.0
+
+
 MEASURES = {
+    MemoryLeftAtEnd: memory_left_at_end,
+    MemoryRatioAtEnd: memory_ratio_at_end,
+    OpsInStep: ops_in_step,
+    StepTimeRatio: step_time_ratio,
+    OpsInRegion: ops_in,
+    OccupancyQueries: occupancy_share,
+    RowValue: row_value,
+    ColumnShare: column_share,
+    TableRows: table_rows,
     FirstOverRest: first_over_rest,
     SlowestOverFastest: slowest_over_fastest,
     OutsideOps: outside_ops,
@@ -128,6 +308,16 @@ MEASURES = {
     Encloses: encloses,
     GpuBusyShare: gpu_busy_share,
     SyncOverKernels: sync_over_kernels,
+    IdleShare: idle_share,
+    QueueingOverLaunch: queueing_over_launch,
+    SyncsPerStep: syncs_per_step,
+    SyncOverStep: sync_over_step,
+    MeanOverMedian: mean_over_median,
+    PeakShare: peak_share,
+    HostShare: host_share,
+    HostShareFall: host_share_fall,
+    HostLead: host_lead,
+    VerdictIs: verdict_is,
 }
 
 

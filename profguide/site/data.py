@@ -1,4 +1,5 @@
-"""A recording as the build reads it: its spec, provenance, traces and summary rows, each loaded once."""
+"""A recording as the build reads it: its spec, provenance, traces and summary rows, each loaded once; and a real
+trace from another machine, read through the same attributes where they apply."""
 
 import json
 from dataclasses import dataclass
@@ -6,8 +7,10 @@ from functools import cached_property
 from pathlib import Path
 
 from profguide import trace as trace_io
+from profguide.analysis.kernels import device_name
+from profguide.analysis.select import on_a_stream
 from profguide.errors import RecordingError
-from profguide.site.launch import rank_file
+from profguide.site.launch import rank_file, recording_files
 from profguide.site.staleness import read_meta
 
 TIMES = ("count", "self_cpu_us", "cpu_total_us", "self_device_us", "device_total_us")
@@ -25,6 +28,7 @@ class RecordingData:
 
     recording: object
     folder: Path
+    real = False  # a recording this guide made, not a real trace from another machine
 
     @cached_property
     def meta(self):
@@ -33,6 +37,11 @@ class RecordingData:
     @property
     def ranks(self):
         return self.meta.get("ranks", 1)
+
+    @property
+    def files(self):
+        """The files of the folder that the recording consists of (the rest are rendered)."""
+        return recording_files(self.meta)
 
     @property
     def params(self):
@@ -80,3 +89,60 @@ class RecordingData:
         if not isinstance(rows, list) or not all(summary_row(row) for row in rows):
             raise RecordingError(f"{path}: not a list of summary rows")
         return rows
+
+
+@dataclass(eq=False)
+class RealTraceData:
+    """A real trace (``RealTrace``) as the build reads it: one rank, no summary rows, a meta made of its
+    provenance. Its fragments are rendered into ``folder``, which holds nothing else."""
+
+    recording: object
+    root: Path
+    folder: Path
+    real = True
+    ranks = 1
+    files = ()
+
+    @property
+    def title(self):
+        return self.recording.title
+
+    def trace_path(self, rank=0):
+        return self.root / self.recording.file
+
+    @cached_property
+    def traces(self):
+        return (trace_io.load(self.trace_path()),)
+
+    @property
+    def trace(self):
+        return self.traces[0]
+
+    @cached_property
+    def meta(self):
+        """Where the trace came from, for its provenance line; ``device`` is "cuda" for a trace with GPU work."""
+        info = self.trace.distributed_info or {}
+        rank, ranks = info.get("rank"), info.get("world_size")
+        return {
+            "recording": self.recording.id,
+            "real": True,
+            "file": self.recording.file,
+            "source": self.recording.source,
+            "source_url": self.recording.source_url,
+            "licence": self.recording.licence,
+            "device_name": device_name(self.trace) or "device not named in the trace",
+            "device": "cuda" if on_a_stream(self.trace).any() else "cpu",
+            "rank": rank if isinstance(rank, int) else None,
+            "world_size": ranks if isinstance(ranks, int) else None,
+        }
+
+    @property
+    def rows(self):
+        raise RecordingError(f"{self.recording.file}: a real trace has no summary rows")
+
+    @property
+    def results(self):
+        raise RecordingError(f"{self.recording.file}: a real trace has no results")
+
+    def json_file(self, name):
+        raise RecordingError(f"{self.recording.file}: a real trace has no {name}")

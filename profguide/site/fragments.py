@@ -12,13 +12,22 @@ from collections import Counter
 from xml.sax.saxutils import escape
 
 from profguide import explain
-from profguide.analysis.regions import region_calls
-from profguide.analysis.select import first_of, step_window
+from profguide.analysis import memory
+from profguide.analysis.host import host_breakdown
+from profguide.analysis.kernels import gemm_throughput
+from profguide.analysis.launches import occupancy_queries
+from profguide.analysis.regions import region_calls, region_tree
+from profguide.analysis.select import first_of, profiler_steps, step_window
 from profguide.analysis.verdict import facts
+from profguide.errors import RecordingError
 from profguide.figures import charts
+from profguide.figures.host_steps import host_steps_svg
+from profguide.figures.memory import memory_timeline_svg
 from profguide.figures.timeline import timeline_svg
 from profguide.site import render
-from profguide.text import count_of, format_duration, kernel_name
+from profguide.site.catalogue import RECORDINGS
+from profguide.text import count_of, format_duration, format_size, kernel_name
+from profguide.trace.model import KIND
 
 GENERATED = "docs/generated"
 
@@ -29,6 +38,16 @@ class FragmentError(ValueError):
 
 def svg_path(data, name):
     return f"{GENERATED}/{data.recording.id}/{name}"
+
+
+def attributed(data, title):
+    """An SVG's title; a real trace's also names its device, source and licence, so that the figure carries them."""
+    return f"{title} ({render.real_provenance_words(data.meta)})" if data.real else title
+
+
+def source_note(data):
+    """A real trace's provenance under each of its fragments; a recording's is under its main figure only."""
+    return "\n" + render.provenance_note(data.meta) if data.real else ""
 
 
 def present_first(trace, names):
@@ -43,10 +62,19 @@ def figure(data):
     brackets = [(float(trace.ts[i]), float(trace.end[i]), f"{name}: {format_duration(float(trace.dur[i]))}")
                 for name, i in present_first(trace, spec.brackets)]
     rank = " (rank 0)" if data.ranks > 1 else ""
-    svg = timeline_svg(trace, title=f"Timeline: {data.title}{rank}", highlight=spec.highlight, brackets=brackets,
-                       callouts=callouts)
+    window, drawn, step = None, "", ""
+    if spec.step is not None:  # a long trace is drawn one step at a time: a whole one would not fit a page
+        try:
+            window = step_window(trace, spec.step)
+        except KeyError as error:
+            raise FragmentError(error.args[0]) from None
+        step = f", ProfilerStep#{spec.step}"
+        drawn = (f"Drawn: ProfilerStep#{spec.step} and the GPU work it launched, "
+                 f"{format_duration(window[1] - window[0])}. The whole trace: ")
+    svg = timeline_svg(trace, window, title=attributed(data, f"Timeline: {data.title}{rank}{step}"),
+                       highlight=spec.highlight, brackets=brackets, callouts=callouts)
     fragment = render.figure_fragment(data.title + rank, data.meta, facts(trace),
-                                      svg_path(data, "timeline.svg"), callouts)
+                                      svg_path(data, "timeline.svg"), callouts, drawn)
     return {"timeline.svg": svg, "figure.md": fragment}
 
 
@@ -83,10 +111,13 @@ def spread(data):
     durations = charts.op_durations(data.trace, name) if name else []
     if len(durations) < 2:
         raise FragmentError(f"fewer than two occurrences of {name!r} to spread")
-    svg = charts.spread_svg(kernel_name(name), durations, title=f"Spread of {name}")
-    caption = (f"Every duration of <code>{escape(name[:80])}</code> in the recording, one dot each, "
-               "with the median and the 95th percentile.")
-    return {"spread.svg": svg, "spread.md": render.extra_figure_fragment(svg_path(data, "spread.svg"), caption)}
+    where = "in the trace" if data.real else "in the recording"
+    svg = charts.spread_svg(kernel_name(name), durations, title=attributed(data, f"Spread of {name}"),
+                            unit_label=where)
+    caption = (f"Every duration of <code>{escape(name[:80])}</code> {where}, one dot each, "
+               "with the median, the mean (dashed) and the 95th percentile.")
+    return {"spread.svg": svg,
+            "spread.md": render.extra_figure_fragment(svg_path(data, "spread.svg"), caption) + source_note(data)}
 
 
 def breakdown(data):
@@ -94,16 +125,19 @@ def breakdown(data):
     if not facts(data.trace)["kernel_count"]:
         return {"breakdown.md": "*This recording has no GPU work (a CPU stand-in, or a CPU-only run), so there "
                                 "is no GPU time to split into busy and idle.*\n"}
-    svg = charts.breakdown_svg(charts.step_breakdowns(data.trace))
+    svg = charts.breakdown_svg(charts.step_breakdowns(data.trace),
+                               title=attributed(data, "GPU time: busy and idle by cause"))
     caption = ("Each step's window, from its start until the GPU finished what it launched, split into GPU busy "
                "time and idle time by cause.")
     return {"breakdown.svg": svg,
-            "breakdown.md": render.extra_figure_fragment(svg_path(data, "breakdown.svg"), caption)}
+            "breakdown.md": render.extra_figure_fragment(svg_path(data, "breakdown.svg"), caption)
+            + source_note(data)}
 
 
 def explained(data):
     """What ``profguide explain --markdown`` says about rank 0's trace."""
-    return {"explain.md": explain.to_markdown(explain.explain_trace(data.trace, data.trace_path()))}
+    return {"explain.md": explain.to_markdown(explain.explain_trace(data.trace, data.trace_path()))
+            + source_note(data)}
 
 
 def calls(data):
@@ -130,7 +164,123 @@ def events(data):
     return {"events.md": sentence + "\n\n" + render.phases_table(counts) + "\n" + render.provenance_note(data.meta)}
 
 
+def achieved_tflops(data):
+    """Achieved TFLOP/s of each matrix multiply whose shapes were recorded, against the datasheet's peak."""
+    rows = gemm_throughput(data.trace)
+    text = render.tflops_table(rows, data.meta["device_name"]) if rows else (
+        "*This recording has no GPU kernels (a CPU stand-in, or a CPU-only run): there is no kernel time to "
+        "divide the FLOPs by.*\n")
+    return {"tflops.md": text + "\n" + render.provenance_note(data.meta)}
+
+
+def chains(data):
+    """The call tree under the first occurrence of each event the figure names (``Figure.trees``), or else
+    under each ``record_function`` region of rank 0, in order."""
+    trace = data.trace
+    names = data.recording.figure.trees
+    if not names:
+        annotations = trace.kind == KIND["annotation"]
+        names = [name for name in dict.fromkeys(trace.names[code] for code in trace.name[annotations])
+                 if not name.startswith("ProfilerStep#")]
+    trees = [region_tree(trace, name) for name in names]
+    if not names or not all(trees):
+        raise FragmentError("no event to take apart: " + (", ".join(names) if names else "no record_function region"))
+    blocks = [render.call_tree(tree) for tree in trees]
+    return {"chains.md": "```text\n" + "\n".join(blocks) + "```\n\n" + render.provenance_note(data.meta)}
+
+
+def occupancy(data):
+    """Launches by kernel family, and how many came right after an occupancy query."""
+    found = occupancy_queries(data.trace)
+    if not found["queries"]:
+        raise FragmentError("no cudaOccupancy… query in this trace")
+    return {"occupancy.md": render.occupancy_table(found) + "\n" + render.provenance_note(data.meta)}
+
+
+def memory_figure(data):
+    """Memory by category over the recorded steps (``memory-timeline.json``), each step's start marked."""
+    if not (data.folder / "memory-timeline.json").is_file():
+        raise FragmentError("no memory-timeline.json in this recording (its Recording needs memory_timeline=True)")
+    try:
+        times, sizes = memory.memory_timeline(data.json_file("memory-timeline.json"))
+        times = memory.to_trace_clock(times, memory.read_document(data.trace_path()))
+        steps = [(f"ProfilerStep#{s['step']}", s["start_us"]) for s in profiler_steps(data.trace)]
+        where = "the GPU" if data.meta["device"] == "cuda" else "the CPU"
+        svg = memory_timeline_svg(times, sizes, steps, title=f"Memory on {where} by category: {data.title}")
+    except ValueError as error:
+        raise FragmentError(str(error)) from None
+    total = sum(sizes.values())
+    peak = int(total.argmax())
+    largest = max(sizes, key=lambda category: sizes[category][peak])
+    caption = (f"The bytes each of torch's memory categories held on {where}, stacked, over "
+               f"{count_of(len(steps), 'recorded step')} (a dashed line where each starts). At the peak, "
+               f"{format_size(int(total[peak]))} in all; the largest category then, {largest}, held "
+               f"{format_size(int(sizes[largest][peak]))}.")
+    fragment = (render.standin_notice(data.meta) + render.extra_figure_fragment(svg_path(data, "memory-timeline.svg"),
+                                                                               caption))
+    return {"memory-timeline.svg": svg, "memory-timeline.md": fragment + "\n" + render.provenance_note(data.meta)}
+
+
+def profiler_options(options):
+    """A configuration's arguments to ``profile()`` in words: none at all, the defaults, or the options."""
+    if options is None:
+        return "–"
+    return ", ".join(f"`{escape(str(name))}={escape(str(value))}`" for name, value in options.items()) or "nothing"
+
+
+def footprint(data):
+    """Each profiler configuration's median step time and its ratio to the steps without a profiler."""
+    try:
+        found = data.results
+        rows, baseline = found["configurations"], found["configurations"][0]["median_step_us"]
+        lines = ["| Configuration | Passed to `profile()` | Median step | × no profiler |", "|---|---|---:|---:|"]
+        lines += [f"| {escape(row['name'])} | {profiler_options(row['options'])} | "
+                  f"{format_duration(row['median_step_us'])} | {row['median_step_us'] / baseline:.2f} |"
+                  for row in rows]
+        sentence = (f"Each configuration ran {count_of(found['steps_per_round'], 'step')} in each of "
+                    f"{found['rounds']} rounds, the configurations interleaved; each row is the median of its "
+                    f"{count_of(found['steps_per_round'] * found['rounds'], 'step')}.")
+    except (RecordingError, KeyError, IndexError, TypeError, AttributeError, ZeroDivisionError):
+        raise FragmentError("results.json is missing or does not hold the timings of profiler configurations") \
+            from None
+    return {"footprint.md": "\n".join(lines) + "\n\n" + sentence + "\n\n" + render.provenance_note(data.meta)}
+
+
+def host_steps(data):
+    """Each recorded step of this run and of the other recordings of its snippet function, split by host
+    activity on one time scale, with a table of the median step and its time loading data (no GPU work)."""
+    recorded = [] if data.real else [
+        r.id for r in RECORDINGS if (r.module, r.function) == (data.recording.module, data.recording.function)
+        and (data.folder.parent / r.id).is_dir()]  # in catalogue order; a run not recorded yet is left out
+    runs = [data if other == data.recording.id else data.sibling(other) for other in recorded] or [data]
+    hosts = [host_breakdown(run.trace) for run in runs]
+    if not all(host and host["windows"][0]["label"].startswith("ProfilerStep#") for host in hosts):
+        raise FragmentError("a run of this snippet has no ProfilerStep to split by host activity")
+    svg = host_steps_svg([(run.title, [(w["label"], w["by_activity_us"]) for w in host["windows"]])
+                          for run, host in zip(runs, hosts, strict=True)],
+                         title="Each recorded step, split by what the main thread was doing")
+    lines = ["| Run | Median step | Median time loading data | Share of the steps loading data |",
+             "|---|---:|---:|---:|"]
+    for run, host in zip(runs, hosts, strict=True):
+        steps_us = sorted(w["dur_us"] for w in host["windows"])
+        loading_us = sorted(w["by_activity_us"]["data loading"] for w in host["windows"])
+        lines.append(f"| {escape(run.title)} | {format_duration(steps_us[len(steps_us) // 2])} "
+                     f"| {format_duration(loading_us[len(loading_us) // 2])} "
+                     f"| {100 * host['by_activity']['data loading']['us'] / host['dur_us']:.1f}% |")
+    caption = ("Each recorded step of each run, one bar per step, all on one time scale. A bar adds up the "
+               "time the main thread spent in each activity during the step, in the order a step runs them; "
+               "it shows how long, not exactly when.")
+    notes = "\n".join(render.provenance_note(run.meta) for run in runs)
+    return {"host-steps.svg": svg,
+            "host-steps.md": render.extra_figure_fragment(svg_path(data, "host-steps.svg"), caption) + "\n"
+            + "\n".join(lines) + "\n\n" + notes}
+
+
 FRAGMENTS = {
+    "memory-timeline.md": memory_figure,
+    "footprint.md": footprint,
+    "chains.md": chains,
+    "occupancy.md": occupancy,
     "figure.md": figure,
     "provenance.md": provenance,
     "steps.md": steps,
@@ -140,4 +290,6 @@ FRAGMENTS = {
     "explain.md": explained,
     "calls.md": calls,
     "events.md": events,
+    "tflops.md": achieved_tflops,
+    "host-steps.md": host_steps,
 }

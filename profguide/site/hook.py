@@ -8,14 +8,14 @@ import logging
 from pathlib import Path
 
 from profguide.site import build
-from profguide.site.catalogue import RECORDINGS
+from profguide.site.catalogue import REAL_TRACES, RECORDINGS
 
 log = logging.getLogger("mkdocs.hooks.profguide")
 
 
 def on_pre_build(config):
     root = Path(config.config_file_path).parent
-    statuses, _ = build.build(RECORDINGS, root, stream=io.StringIO())
+    statuses, _ = build.build(RECORDINGS, root, stream=io.StringIO(), real_traces=REAL_TRACES)
     for status in build.problems(statuses):
         if status.state != "fresh":
             log.warning(f"recording {status.id} is {status.state}: run `make figures` to refresh it")

@@ -34,7 +34,7 @@ FAILURE = "profguide-record-failed: "
 
 
 def averages_rows(prof):
-    """``key_averages()`` as plain numbers (µs), in the profiler's own order."""
+    """``key_averages()`` as plain numbers (times in µs, memory in bytes), in the profiler's own order."""
     return [
         {
             "name": row.key,
@@ -43,6 +43,10 @@ def averages_rows(prof):
             "cpu_total_us": row.cpu_time_total,
             "self_device_us": row.self_device_time_total,
             "device_total_us": row.device_time_total,
+            "cpu_memory_bytes": row.cpu_memory_usage,
+            "self_cpu_memory_bytes": row.self_cpu_memory_usage,
+            "device_memory_bytes": row.device_memory_usage,
+            "self_device_memory_bytes": row.self_device_memory_usage,
         }
         for row in prof.key_averages()
     ]

@@ -24,6 +24,9 @@ class Figure:
         callouts: names of events to number in this order (the first of each, where present).
         spread: the op whose durations the spread chart plots when the recording has no kernels.
         region: the ``record_function`` region whose calls the calls table compares.
+        step: the ``ProfilerStep#N`` the timeline draws, with the GPU work it launched; None draws the whole trace.
+        trees: events whose call tree (their first occurrence) the chains fragment prints; without them, it
+            prints every ``record_function`` region's.
     """
 
     brackets: tuple[str, ...] = ()
@@ -31,6 +34,8 @@ class Figure:
     callouts: tuple[str, ...] = ()
     spread: str | None = None
     region: str | None = None
+    step: int | None = None
+    trees: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -153,8 +158,211 @@ class SyncOverKernels:
         return "longest host sync / kernel time"
 
 
-Measure = (FirstOverRest | SlowestOverFastest | OutsideOps | CpuShare | DeviceShare | StepCount | StepNumber | Encloses
-           | GpuBusyShare | SyncOverKernels)
+
+@dataclass(frozen=True)
+class RowValue:
+    """One number of one summary-table row (``averages.json``): ``count``, ``self_cpu_memory_bytes``…"""
+
+    name: str
+    column: str
+
+    def describe(self):
+        return f"{self.name} {self.column}"
+
+
+@dataclass(frozen=True)
+class ColumnShare:
+    """``part``'s value in one column of the summary table over ``whole``'s value in the same column."""
+
+    part: str
+    whole: str
+    column: str
+
+    def describe(self):
+        return f"{self.part} {self.column} / {self.whole} {self.column}"
+
+
+@dataclass(frozen=True)
+class OpsInRegion:
+    """How many ``op`` events the first occurrence of the region ``region`` holds, at any depth."""
+
+    region: str
+    op: str
+
+    def describe(self):
+        return f"{self.op} in {self.region}"
+
+
+@dataclass(frozen=True)
+class OccupancyQueries:
+    """Occupancy queries against launches of one kernel family (``gemm``, ``elementwise``, ``other``):
+    ``of="queries"``, the share of queries whose next launch is of the family; ``of="launches"``, the share
+    of the family's launches (those whose kernel name holds ``name_contains``) that come right after a query."""
+
+    family: str
+    of: str
+    name_contains: str = ""
+
+    def describe(self):
+        if self.of == "queries":
+            return f"occupancy queries followed by a {self.family} launch / all queries"
+        which = f"{self.family} launches" + (f" of kernels named *{self.name_contains}*" if self.name_contains else "")
+        return f"{which} right after an occupancy query / all such launches"
+
+
+@dataclass(frozen=True)
+class TableRows:
+    """How many rows named ``name`` an extra table (``Table``) of the recording prints."""
+
+    table: str
+    name: str
+
+    def describe(self):
+        return f"rows of {self.name} in table {self.table}"
+
+
+@dataclass(frozen=True)
+class IdleShare:
+    """GPU idle time of one cause (a key of ``profguide.analysis.idle.IDLE_CAUSES``) over the window
+    ``profguide explain`` measures."""
+
+    cause: str
+
+    def describe(self):
+        return f"GPU idle time, cause {self.cause} / explain's window"
+
+
+@dataclass(frozen=True)
+class QueueingOverLaunch:
+    """The median queueing (op behind earlier work) over the median launch delay (runtime API, stream empty)."""
+
+    def describe(self):
+        return "median queueing / median launch delay"
+
+
+@dataclass(frozen=True)
+class SyncsPerStep:
+    """The fewest host synchronisation calls in any one ``ProfilerStep``."""
+
+    def describe(self):
+        return "fewest host sync calls in a ProfilerStep"
+
+
+@dataclass(frozen=True)
+class SyncOverStep:
+    """The longest host synchronisation over the median ``ProfilerStep``."""
+
+    def describe(self):
+        return "longest host sync / median ProfilerStep"
+
+
+@dataclass(frozen=True)
+class MeanOverMedian:
+    """The mean duration of the kernel with the most total time over its median."""
+
+    def describe(self):
+        return "top kernel's mean duration / its median"
+
+
+@dataclass(frozen=True)
+class PeakShare:
+    """Achieved TFLOP/s of the matrix multiply with the most kernel time over the datasheet's peak for the
+    device and input type."""
+
+    def describe(self):
+        return "achieved TFLOP/s / datasheet peak"
+
+
+@dataclass(frozen=True)
+class MemoryLeftAtEnd:
+    """The bytes memory category ``category`` holds at the end of the memory timeline over its peak."""
+
+    category: str
+
+    def describe(self):
+        return f"{self.category} at the end of the memory timeline / its peak"
+
+
+@dataclass(frozen=True)
+class MemoryRatioAtEnd:
+    """The bytes of memory category ``part`` over those of ``whole``, at the end of the memory timeline."""
+
+    part: str
+    whole: str
+
+    def describe(self):
+        return f"{self.part} / {self.whole} at the end of the memory timeline"
+
+
+@dataclass(frozen=True)
+class OpsInStep:
+    """How many ops ran inside the first or the last recorded ``ProfilerStep#N``."""
+
+    which: str  # "first" or "last"
+
+    def describe(self):
+        return f"ops in the {self.which} recorded ProfilerStep"
+
+
+@dataclass(frozen=True)
+class StepTimeRatio:
+    """The median step time of configuration ``part`` over that of ``whole``, from the recording's results."""
+
+    part: str
+    whole: str
+
+    def describe(self):
+        return f"median step time, {self.part} / {self.whole}"
+
+
+@dataclass(frozen=True)
+class HostShare:
+    """The share of the recorded steps that the thread running them spent in ``activity`` (a key of
+    ``profguide.analysis.host.CPU_ACTIVITIES``), on a recording without GPU work."""
+
+    activity: str
+
+    def describe(self):
+        return f"host time in {self.activity} / recorded steps"
+
+
+@dataclass(frozen=True)
+class HostShareFall:
+    """The ``baseline`` recording's ``HostShare`` of ``activity`` over this recording's."""
+
+    activity: str
+    baseline: str
+
+    def describe(self):
+        return f"share of the steps in {self.activity}, {self.baseline} / this recording"
+
+
+@dataclass(frozen=True)
+class HostLead:
+    """Host time in ``activity`` over the largest other activity, in the recorded step where it leads least."""
+
+    activity: str
+
+    def describe(self):
+        return f"{self.activity} / the largest other host activity, least over the steps"
+
+
+@dataclass(frozen=True)
+class VerdictIs:
+    """1 when ``profguide explain`` gives the recording's trace the verdict ``verdict``, else 0."""
+
+    verdict: str
+
+    def describe(self):
+        return f"explain's verdict is {self.verdict} (1 yes, 0 no)"
+
+
+Measure = (HostShare | HostShareFall | HostLead | VerdictIs
+           | MemoryLeftAtEnd | MemoryRatioAtEnd | OpsInStep | StepTimeRatio
+           | RowValue | ColumnShare | TableRows | OpsInRegion
+           | IdleShare | QueueingOverLaunch | SyncsPerStep | SyncOverStep | MeanOverMedian | PeakShare
+           | FirstOverRest | SlowestOverFastest | OutsideOps | CpuShare | DeviceShare | StepCount | StepNumber
+           | Encloses | GpuBusyShare | SyncOverKernels)
 
 
 @dataclass(frozen=True)
@@ -245,3 +453,33 @@ class Recording:
     def exports(self):
         """What the recorder writes besides the trace and the default table, as plain data for its process."""
         return {"tables": [asdict(table) for table in self.tables], "memory_timeline": self.memory_timeline}
+
+
+@dataclass(frozen=True)
+class RealTrace:
+    """A trace from a machine this project does not own, shown on a page with its source, licence and device.
+
+    It is never recorded and never stale: the build renders the fragments
+    pages include from it and checks its claims, as for a recording. Its
+    provenance names the file, the source and the licence given here, and the
+    device the trace's own ``deviceProperties`` name.
+
+    Attributes:
+        id: folder name under ``docs/generated/`` for its rendered fragments.
+        file: the trace, relative to the project root, under ``docs/`` so that the site serves it.
+        title: what the trace shows.
+        source: who published it, in words (a link's text).
+        source_url: where they published it.
+        licence: the licence it is distributed under.
+        figure: how to annotate its timeline (``step`` picks the step to draw).
+        claims: what the guide's pages say about it (their ``device`` does not apply: the trace is what it is).
+    """
+
+    id: str
+    file: str
+    title: str
+    source: str
+    source_url: str
+    licence: str
+    figure: Figure = Figure()
+    claims: tuple[Claim, ...] = ()

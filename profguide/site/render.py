@@ -9,7 +9,7 @@ to download its trace and a button that opens the trace in Perfetto.
 
 from xml.sax.saxutils import escape
 
-from profguide.text import count_of, format_duration
+from profguide.text import count_of, cut, format_duration, kernel_name
 
 
 def steps_table(steps):
@@ -27,6 +27,8 @@ def steps_table(steps):
 
 def provenance_line(meta):
     """Where and how the recording was made: device, versions, date, and the parameters it ran with."""
+    if meta.get("real"):
+        return real_provenance_line(meta)
     parts = [escape(meta["device_name"]), f"torch {escape(meta['torch'])}"]
     if meta.get("cuda"):
         parts.append(f"CUDA {escape(meta['cuda'])}")
@@ -36,6 +38,20 @@ def provenance_line(meta):
         parts.append(f"{meta['ranks']} processes")
     parts.append(", ".join(f"{escape(str(name))}={escape(str(value))}" for name, value in meta["params"].items()))
     return "Recorded on " + " · ".join(part for part in parts if part)
+
+
+def real_provenance_line(meta):
+    """Where a trace this guide did not record came from: its file, device, source and licence."""
+    rank = f", rank {meta['rank']} of {meta['world_size']}" if meta.get("rank") is not None and meta.get(
+        "world_size") else ""
+    return (f"A trace from another project: <code>{escape(meta['file'].rpartition('/')[2])}</code>, made on "
+            f"{escape(meta['device_name'])}{rank} · source: [{escape(meta['source'])}]({escape(meta['source_url'])})"
+            f" · licence: {escape(meta['licence'])}")
+
+
+def real_provenance_words(meta):
+    """The same in plain words, for an SVG's title (escaped by the figure code)."""
+    return f"{meta['device_name']}; {meta['source']}; {meta['licence']} licence"
 
 
 def provenance_note(meta):
@@ -48,6 +64,8 @@ def provenance_note(meta):
 
 def trace_url(meta):
     """Where the site serves the recording's trace (rank 0's for several ranks), from the site's root."""
+    if meta.get("real"):
+        return meta["file"].removeprefix("docs/")
     name = "trace.json.gz" if meta.get("ranks", 1) == 1 else "trace-rank0.json.gz"
     return f"generated/{meta['recording']}/{name}"
 
@@ -99,13 +117,16 @@ def included(svg_path):
     return f'<div class="pg-figure">\n--8<-- "{svg_path}"\n</div>\n\n'
 
 
-def figure_fragment(title, meta, facts, svg_path, callouts=()):
-    """Markdown for a page: stand-in notice, the inline figure, caption, provenance, trace hand-off."""
+def figure_fragment(title, meta, facts, svg_path, callouts=(), drawn=""):
+    """Markdown for a page: stand-in notice, the inline figure, caption, provenance, trace hand-off.
+
+    ``drawn`` is a sentence saying which part of the trace the figure draws, when not all of it.
+    """
     trace_path = trace_url(meta)
     return (
         standin_notice(meta)
         + included(svg_path)
-        + f"{caption(title, facts)}{callout_sentence(callouts)}\n"
+        + f"{drawn}{caption(title, facts)}{callout_sentence(callouts)}\n"
         + "{: .pg-caption }\n\n"
         + f"<small>{provenance_line(meta)} · [download the trace](/{trace_path}) · "
         + f'<button class="md-button pg-perfetto" data-trace="{trace_path}" data-title="{escape(title)}">'
@@ -134,6 +155,77 @@ def calls_table(calls):
             cells.append(format_duration(call.get("kernel_us", 0.0)))
         cells.append(f"{call['dur_us'] / fastest:.1f}")
         lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def collapsed(entries):
+    """Runs of the same leaf event at the same depth (``aten::resolve_conj`` three times) as one entry with a count."""
+    merged = []
+    for position, entry in enumerate(entries):
+        following = entries[position + 1] if position + 1 < len(entries) else None
+        is_leaf = following is None or following["depth"] <= entry["depth"]
+        previous = merged[-1] if merged else None
+        if (is_leaf and not entry["launched"] and previous and previous["leaf"] and
+                (previous["depth"], previous["name"]) == (entry["depth"], entry["name"])):
+            previous["count"] += 1
+            previous["dur_us"] += entry["dur_us"]
+        else:
+            merged.append({**entry, "count": 1, "leaf": is_leaf and not entry["launched"]})
+    return merged
+
+
+def call_tree(entries, width=64):
+    """A region's call tree (``region_tree``) as text: one event a line, indented by depth, with its time;
+    the GPU ops a call launched on the lines under it, after an arrow."""
+    lines = []
+    for entry in collapsed(entries):
+        label = "  " * entry["depth"] + entry["name"] + (f" ×{entry['count']}" if entry["count"] > 1 else "")
+        lines.append(f"{label:<{width}} {format_duration(entry['dur_us']):>10}")
+        for name, dur in entry["launched"]:
+            launched = "  " * (entry["depth"] + 1) + "→ " + kernel_name(name)
+            lines.append(f"{launched:<{width}} {format_duration(dur):>10}")
+    return "\n".join(lines) + "\n"
+
+
+FAMILIES = {"gemm": "matrix multiply (cuBLAS, CUTLASS, cuDNN)", "elementwise": "elementwise (PyTorch)",
+            "other": "other"}
+
+
+def occupancy_table(found, limit=8):
+    """``occupancy_queries``'s launches: by kernel family, then the matrix-multiply kernels one by one, each
+    with how many launches came right after an occupancy query."""
+    def row(label, flags):
+        return f"| {label} | {len(flags):,} | {sum(flags):,} ({sum(flags) / len(flags):.0%}) |"
+
+    by_family, by_kernel = {}, {}
+    for name, family, after in found["launched"]:
+        by_family.setdefault(family, []).append(after)
+        if family == "gemm":
+            by_kernel.setdefault(cut(kernel_name(name)), []).append(after)
+    header = ["| {} | Launches | Right after an occupancy query |", "|---|---:|---:|"]
+    lines = [header[0].format("Kernels"), header[1]]
+    lines += [row(label, by_family[family]) for family, label in FAMILIES.items() if family in by_family]
+    kernels = sorted(by_kernel.items(), key=lambda item: -len(item[1]))[:limit]
+    lines += ["", header[0].format("Matrix-multiply kernel"), header[1]]
+    lines += [row(f"`{escape(name)}`", flags) for name, flags in kernels]
+    queries = found["queries"]
+    return "\n".join(lines) + f"\n\n{queries:,} occupancy {'query' if queries == 1 else 'queries'} in all.\n"
+
+
+def tflops_table(rows, device):
+    """Each matrix multiply (op, shapes, type): its FLOPs, kernel time, achieved TFLOP/s and the datasheet's peak.
+
+    ``rows`` are ``profguide.analysis.kernels.gemm_throughput``'s.
+    """
+    lines = [f"| Op | Input shapes | Type | Calls | GFLOP per call | Kernel time | Achieved | Peak, {escape(device)} "
+             "| Share of peak |", "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+    for row in rows:
+        achieved = "–" if row["tflops"] is None else f"{row['tflops']:.1f} TFLOP/s"
+        peak = "not in profguide's table" if row["peak_tflops"] is None else f"{row['peak_tflops']:g} TFLOP/s"
+        share = "–" if row["pct_of_peak"] is None else f"{row['pct_of_peak']:.0f}%"
+        lines.append(f"| `{escape(row['op'])}` | {escape(row['input_dims'])} | `{escape(row['dtype'])}` | "
+                     f"{row['calls']:,} | {row['flops'] / row['calls'] / 1e9:,.1f} | "
+                     f"{format_duration(row['kernel_us'])} | {achieved} | {peak} | {share} |")
     return "\n".join(lines) + "\n"
 
 

@@ -53,3 +53,28 @@ def test_synchronisations_measure_the_gpu_work_they_waited_for():
     assert syncs["host_calls"] == 1 and syncs["host_time_us"] == 70
     assert syncs["gpu_busy_during_us"] == 55  # gemm 40..65, add 70..80, gemm 85..105
     assert syncs["longest"][0]["name"] == "cudaDeviceSynchronize"
+
+
+def test_occupancy_queries_name_the_launch_that_follows_them_on_their_thread():
+    t = make(cpu("cudaOccupancyMaxActiveBlocksPerMultiprocessor", 0, 2, kind="runtime"),
+             cpu("cudaFuncSetAttribute", 3, 1, kind="runtime"),
+             cpu("cudaLaunchKernel", 5, 4, kind="runtime", correlation=1),
+             cpu("cudaLaunchKernel", 10, 4, kind="runtime", correlation=2),
+             cpu("cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", 20, 2, kind="runtime"),
+             cpu("cudaLaunchKernel", 30, 4, kind="runtime", tid=2, correlation=3),  # another thread
+             gpu("ampere_sgemm_32x32_tn", 40, 10, correlation=1),
+             gpu("void at::native::vectorized_elementwise_kernel<4>()", 60, 2, correlation=2),
+             gpu("void at::native::vectorized_elementwise_kernel<4>()", 70, 2, correlation=3))
+    found = launches.occupancy_queries(t)
+    assert found["queries"] == 2
+    assert found["next"] == {"gemm": 1}  # the second query has no launch after it on its thread
+    assert found["launched"] == [("ampere_sgemm_32x32_tn", "gemm", True),
+                                 ("void at::native::vectorized_elementwise_kernel<4>()", "elementwise", False),
+                                 ("void at::native::vectorized_elementwise_kernel<4>()", "elementwise", False)]
+
+
+def test_kernel_families():
+    assert launches.kernel_family("void cutlass::Kernel<cutlass_80_tensorop_s1688gemm>") == "gemm"
+    assert launches.kernel_family("sm80_xmma_fprop_implicit_gemm_tf32f32_execute_kernel_cudnn_infer") == "gemm"
+    assert launches.kernel_family("void at::native::elementwise_kernel<128, 2>") == "elementwise"
+    assert launches.kernel_family("ncclKernel_AllReduce_RING_LL_Sum_float") == "other"

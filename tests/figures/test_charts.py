@@ -20,10 +20,11 @@ def test_comparison_draws_both_panels_on_one_scale():
     assert float(first.get("x")) == pytest.approx(float(second.get("x")))
 
 
-def test_spread_has_a_dot_per_value_and_marks_median_and_p95():
+def test_spread_has_a_dot_per_value_and_marks_median_mean_and_p95():
     svg = charts.spread_svg("aten::mm", [10, 20, 30, 40, 1000])
     assert svg.count("<circle") == 5
-    assert f">median {format_duration(30)}<" in svg and ">p95 " in svg
+    assert f">median {format_duration(30)}<" in svg and f">mean {format_duration(220)}<" in svg and ">p95 " in svg
+    assert svg.count('stroke-dasharray="4 3"') == 1  # the mean, dashed
 
 
 def test_breakdown_bars_split_in_proportion():
@@ -35,18 +36,21 @@ def test_breakdown_bars_split_in_proportion():
 def label_boxes(svg):
     """(left, right, y) of each marker label, from its position, anchor and length."""
     boxes = []
-    for match in re.finditer(r'<text class="pg-ink" x="([\d.]+)" y="(\d+)"( text-anchor="end")?>((?:median|p95)[^<]*)<',
-                             svg):
+    label = r'<text class="pg-ink" x="([\d.]+)" y="(\d+)"( text-anchor="end")?>((?:median|mean|p95)[^<]*)<'
+    for match in re.finditer(label, svg):
         x, width = float(match[1]), len(match[4]) * CHAR_WIDTH
         boxes.append((x - width, x, int(match[2])) if match[3] else (x, x + width, int(match[2])))
     return boxes
 
 
 @pytest.mark.parametrize("values", [[100.0, 100.5, 101.0, 101.2], [10, 20, 30, 40, 1000], [5.0] * 6])
-def test_median_and_p95_labels_never_overlap_and_stay_inside(values):
-    (left_a, right_a, y_a), (left_b, right_b, y_b) = label_boxes(charts.spread_svg("aten::mm", values))
-    assert y_a != y_b or right_a <= left_b or right_b <= left_a
-    assert min(left_a, left_b) >= 0 and max(right_a, right_b) <= WIDTH
+def test_marker_labels_never_overlap_and_stay_inside(values):
+    boxes = label_boxes(charts.spread_svg("aten::mm", values))
+    assert len(boxes) == 3
+    for index, (left_a, right_a, y_a) in enumerate(boxes):
+        for left_b, right_b, y_b in boxes[index + 1:]:
+            assert y_a != y_b or right_a <= left_b or right_b <= left_a
+        assert left_a >= 0 and right_a <= WIDTH
 
 
 def test_scaling_draws_a_line_and_a_dot_per_point_with_the_points_in_tooltips():

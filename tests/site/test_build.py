@@ -9,9 +9,10 @@ import pytest
 
 from profguide.site import build, launch
 from profguide.site.catalogue import RECORDINGS
-from profguide.site.recordings import Claim, CpuShare
+from profguide.site.fragments import FRAGMENTS
+from profguide.site.recordings import Claim, CpuShare, Figure, GpuBusyShare, RealTrace
 from profguide.site.staleness import recording_state
-from tests.helpers import ROOT, TINY, run_profguide
+from tests.helpers import ROOT, TINY, TRACES, run_profguide
 
 
 def edit_snippet(project):
@@ -80,8 +81,7 @@ def test_a_fragment_the_recording_cannot_give_is_a_problem(project, recorded):
     (project / "docs" / "steps.md").write_text('--8<-- "docs/generated/tiny-matmul/steps.md"\n'
                                                '--8<-- "docs/generated/tiny-matmul/nonsense.md"\n')
     problems = run_build(project, check=True)[0][TINY.id].problems
-    assert problems == ("tiny-matmul: no fragment named nonsense.md (known: figure.md, provenance.md, steps.md, "
-                        "compare.md, spread.md, breakdown.md, explain.md, calls.md, events.md)",)
+    assert problems == (f"tiny-matmul: no fragment named nonsense.md (known: {', '.join(FRAGMENTS)})",)
     (project / "docs" / "steps.md").write_text('--8<-- "docs/generated/tiny-matmul/steps.md"\n')
     assert run_build(project, check=True)[0][TINY.id].problems == ("tiny-matmul: no ProfilerStep in this recording",)
 
@@ -215,3 +215,73 @@ def test_folders_an_interrupted_recording_left_are_reported(project, recorded):
     assert statuses["site"].problems == (
         f"left by an interrupted recording: {folder.parent / '.tiny-matmul.old-x1y2'}; delete it, and record "
         "again what is missing",)
+
+
+# A real trace from another machine, shown on a page of the scratch project: never recorded, never stale.
+REAL = RealTrace(id="real-alexnet", file="docs/traces/alexnet.json.gz", title="AlexNet's first step",
+                 source="HolisticTraceAnalysis", source_url="https://github.com/facebookresearch/HolisticTraceAnalysis",
+                 licence="MIT", figure=Figure(brackets=("cudaDeviceSynchronize",)),
+                 claims=(Claim("real.md", "The GPU is idle nearly all the time.", GpuBusyShare(), at_most=0.1),))
+REAL_PAGE = """# AlexNet
+
+The GPU is idle nearly all the time.
+
+--8<-- "docs/generated/real-alexnet/figure.md"
+
+--8<-- "docs/generated/real-alexnet/explain.md"
+"""
+
+
+@pytest.fixture
+def real_project(project):
+    """The scratch project with a real trace under docs/traces/ and a page that shows it."""
+    (project / "docs" / "traces").mkdir()
+    shutil.copy(TRACES / "a100_alexnet_cuda_sync.json.gz", project / REAL.file)
+    (project / "docs" / "real.md").write_text(REAL_PAGE)
+    return project
+
+
+def build_real(project, real=REAL, **options):
+    statuses, checks = run_build(project, recordings=(), real_traces=(real,), **options)
+    return statuses[real.id], checks
+
+
+def test_a_real_trace_renders_what_pages_include_and_names_its_source(real_project):
+    status, checks = build_real(real_project)
+    assert (status.state, status.problems) == ("fresh", ())
+    folder = real_project / "docs" / "generated" / REAL.id
+    assert sorted(p.name for p in folder.iterdir()) == ["explain.md", "figure.md", "timeline.svg"]
+    figure = (folder / "figure.md").read_text()
+    provenance = figure[figure.index("<small>"):]
+    for named in ("<code>alexnet.json.gz</code>", "NVIDIA A100-PG509-200",
+                  "[HolisticTraceAnalysis](https://github.com/facebookresearch/HolisticTraceAnalysis)", "MIT"):
+        assert named in provenance, named
+    assert "Recorded on" not in figure and "recorded by this guide" not in figure.lower()
+    assert 'data-trace="traces/alexnet.json.gz"' in figure and "(/traces/alexnet.json.gz)" in figure
+    assert "MIT licence" in (folder / "timeline.svg").read_text()  # the figure itself names its source
+    assert "HolisticTraceAnalysis" in (folder / "explain.md").read_text()
+    assert [c.outcome for c in checks] == ["holds"]
+    assert build_real(real_project, check=True)[0] == build.Status(REAL.id, "fresh", "kept")
+
+
+def test_a_claim_on_a_real_trace_fails_when_its_bound_is_broken(real_project):
+    build_real(real_project)
+    wrong = dataclasses.replace(REAL, claims=(dataclasses.replace(REAL.claims[0], at_most=None, at_least=0.5),))
+    [problem] = build_real(real_project, wrong, check=True)[0].problems
+    assert problem.startswith('claim real.md says "The GPU is idle nearly all the time." of real-alexnet: GPU busy')
+    assert problem.endswith("must be ≥ 0.5: fails")
+
+
+@pytest.mark.parametrize("content", [None, b"not a trace"])
+def test_a_missing_or_broken_real_trace_is_one_problem_line(real_project, content):
+    path = real_project / REAL.file
+    path.unlink()
+    if content is not None:
+        path.write_bytes(content)
+    status, _ = build_real(real_project)
+    [problem] = status.problems
+    if content is None:
+        assert status.state == "missing"
+        assert problem == "real-alexnet: its trace docs/traces/alexnet.json.gz is not there"
+    else:
+        assert problem.startswith("real-alexnet: ") and "\n" not in problem

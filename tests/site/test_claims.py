@@ -6,19 +6,30 @@ from types import SimpleNamespace
 import pytest
 
 from profguide.site import claims
-from profguide.site.catalogue import RECORDINGS
+from profguide.site.catalogue import REAL_TRACES, RECORDINGS
 from profguide.site.recordings import (
     Claim,
+    ColumnShare,
     CpuShare,
     DeviceShare,
     Encloses,
     FirstOverRest,
     GpuBusyShare,
+    IdleShare,
+    MeanOverMedian,
+    OccupancyQueries,
+    OpsInRegion,
     OutsideOps,
+    PeakShare,
+    QueueingOverLaunch,
+    RowValue,
     SlowestOverFastest,
     StepCount,
     StepNumber,
     SyncOverKernels,
+    SyncOverStep,
+    SyncsPerStep,
+    TableRows,
 )
 from tests.helpers import ROOT, TINY, make_trace
 from tests.helpers import event as cpu
@@ -95,7 +106,7 @@ def test_gpu_busy_share_and_the_sync_against_the_kernels():
 
 
 def test_every_measure_has_a_way_to_be_taken():
-    kinds = {type(claim.measure) for recording in RECORDINGS for claim in recording.claims}
+    kinds = {type(claim.measure) for recording in (*RECORDINGS, *REAL_TRACES) for claim in recording.claims}
     assert kinds <= set(claims.MEASURES)
 
 
@@ -128,7 +139,7 @@ def test_a_value_that_cannot_be_measured_fails():
 
 
 def test_every_claim_quotes_a_page_that_says_it():
-    for recording in RECORDINGS:
+    for recording in (*RECORDINGS, *REAL_TRACES):
         for claim in recording.claims:
             text = claims.normalised((ROOT / "docs" / claim.page).read_text())
             assert claims.normalised(claim.says) in text, (recording.id, claim.says)
@@ -143,3 +154,96 @@ def test_the_claims_table_lists_each_claim_with_its_value(tmp_path):
     table = claims.claims_table(claims.check(dataclasses.replace(TINY, claims=(claim,)), found, tmp_path))
     assert ("| [basics/steps](../basics/steps.md) | the first &#124; step | `tiny-matmul` | first ProfilerStep "
             "/ slowest later ProfilerStep = 3 | ≥ 2 | ✓ holds |") in table
+
+
+def launch(correlation, ts, dur):
+    return cpu("cudaLaunchKernel", ts, dur, kind="runtime", correlation=correlation)
+
+
+def test_idle_share_by_cause_and_queueing_against_launch_delay():
+    # Kernel 1 starts 8 µs after its launch, on an empty stream; kernel 2 was launched at 8 µs, before kernel 1
+    # ended, and waits until 40 µs: 32 µs of queueing, and the 20 µs gap before it has its op already queued.
+    found = data(launch(1, 0, 2), launch(2, 5, 3), gpu("k", 10, 10, correlation=1), gpu("k", 40, 10, correlation=2))
+    assert claims.measured(IdleShare("queued"), found) == pytest.approx(20 / 40)
+    assert claims.measured(IdleShare("host"), found) == 0
+    assert claims.measured(QueueingOverLaunch(), found) == pytest.approx(32 / 8)
+    # Launched late instead: the gap is the host's, and nothing queued.
+    late = data(launch(1, 0, 2), launch(2, 30, 5), gpu("k", 10, 10, correlation=1), gpu("k", 40, 10, correlation=2))
+    assert claims.measured(IdleShare("host"), late) == pytest.approx(20 / 40)
+    assert claims.measured(QueueingOverLaunch(), late) is None
+    assert claims.measured(IdleShare("host"), data(cpu("aten::mm", 0, 5))) is None
+
+
+def test_syncs_in_each_step_and_the_longest_against_a_step():
+    sync = "cudaStreamSynchronize"
+    found = data(*steps(100, 100, 120), cpu(sync, 10, 5, kind="runtime"), cpu(sync, 20, 5, kind="runtime"),
+                 cpu(sync, 150, 50, kind="runtime"), cpu(sync, 250, 1, kind="runtime"))
+    assert claims.measured(SyncsPerStep(), found) == 1
+    assert claims.measured(SyncOverStep(), found) == pytest.approx(50 / 100)
+    assert claims.measured(SyncsPerStep(), data(*steps(100, 100), cpu(sync, 10, 5, kind="runtime"))) == 0
+    assert claims.measured(SyncOverStep(), data(*steps(100))) is None
+
+
+def test_mean_over_median_of_the_top_kernel():
+    found = data(*(gpu("k", 10 * i, 1) for i in range(3)), gpu("k", 40, 9), gpu("small", 60, 1))
+    assert claims.measured(MeanOverMedian(), found) == pytest.approx(3)
+    assert claims.measured(MeanOverMedian(), data(cpu("aten::mm", 0, 5))) is None
+
+
+def test_peak_share_of_the_largest_multiply_against_the_datasheet():
+    dims = {"Input Dims": [[1000, 1000], [1000, 1000]], "Input type": ["float", "float"]}
+    events = (cpu("aten::mm", 0, 5, external_id=1, **dims), gpu("gemm", 10, 200, external_id=1))
+    # 2 × 1000³ FLOPs in 200 µs: 10 TFLOP/s, against the A100's 19.5 TFLOP/s for FP32.
+    on_a100 = SimpleNamespace(trace=make_trace(*events, deviceProperties=[{"name": "NVIDIA A100-SXM4-80GB"}]))
+    assert claims.measured(PeakShare(), on_a100) == pytest.approx(10 / 19.5)
+    unknown = SimpleNamespace(trace=make_trace(*events, deviceProperties=[{"name": "Some GPU"}]))
+    assert claims.measured(PeakShare(), unknown) is None
+    assert claims.measured(PeakShare(), data(cpu("aten::mm", 0, 5))) is None
+
+
+def test_row_values_and_column_shares_come_from_the_summary_rows():
+    rows = [{"name": "forward", "count": 3, "self_cpu_memory_bytes": -512, "device_total_us": 0.0},
+            {"name": "aten::linear", "count": 6, "self_cpu_memory_bytes": 0, "device_total_us": 40.0},
+            {"name": "aten::addmm", "count": 6, "self_cpu_memory_bytes": 2048, "device_total_us": 40.0}]
+    found = data(cpu("forward", 0, 10, kind="annotation"), rows=rows)
+    assert claims.measured(RowValue("forward", "count"), found) == 3
+    assert claims.measured(RowValue("forward", "self_cpu_memory_bytes"), found) == -512
+    assert claims.measured(RowValue("absent", "count"), found) is None
+    assert claims.measured(RowValue("forward", "no_such_column"), found) is None
+    assert claims.measured(ColumnShare("aten::linear", "aten::addmm", "device_total_us"), found) == 1
+    assert claims.measured(ColumnShare("aten::linear", "forward", "device_total_us"), found) is None  # divide by 0
+
+
+def test_table_rows_count_a_name_in_an_extra_table(tmp_path):
+    table = ("-----------  ------------\n"
+             "       Name    # of Calls\n"
+             "-----------  ------------\n"
+             "aten::addmm             2\n"
+             "                          \n"
+             " aten::mm_x             1\n"
+             "aten::addmm             1\n"
+             "-----------  ------------\n"
+             "Self CPU time total: 1ms\n")
+    (tmp_path / "table-by-shape.txt").write_text(table)
+    found = SimpleNamespace(folder=tmp_path)
+    assert claims.table_row_names(table) == ["aten::addmm", "aten::mm_x", "aten::addmm"]
+    assert claims.measured(TableRows("by-shape", "aten::addmm"), found) == 2
+    assert claims.measured(TableRows("by-stack", "aten::addmm"), found) is None  # no such table
+
+
+def test_ops_in_a_region_and_occupancy_queries_before_launches():
+    found = data(cpu("case", 0, 100, kind="annotation"), cpu("aten::matmul", 10, 40), cpu("aten::bmm", 12, 30),
+                 cpu("cudaOccupancyMaxActiveBlocksPerMultiprocessor", 14, 1, kind="runtime"),
+                 cpu("cudaLaunchKernel", 16, 4, kind="runtime", correlation=1),
+                 cpu("cudaLaunchKernel", 60, 4, kind="runtime", correlation=2),
+                 cpu("cudaLaunchKernel", 70, 4, kind="runtime", correlation=3),
+                 gpu("cutlass_80_gemm", 20, 10, correlation=1), gpu("elementwise_kernel", 65, 2, correlation=2),
+                 gpu("sm80_xmma_gemm_cudnn_infer", 75, 5, correlation=3))
+    assert claims.measured(OpsInRegion("case", "aten::bmm"), found) == 1
+    assert claims.measured(OpsInRegion("case", "aten::mm"), found) == 0
+    assert claims.measured(OpsInRegion("absent", "aten::mm"), found) is None
+    assert claims.measured(OccupancyQueries("gemm", "queries"), found) == 1
+    assert claims.measured(OccupancyQueries("gemm", "launches"), found) == 0.5
+    assert claims.measured(OccupancyQueries("gemm", "launches", name_contains="cudnn"), found) == 0
+    assert claims.measured(OccupancyQueries("elementwise", "launches"), found) == 0
+    assert claims.measured(OccupancyQueries("gemm", "queries"), data(cpu("aten::mm", 0, 5))) is None

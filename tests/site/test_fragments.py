@@ -8,9 +8,10 @@ import re
 import pytest
 
 from profguide.site import fragments
-from profguide.site.data import RecordingData
-from profguide.site.recordings import Figure, Recording
-from tests.helpers import TINY, event, gpu_event, make_trace
+from profguide.site.catalogue import RECORDINGS
+from profguide.site.data import RealTraceData, RecordingData
+from profguide.site.recordings import Figure, RealTrace, Recording
+from tests.helpers import ROOT, TINY, event, gpu_event, make_trace
 
 CALLS = dataclasses.replace(TINY, id="calls", params={"size": 8, "calls": 3}, figure=Figure(region="matmul_bias"))
 STEPS = Recording(id="steps", module="snippets.basics.training_steps", function="profile_steps", title="steps",
@@ -78,8 +79,12 @@ def test_breakdown_figure_for_steps_with_gpu_work():
     assert '--8<-- "docs/generated/steps/breakdown.svg"' in files["breakdown.md"]
 
 
-def test_every_fragment_writes_the_file_pages_include_by_its_name(recorded):
-    found = [recorded(recording) for recording in (STEPS, CALLS)]
+def test_every_fragment_writes_the_file_pages_include_by_its_name(recorded, tmp_path):
+    # Some fragments need what only one recording has (a memory timeline, timings, a GPU's launches): the
+    # committed recordings and a real GPU trace stand beside the two made here.
+    committed = [RecordingData(r, ROOT / "docs" / "generated" / r.id) for r in RECORDINGS]
+    found = [recorded(recording) for recording in (STEPS, CALLS)] + committed + [
+        RealTraceData(dataclasses.replace(TWO_RANKS, figure=Figure(trees=("aten::mm",))), ROOT, tmp_path)]
     for name, make in fragments.FRAGMENTS.items():
         written = []
         for data in found:
@@ -88,3 +93,42 @@ def test_every_fragment_writes_the_file_pages_include_by_its_name(recorded):
             except fragments.FragmentError:
                 continue
         assert written and all(name in files for files in written), name
+
+
+TWO_RANKS = RealTrace(id="two-ranks", file="docs/traces/a100_nccl_2rank_rank0.json.gz", title="two ranks",
+                      source="HTA", source_url="https://example.org", licence="MIT", figure=Figure(step=5))
+
+
+def test_a_real_traces_figure_draws_one_step_and_names_its_source(tmp_path):
+    found = RealTraceData(TWO_RANKS, ROOT, tmp_path)
+    files = fragments.figure(found)
+    assert "<title>Timeline: two ranks, ProfilerStep#5 (NVIDIA A100-PG509-200; HTA; MIT licence)</title>" \
+        in files["timeline.svg"]
+    assert files["figure.md"].split("\n")[4].startswith("Drawn: ProfilerStep#5 and the GPU work it launched, ")
+    assert "source: [HTA](https://example.org) · licence: MIT" in files["figure.md"]
+    assert "in the trace, one dot each" in fragments.spread(found)["spread.md"]
+    with pytest.raises(fragments.FragmentError, match="no ProfilerStep#9 in this trace"):
+        fragments.figure(RealTraceData(dataclasses.replace(TWO_RANKS, figure=Figure(step=9)), ROOT, tmp_path))
+
+
+def test_spread_marks_the_mean_beside_the_median():
+    found = RecordingData(STEPS, None)
+    found.__dict__["traces"] = (make_trace(*(gpu_event("k", 10 * i, 1) for i in range(3)), gpu_event("k", 40, 9)),)
+    files = fragments.spread(found)
+    assert "the median, the mean (dashed)" in files["spread.md"]
+    assert ">mean 3.0 µs<" in files["spread.svg"] and ">median 1.0 µs<" in files["spread.svg"]
+
+
+def test_tflops_needs_kernels_and_compares_each_multiply_with_the_peak(recorded):
+    assert "no GPU kernels" in fragments.achieved_tflops(recorded(TINY))["tflops.md"]
+    dims = {"Input Dims": [[1000, 1000], [1000, 1000]], "Input type": ["float", "float"]}
+    found = RecordingData(STEPS, None)
+    found.__dict__["traces"] = (make_trace(event("aten::mm", 0, 5, external_id=1, **dims),
+                                           gpu_event("gemm", 10, 200, external_id=1),
+                                           deviceProperties=[{"name": "NVIDIA A100-SXM4-80GB"}]),)
+    found.__dict__["meta"] = {"device_name": "NVIDIA A100-SXM4-80GB", "torch": "2.13.0", "cuda": "12.8",
+                              "python": "3.11.7", "recorded_at": "2026-11-30", "params": {}, "recording": "steps"}
+    text = fragments.achieved_tflops(found)["tflops.md"]
+    assert "| `aten::mm` | [[1000, 1000], [1000, 1000]] | `float` | 1 | 2.0 | 200 µs | 10.0 TFLOP/s | 19.5 TFLOP/s " \
+           "| 51% |" in text
+    assert "Recorded on NVIDIA A100-SXM4-80GB" in text

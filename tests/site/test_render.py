@@ -85,3 +85,54 @@ def test_the_benchmark_fragment_quotes_the_results_file():
     assert "took **0.90×** the time of decoding" in text and "**20.0× faster** than HTA in **0.11×**" in text
     assert '--8<-- "docs/generated/site/x.svg"' in text and "1 to 10 copies" in text
     assert render.scaling_series(RESULTS)[0] == ("profguide explain", [(100_000, 0.5), (1_000_000, 1.8)])
+
+
+REAL_META = {"real": True, "recording": "real", "file": "docs/traces/job<1>.json.gz", "device_name": "NVIDIA A100",
+             "source": "HTA test data", "source_url": "https://example.org/hta", "licence": "MIT", "rank": 0,
+             "world_size": 16, "device": "cuda"}
+
+
+def test_a_real_trace_names_its_file_device_source_and_licence_never_a_recording_of_ours():
+    line = render.provenance_line(REAL_META)
+    assert line == ("A trace from another project: <code>job&lt;1&gt;.json.gz</code>, made on NVIDIA A100, rank 0 of "
+                    "16 · source: [HTA test data](https://example.org/hta) · licence: MIT")
+    assert render.trace_url(REAL_META) == "traces/job<1>.json.gz"  # served from docs/traces, not docs/generated
+    assert "rank" not in render.provenance_line({**REAL_META, "rank": None, "world_size": None})
+
+
+def test_tflops_table_against_the_datasheet():
+    rows = [{"op": "aten::mm", "input_dims": "[[8192, 8192], [8192, 8192]]", "dtype": "c10::BFloat16", "calls": 2,
+             "flops": 2 * 2 * 8192**3, "kernel_us": 3000.0, "tflops": 733.0, "peak_tflops": 989.4,
+             "pct_of_peak": 74.1},
+            {"op": "aten::addmm", "input_dims": "[[8], [4, 4], [4, 8]]", "dtype": "float", "calls": 1, "flops": 256,
+             "kernel_us": 0.0, "tflops": None, "peak_tflops": None, "pct_of_peak": None}]
+    table = render.tflops_table(rows, "NVIDIA H200")
+    assert "| Peak, NVIDIA H200 |" in table.splitlines()[0]
+    assert "| `aten::mm` | [[8192, 8192], [8192, 8192]] | `c10::BFloat16` | 2 | 1,099.5 | 3.00 ms | 733.0 TFLOP/s " \
+           "| 989.4 TFLOP/s | 74% |" in table
+    assert "| – | not in profguide's table | – |" in table
+
+
+def test_call_tree_indents_by_depth_folds_repeated_leaves_and_shows_what_was_launched():
+    entries = [{"depth": 0, "name": "case", "dur_us": 30.0, "launched": []},
+               {"depth": 1, "name": "aten::mm", "dur_us": 20.0, "launched": []},
+               {"depth": 2, "name": "aten::resolve_conj", "dur_us": 1.0, "launched": []},
+               {"depth": 2, "name": "aten::resolve_conj", "dur_us": 2.0, "launched": []},
+               {"depth": 2, "name": "cudaLaunchKernel", "dur_us": 5.0, "launched": [("void gemm_kernel<1>(int)", 9.0)]},
+               {"depth": 2, "name": "cudaLaunchKernel", "dur_us": 4.0, "launched": [("elementwise_kernel", 2.0)]}]
+    lines = render.call_tree(entries).splitlines()
+    assert [line.split("  ")[0] for line in lines] == ["case", "", "", "", "", "", ""]
+    assert lines[2].split() == ["aten::resolve_conj", "×2", "3.0", "µs"]  # two leaves, one line, time summed
+    assert lines[4].strip().startswith("→ gemm_kernel") and lines[4].split()[-2:] == ["9.0", "µs"]
+    assert len([line for line in lines if "cudaLaunchKernel" in line]) == 2  # launches are never folded
+
+
+def test_occupancy_table_counts_launches_by_family_and_by_kernel():
+    found = {"queries": 3, "next": {"gemm": 3},
+             "launched": [("cutlass_80_gemm", "gemm", True), ("cutlass_80_gemm", "gemm", True),
+                          ("xmma_gemm_cudnn", "gemm", False), ("elementwise_kernel", "elementwise", False)]}
+    text = render.occupancy_table(found)
+    assert "| matrix multiply (cuBLAS, CUTLASS, cuDNN) | 3 | 2 (67%) |" in text
+    assert "| elementwise (PyTorch) | 1 | 0 (0%) |" in text and "| other |" not in text
+    assert text.index("`cutlass_80_gemm` | 2 | 2 (100%)") < text.index("`xmma_gemm_cudnn` | 1 | 0 (0%)")
+    assert text.rstrip().endswith("3 occupancy queries in all.")

@@ -1,3 +1,48 @@
 """The recordings of Part 2, Reading the output: The input pipeline."""
 
-RECORDINGS = ()
+from profguide.site.recordings import Claim, HostLead, HostShare, HostShareFall, OpsInRegion, Recording, VerdictIs
+
+PAGE = "reading-output/input-pipeline.md"
+INPUT_PIPELINE = "snippets.reading.input_pipeline"
+# One intra-op thread: on a small shared machine, threads that wait on each other make the computing time of a
+# step jump about, and the page compares the time spent loading with the time spent computing.
+PIPELINE_PARAMS = {"batch_size": 32, "load_ms": 1.0, "hidden": 2048, "threads": 1, "wait": 1, "warmup": 1,
+                   "active": 4}
+SINGLE_NEXT = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"
+MULTI_NEXT = "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__"
+NO_WORKERS = "reading-input-workers-0"
+TWO_WORKERS = "reading-input-workers-2"
+
+
+def pipeline_run(workers, claims):
+    """The loop with ``workers`` DataLoader worker processes; the host is what it is about, so it is a CPU run."""
+    return Recording(
+        id=f"reading-input-workers-{workers}",
+        module=INPUT_PIPELINE,
+        function="profile_input_pipeline",
+        params={"num_workers": workers, **PIPELINE_PARAMS},
+        device="cpu",
+        title="A training loop over a slow dataset, num_workers={num_workers}",
+        claims=claims,
+    )
+
+
+RECORDINGS = (
+    pipeline_run(0, (
+        Claim(PAGE, "the ops that `__getitem__` calls, `aten::randn` among them, sit inside it",
+              OpsInRegion(SINGLE_NEXT, "aten::randn"), at_least=1),
+        Claim(PAGE, "waiting for data is the largest single part of every step", HostLead("data loading"),
+              at_least=1),
+        Claim(PAGE, "calls the run without workers `input-bound`", VerdictIs("input-bound"), at_least=1),
+    )),
+    pipeline_run(2, (
+        Claim(PAGE, "no `aten::randn` is left under `__next__`", OpsInRegion(MULTI_NEXT, "aten::randn"), at_most=0),
+        Claim(PAGE, "what is left under it are a few `aten::empty` and `aten::set_` calls",
+              OpsInRegion(MULTI_NEXT, "aten::set_"), at_least=1, at_most=10),
+        Claim(PAGE, "the share of each step spent waiting for data falls several times over",
+              HostShareFall("data loading", NO_WORKERS), at_least=4),
+        Claim(PAGE, "With two workers, waiting for data is a small part of each step", HostShare("data loading"),
+              at_most=0.2),
+        Claim(PAGE, "and the run with two `compute-bound`", VerdictIs("compute-bound"), at_least=1),
+    )),
+)

@@ -1,3 +1,50 @@
-"""The recordings of Part 2, Reading the output: The summary table, column by column."""
+"""The recordings of Part 2, Reading the output: the summary table, column by column."""
 
-RECORDINGS = ()
+from profguide.site.recordings import Claim, ColumnShare, CpuShare, Recording, RowValue, Table, TableRows
+
+SUMMARY_TABLE = "snippets.reading.summary_table"
+PAGE = "reading-output/table.md"
+
+RECORDINGS = (
+    Recording(
+        id="reading-table",
+        module=SUMMARY_TABLE,
+        function="profile_forward",
+        params={"batches": [64, 64, 512]},
+        title="A two-layer model's forward pass on batches of {batches}",
+        tables=(
+            Table("self", sort_by="self_cpu_time_total", row_limit=8),
+            Table("by-shape", sort_by="cpu_time_total", row_limit=12, group_by_input_shape=True),
+            Table("memory", sort_by="self_cpu_memory_usage", row_limit=6),
+        ),
+        claims=(
+            Claim(PAGE, "`aten::linear` has almost no self time", CpuShare("aten::linear", "aten::linear"),
+                  at_most=0.2),
+            Claim(PAGE, "`forward` was called three times", RowValue("forward", "count"), at_least=3, at_most=3),
+            Claim(PAGE, "`aten::addmm` on four rows", TableRows("by-shape", "aten::addmm"), at_least=4, at_most=4),
+            Claim(PAGE, "`aten::linear` allocates nothing itself", RowValue("aten::linear", "self_cpu_memory_bytes"),
+                  at_least=0, at_most=0),
+            Claim(PAGE, "the `forward` region's Self CPU Mem is negative",
+                  RowValue("forward", "self_cpu_memory_bytes"), at_most=-1, device="cpu"),
+            Claim(PAGE, "on a GPU, its Self CUDA Mem",
+                  RowValue("forward", "self_device_memory_bytes"), at_most=-1, device="cuda"),
+            Claim(PAGE, "`aten::addmm` is where the work is", CpuShare("aten::addmm", "forward"), at_least=0.4,
+                  device="cpu"),
+            Claim(PAGE, "the same kernel time appears on the `aten::linear` row and again on the `aten::addmm` row",
+                  ColumnShare("aten::linear", "aten::addmm", "device_total_us"), at_least=0.99, at_most=1.01,
+                  device="cuda"),
+        ),
+    ),
+    Recording(
+        id="reading-table-stacks",
+        module=SUMMARY_TABLE,
+        function="profile_with_stacks",
+        device="cpu",
+        title="The same model's forward pass with its Python stacks, on the CPU",
+        tables=(Table("by-stack", sort_by="self_cpu_time_total", row_limit=4, group_by_stack_n=4),),
+        claims=(
+            Claim(PAGE, "`aten::addmm` appears once for each `nn.Linear`", TableRows("by-stack", "aten::addmm"),
+                  at_least=2, at_most=2),
+        ),
+    ),
+)

@@ -1,0 +1,59 @@
+"""Memory by category: what ``export_memory_timeline`` writes, read back and measured.
+
+Its JSON holds the bytes of each of torch's memory categories (parameters,
+optimizer state, activations…) at every moment an allocation changed, on the
+clock of the trace the same profiler wrote.
+"""
+
+import gzip
+import json
+
+import numpy as np
+
+# torch.profiler._memory_profiler's categories, in the order of the timeline's columns (after an unused
+# first column); torch calls the last one, tensors it could not categorise, "Unknown".
+CATEGORIES = ("PARAMETER", "OPTIMIZER_STATE", "INPUT", "TEMPORARY", "ACTIVATION", "GRADIENT", "AUTOGRAD_DETAIL",
+              "Unknown")
+
+
+def read_document(path):
+    """A gzipped Chrome trace as the JSON document torch wrote: the instants and top-level fields too."""
+    return json.loads(gzip.decompress(path.read_bytes()))
+
+
+def memory_timeline(document):
+    """``export_memory_timeline``'s ``[times, sizes]`` as (times in µs, {category: bytes at each time}).
+
+    Raises ValueError, in one line, when the document is not that shape.
+    """
+    width = len(CATEGORIES) + 1
+    if not (isinstance(document, list) and len(document) == 2 and all(isinstance(p, list) for p in document)
+            and len(document[0]) == len(document[1]) and document[0]
+            and all(isinstance(row, list) and len(row) == width for row in document[1])):
+        raise ValueError(f"not a memory timeline: expected [times, sizes] with {width} sizes per time")
+    try:
+        times, sizes = np.asarray(document[0], dtype=float), np.asarray(document[1], dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError("not a memory timeline: its times and sizes must be numbers") from None
+    return times, {category: sizes[:, column] for column, category in enumerate(CATEGORIES, 1)}
+
+
+def left_at_end(sizes, category):
+    """The bytes of ``category`` at the timeline's last moment over its peak; None when it never held any."""
+    if category not in sizes:
+        return None
+    peak = float(sizes[category].max())
+    return float(sizes[category][-1]) / peak if peak > 0 else None
+
+
+def ratio_at_end(sizes, part, whole):
+    """The bytes of ``part`` over those of ``whole`` at the timeline's last moment (what outlives the steps)."""
+    if part not in sizes or whole not in sizes:
+        return None
+    held = float(sizes[whole][-1])
+    return float(sizes[part][-1]) / held if held > 0 else None
+
+
+def to_trace_clock(times, document):
+    """Timeline times (µs since the epoch) on the trace's clock, which counts from ``baseTimeNanoseconds``."""
+    return times - document.get("baseTimeNanoseconds", 0) / 1000
