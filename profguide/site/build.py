@@ -21,6 +21,7 @@ from profguide.figures import charts
 from profguide.files import replace_file
 from profguide.progress import step
 from profguide.site import claims, launch, render
+from profguide.site.cheatsheet import cheat_sheet
 from profguide.site.data import RealTraceData, RecordingData
 from profguide.site.fragments import FRAGMENTS, FragmentError
 from profguide.site.staleness import recording_state
@@ -150,10 +151,12 @@ def benchmark_files(root):
 
 
 def site_files(root, checks, included):
-    """The site's own fragments that pages include: every claim's check, and the benchmark results."""
+    """The site's own fragments that pages include: every claim's check, the benchmark results, and the cheat
+    sheet, which quotes the claims' measurements."""
     makers = {
         "claims.md": lambda: {"claims.md": claims.claims_table(checks)},
         "explain-vs-hta.md": lambda: benchmark_files(root),
+        "cheat-sheet.md": lambda: {"cheat-sheet.md": cheat_sheet(checks)},
     }
     unknown = sorted(set(included) - set(makers))
     if unknown:

@@ -114,7 +114,7 @@ def spread(data):
     where = "in the trace" if data.real else "in the recording"
     svg = charts.spread_svg(kernel_name(name), durations, title=attributed(data, f"Spread of {name}"),
                             unit_label=where)
-    caption = (f"Every duration of <code>{escape(name[:80])}</code> {where}, one dot each, "
+    caption = (f"Every duration of {render.code(name[:80])} {where}, one dot each, "
                "with the median, the mean (dashed) and the 95th percentile.")
     return {"spread.svg": svg,
             "spread.md": render.extra_figure_fragment(svg_path(data, "spread.svg"), caption) + source_note(data)}
@@ -148,7 +148,7 @@ def calls(data):
         raise FragmentError(f"fewer than two calls of {region!r} to compare")
     first, later = found[0], found[1:]
     slowest = max(call["dur_us"] for call in later)
-    sentence = (f"The first call of <code>{escape(region)}</code> took {format_duration(first['dur_us'])}, "
+    sentence = (f"The first call of {render.code(region)} took {format_duration(first['dur_us'])}, "
                 f"{first['dur_us'] / slowest:.0f}× the slowest of the {count_of(len(later), 'later call')}; "
                 f"{format_duration(first['dur_us'] - first['in_ops_us'])} of it was in no op.")
     return {"calls.md": render.calls_table(found) + "\n" + sentence + "\n\n" + render.provenance_note(data.meta)}

@@ -12,6 +12,11 @@ from xml.sax.saxutils import escape
 from profguide.text import count_of, cut, format_duration, kernel_name
 
 
+def code(name):
+    """``name`` as inline HTML code that Markdown leaves alone: ``*`` and ``_`` in C++ and Python names
+    (``ncclDevComm*``, ``__next__``) would otherwise turn into emphasis."""
+    return "<code>" + escape(name).replace("*", "&#42;").replace("_", "&#95;") + "</code>"
+
 def steps_table(steps):
     """Each profiled step's duration, and how it compares with the fastest."""
     if not steps:
@@ -44,7 +49,7 @@ def real_provenance_line(meta):
     """Where a trace this guide did not record came from: its file, device, source and licence."""
     rank = f", rank {meta['rank']} of {meta['world_size']}" if meta.get("rank") is not None and meta.get(
         "world_size") else ""
-    return (f"A trace from another project: <code>{escape(meta['file'].rpartition('/')[2])}</code>, made on "
+    return (f"A trace from another project: {code(meta['file'].rpartition('/')[2])}, made on "
             f"{escape(meta['device_name'])}{rank} · source: [{escape(meta['source'])}]({escape(meta['source_url'])})"
             f" · licence: {escape(meta['licence'])}")
 
@@ -91,7 +96,7 @@ def caption(title, facts):
         top = facts["top_kernels"][0]
         sentences.append(
             f"{count_of(facts['kernel_count'], 'kernel')} ran for {format_duration(facts['kernel_time_us'])} "
-            f"in all; the most time went to <code>{escape(top['name'][:80])}</code> "
+            f"in all; the most time went to {code(top['name'][:80])} "
             f"({format_duration(top['total_us'])})."
         )
     else:
@@ -99,7 +104,7 @@ def caption(title, facts):
     sync = facts["longest_sync"]
     if sync:
         sentences.append(
-            f"The longest synchronisation, <code>{escape(sync['name'])}</code>, "
+            f"The longest synchronisation, {code(sync['name'])}, "
             f"took {format_duration(sync['dur_us'])}."
         )
     return " ".join(sentences)
@@ -109,7 +114,7 @@ def callout_sentence(callouts):
     """'Numbered: 1 matmul_bias, 2 aten::mm.' for the callouts drawn, '' for none."""
     if not callouts:
         return ""
-    return " Numbered: " + ", ".join(f"<b>{n}</b> <code>{escape(name)}</code>" for n, name in callouts) + "."
+    return " Numbered: " + ", ".join(f"<b>{n}</b> {code(name)}" for n, name in callouts) + "."
 
 
 def included(svg_path):

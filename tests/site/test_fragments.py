@@ -36,7 +36,7 @@ def test_calls_compare_the_first_call_with_the_later_ones(recorded):
     found = recorded(CALLS)
     text = fragments.calls(found)["calls.md"]
     assert len(re.findall(r"^\| \d \|", text, re.MULTILINE)) == 3  # a row per call
-    assert "The first call of <code>matmul_bias</code> took " in text and "the slowest of the 2 later calls" in text
+    assert "The first call of <code>matmul&#95;bias</code> took " in text and "the slowest of the 2 later calls" in text
     with pytest.raises(fragments.FragmentError, match="fewer than two calls of 'matmul_bias'"):
         fragments.calls(recorded(dataclasses.replace(TINY, figure=Figure(region="matmul_bias"))))
 

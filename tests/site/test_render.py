@@ -136,3 +136,8 @@ def test_occupancy_table_counts_launches_by_family_and_by_kernel():
     assert "| elementwise (PyTorch) | 1 | 0 (0%) |" in text and "| other |" not in text
     assert text.index("`cutlass_80_gemm` | 2 | 2 (100%)") < text.index("`xmma_gemm_cudnn` | 1 | 0 (0%)")
     assert text.rstrip().endswith("3 occupancy queries in all.")
+
+
+def test_code_keeps_stars_and_underscores_from_turning_into_emphasis():
+    assert render.code("f(ncclDevComm*, ncclWork*)") == "<code>f(ncclDevComm&#42;, ncclWork&#42;)</code>"
+    assert render.code("__next__<T>") == "<code>&#95;&#95;next&#95;&#95;&lt;T&gt;</code>"

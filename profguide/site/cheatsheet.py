@@ -1,0 +1,177 @@
+"""The cheat sheet of Part 2: what a table or trace shows, what it means, what to try, where the guide shows it,
+and the number one of the guide's runs measured for it (a claim's, so the build checks it)."""
+
+from dataclasses import dataclass
+from xml.sax.saxutils import escape
+
+from profguide.site.claims import NOT_CHECKED
+from profguide.site.fragments import FragmentError
+
+
+@dataclass(frozen=True)
+class Sign:
+    """One row: what you see, what it means, what to try, where it is shown (markdown, relative to the cheat
+    sheet's page), and the claim whose measurement stands for it: (recording or real trace id, its words)."""
+
+    see: str
+    means: str
+    try_: str
+    shown: str
+    evidence: tuple[str, str] | None = None
+
+
+SIGNS = {
+    "In the summary table": (
+        Sign("A row with a large total and a tiny self time (`aten::linear`, `aten::matmul`, your own region)",
+             "The time is its children's: the row only decides and calls",
+             "Sort by `self_cpu_time_total` (on a GPU, `self_device_time_total`)",
+             "[Self and total](table.md#self-and-total)",
+             ("reading-table", "`aten::linear` has almost no self time")),
+        Sign("Totals that add up to far more than 100%",
+             "Totals overlap through nesting; only self times add up", "Add up self times, never totals",
+             "[Self and total](table.md#self-and-total)"),
+        Sign("One row for an op called with different shapes", "The table merges every call of a name",
+             "`record_shapes=True`, then `key_averages(group_by_input_shape=True)`",
+             "[`group_by_input_shape`](table.md#group_by_input_shape)",
+             ("reading-table", "`aten::addmm` on four rows")),
+        Sign("No *Source Location* column, or empty `stack`s, with `with_stack=True`",
+             "A known regression: stacks need the verbose experimental option",
+             "`experimental_config=_ExperimentalConfig(verbose=True)`",
+             "[`group_by_stack_n`](table.md#group_by_stack_n)",
+             ("reading-table-stacks", "`aten::addmm` appears once for each `nn.Linear`")),
+        Sign("Rows named after Python files (`module.py(…): _call_impl`)",
+             "`with_stack` records Python functions as events",
+             "Read the op rows; group by stack to find the caller",
+             "[`group_by_stack_n`](table.md#group_by_stack_n)"),
+        Sign("The same CUDA time on several rows", "Device time is attributed up the nesting",
+             "Add up *Self CUDA*, never *CUDA total*",
+             "[On a GPU](table.md#on-a-gpu-device-time-and-three-known-confusions)",
+             ("reading-table", "the same kernel time appears on the `aten::linear` row and again on the "
+                               "`aten::addmm` row")),
+        Sign("*Self CUDA %* above 100", "A region's GPU-side annotation counted as device time",
+             "Read the region's device time off the trace",
+             "[On a GPU](table.md#on-a-gpu-device-time-and-three-known-confusions)"),
+        Sign("A negative *Self CPU Mem*",
+             "The event freed more than it allocated: frees count as negative allocations",
+             "Nothing: it says where memory went back",
+             "[The memory columns](table.md#the-memory-columns), [Memory](memory.md#two-memory-columns)",
+             ("reading-table", "the `forward` region's Self CPU Mem is negative")),
+    ),
+    "In the trace: the CPU lane": (
+        Sign("The first call or step many times slower than the rest",
+             "One-time set-up: kernels loaded, memory allocated, libraries initialised",
+             "Leave it out with a schedule (`wait`, `warmup`), and never average it in",
+             "[Small inputs against large ones](../basics/index.md#small-inputs-against-large-ones), "
+             "[Why is the first step slow?](../basics/steps.md#why-is-the-first-step-slow)",
+             ("basics-steps-from-first", "the first step is by far the slowest")),
+        Sign("Gaps between the ops inside a region", "Python, module calls and dispatch between ops",
+             "Fewer, larger ops; `with_stack=True` to find the Python",
+             "[Your first trace](../basics/first-trace.md#the-cpu-lane-nesting-is-the-call-stack)",
+             ("basics-matmul-64-calls", "a large share of every later call is spent in no operator at all")),
+        Sign("`aten::copy_` (or `aten::clone`) under `aten::matmul`, `aten::linear` or `aten::reshape`",
+             "A non-contiguous input (a transpose, a permute, a strided slice) copied before the multiply",
+             "Make the tensor contiguous once, upstream, or change the layout that forces it",
+             "[Reading the chains](dispatch.md#reading-the-chains)",
+             ("reading-dispatch", "the transposed input is copied first")),
+        Sign("`aten::bmm` where you expected `aten::mm`, or the reverse",
+             "`aten::matmul` picks the operator from the shapes",
+             "Check the shapes with `group_by_input_shape`", "[Reading the chains](dispatch.md#reading-the-chains)",
+             ("reading-dispatch", "two batched operands go to `aten::bmm`")),
+        Sign("`cudaOccupancyMaxActiveBlocksPerMultiprocessor…` before a launch",
+             "cuBLAS asking how many blocks fit before a matrix multiply",
+             "Nothing, unless launches are the bottleneck",
+             "[The launch and the kernel](dispatch.md#on-a-gpu-the-launch-and-the-kernel)",
+             ("reading-a100-2rank-launches",
+              "every occupancy query in this trace is followed by the launch of a matrix-multiply kernel")),
+        Sign("`enumerate(DataLoader)#…__next__` taking a large part of every step",
+             "The step waits for its data (`input-bound`)",
+             "`DataLoader(num_workers=…)`, then `pin_memory`, prefetching",
+             "[The input pipeline](input-pipeline.md#without-workers)",
+             ("reading-input-workers-0", "waiting for data is the largest single part of every step")),
+        Sign("A last `ProfilerStep` with nothing in it",
+             "The loop ended before the schedule's active phase: a phantom step",
+             "Leave it out of averages; run `wait + warmup + active` steps",
+             "[The phantom step](footprint.md#the-phantom-step)",
+             ("reading-footprint-phantom", "It holds no op at all")),
+        Sign("Steps slower under the profiler than without it", "The profiler's own cost, larger with each option",
+             "Turn on only the options you need; profile a few steps",
+             "[What each option costs](footprint.md#what-each-option-costs)",
+             ("reading-footprint-cost", "With all three options on, the median step is slower than without the "
+                                        "profiler")),
+    ),
+    "In the trace: the GPU lanes": (
+        Sign("A long `cudaDeviceSynchronize` at the end",
+             "The host waiting for the GPU to finish what it was given: GPU time, seen from the CPU",
+             "Read the GPU lane, not the sync",
+             "[Why is the sync so long?](../basics/first-trace.md#why-is-the-sync-so-long)",
+             ("basics-matmul-4096", "on the CPU side that time reappears as `cudaDeviceSynchronize`")),
+        Sign("Short kernels with gaps between them (`launch-bound`)",
+             "The GPU finishes each kernel before the host launches the next",
+             "Fewer, larger ops: `torch.compile`, bigger batches, CUDA graphs",
+             "[Idle time and its causes](gpu-waits.md#idle-time-and-its-causes)",
+             ("reading-a100-2rank", "most of the window went by with the GPU waiting for the host to launch")),
+        Sign("A kernel that starts long after its launch",
+             "Queueing behind earlier work on its stream (the GPU is busy), not launch delay",
+             "Nothing if the GPU is busy; otherwise look at what it waited for",
+             "[Launch delay against queueing](gpu-waits.md#launch-delay-against-queueing)",
+             ("reading-a100-2rank", "waited more than ten times as long as an op launched onto an empty stream")),
+        Sign("A sync inside every step (`cudaStreamSynchronize`, `aten::item`): `sync-bound` when the GPU waits "
+             "for it", "The host stops and waits, so the GPU runs dry after it",
+             "Read values back less often; keep them on the GPU",
+             "[The long synchronisation](gpu-waits.md#the-long-synchronisation)",
+             ("reading-a100-16rank", "Every step calls a synchronisation at least ten times")),
+        Sign("GPU idle with the next op already queued",
+             "The op waits for something else: another stream, or another rank",
+             "Look at communication and at the slowest rank",
+             "[Idle time and its causes](gpu-waits.md#idle-time-and-its-causes)",
+             ("reading-a100-16rank", "the GPU sat idle for most of the window with its next op already queued")),
+        Sign("One kernel's calls of very different lengths", "The mean describes no call",
+             "Read the median and the p95",
+             "[Kernel time that varies](gpu-waits.md#kernel-time-that-varies-from-call-to-call)",
+             ("reading-a100-16rank", "its mean is more than three times its median")),
+        Sign("A matrix multiply far below the datasheet's TFLOP/s",
+             "Small shapes, a slow data type, or layout copies", "Larger shapes, bf16 or TF32, contiguous inputs",
+             "[Achieved TFLOP/s](gpu-waits.md#achieved-tflops-against-the-peak)",
+             ("reading-gemm-flops", "reaches more than half of the datasheet's peak")),
+        Sign("An `Activity Buffer Request` event", "The profiler allocating buffers for CUPTI mid-step",
+             "Treat that step as distorted; record after a warm-up",
+             "[The Activity Buffer Request](footprint.md#on-a-gpu-the-activity-buffer-request)"),
+    ),
+    "Memory": (
+        Sign("Memory that grows from step to step",
+             "Something kept across steps: a tensor held in Python, a graph kept alive",
+             "Compare the categories step by step; on a GPU, take a memory snapshot",
+             "[Memory by category](memory.md#memory-by-category), "
+             "[Memory snapshots](memory.md#on-a-gpu-memory-snapshots)",
+             ("reading-memory", "activations come and go inside each step: none are left when the last step ends")),
+    ),
+}
+
+
+def evidence_cell(check):
+    """What one of the guide's runs measured for a row: the measurement, its value and where it was taken."""
+    if check.outcome == NOT_CHECKED:
+        return f"waits for a {check.claim.device} run (`{check.recording}`)"
+    value = "cannot be measured" if check.value is None else \
+        f"{check.value:,.0f}" if abs(check.value) >= 1000 else f"{check.value:.3g}"
+    return f"{escape(check.claim.measure.describe())} = {value} (`{check.recording}`)"
+
+
+def cheat_sheet(checks):
+    """Markdown: a table per section, each row with the number its claim measured in the guide's runs."""
+    by_claim = {}
+    for check in checks:  # a claim made twice (once per device) is quoted by the check that applies
+        key = (check.recording, check.claim.says)
+        if key not in by_claim or by_claim[key].outcome == NOT_CHECKED:
+            by_claim[key] = check
+    blocks = []
+    for section, signs in SIGNS.items():
+        lines = [f"## {section}", "", "| If you see… | It means… | Try… | Shown on | In this guide's runs |",
+                 "|---|---|---|---|---|"]
+        for sign in signs:
+            if sign.evidence and sign.evidence not in by_claim:
+                raise FragmentError(f"no claim {sign.evidence[1]!r} of {sign.evidence[0]} for the cheat sheet")
+            evidence = evidence_cell(by_claim[sign.evidence]) if sign.evidence else "–"
+            lines.append(f"| {sign.see} | {sign.means} | {sign.try_} | {sign.shown} | {evidence} |")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks) + "\n"
