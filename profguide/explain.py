@@ -87,7 +87,7 @@ def host_lines(host, steps_shown=HOST_STEPS_SHOWN):
             spent = ", ".join(f"{CPU_LABELS[activity]} {share(us, row['dur_us'])}"
                               for activity, us in sorted(row["by_activity_us"].items(), key=lambda item: -item[1])
                               if us)
-            lines.append(f"{row['label']}, {format_duration(row['dur_us'])}: {spent}.")
+            lines.append(f"{row['label']}, {format_duration(row['dur_us'])}: {spent or 'nothing recorded'}.")
         if len(windows) > steps_shown:
             lines.append(f"… and {count_of(len(windows) - steps_shown, 'more step')} (--json has every one).")
     for thread in host["other_threads"]:
@@ -132,7 +132,8 @@ def evidence_lines(summary):
         durations = sorted(s["dur_us"] for s in steps)
         slowest = max(steps, key=lambda s: s["dur_us"])
         lines.append(
-            f"Steps: {len(steps)} ProfilerSteps (#{steps[0]['step']}..#{steps[-1]['step']}), median "
+            f"Steps: {count_of(len(steps), 'ProfilerStep')} (#{steps[0]['step']}"
+            f"{'' if len(steps) == 1 else '..#' + str(steps[-1]['step'])}), median "
             f"{format_duration(durations[len(durations) // 2])}, slowest #{slowest['step']} "
             f"{format_duration(slowest['dur_us'])}."
         )

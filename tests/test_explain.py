@@ -295,3 +295,14 @@ def test_odd_input_dims_and_types_are_read_without_a_matrix_multiply(capsys, tmp
         code, out, err = explain(capsys, write(tmp_path, "t.json", doc(*mm(dims, types))), "--json")
         assert code == 0, err
         assert json.loads(out)["gemm"] == []
+
+
+def test_a_step_with_nothing_recorded_says_so_and_one_step_is_counted_as_one(capsys, tmp_path):
+    steps = (event(name="ProfilerStep#1", cat="user_annotation", tid=1, ts=0, dur=100),
+             event(name="aten::mm", cat="cpu_op", tid=1, ts=10, dur=50),
+             event(name="ProfilerStep#2", cat="user_annotation", tid=1, ts=100, dur=0))
+    lines = explain(capsys, write(tmp_path, "t.json", doc(*steps)))[1].splitlines()
+    assert "ProfilerStep#2, 0 ns: nothing recorded." in lines
+    assert any(line.strip().startswith("Steps: 2 ProfilerSteps (#1..#2)") for line in lines)
+    lines = explain(capsys, write(tmp_path, "one.json", doc(*steps[:2])))[1].splitlines()
+    assert any(line.strip().startswith("Steps: 1 ProfilerStep (#1),") for line in lines)
