@@ -5,20 +5,12 @@ optimizer state, activations…) at every moment an allocation changed, on the
 clock of the trace the same profiler wrote.
 """
 
-import gzip
-import json
-
 import numpy as np
 
 # torch.profiler._memory_profiler's categories, in the order of the timeline's columns (after an unused
 # first column); torch calls the last one, tensors it could not categorise, "Unknown".
 CATEGORIES = ("PARAMETER", "OPTIMIZER_STATE", "INPUT", "TEMPORARY", "ACTIVATION", "GRADIENT", "AUTOGRAD_DETAIL",
               "Unknown")
-
-
-def read_document(path):
-    """A gzipped Chrome trace as the JSON document torch wrote: the instants and top-level fields too."""
-    return json.loads(gzip.decompress(path.read_bytes()))
 
 
 def memory_timeline(document):

@@ -189,10 +189,14 @@ def queueing_over_launch(_measure, data):
     return queueing["p50"] / delay["p50"] if delay and queueing and delay["p50"] > 0 else None
 
 
+def started_in(starts, step):
+    """How many of the times ``starts`` fall inside ``step``'s window."""
+    return int(((starts >= step["start_us"]) & (starts < step["start_us"] + step["dur_us"])).sum())
+
+
 def syncs_per_step(_measure, data):
-    steps = profiler_steps(data.trace)
     starts = data.trace.ts[host_syncs(data.trace)]
-    counts = [((starts >= s["start_us"]) & (starts < s["start_us"] + s["dur_us"])).sum() for s in steps]
+    counts = [started_in(starts, step) for step in profiler_steps(data.trace)]
     return float(min(counts)) if counts else None
 
 
@@ -250,9 +254,7 @@ def ops_in_step(measure, data):
     steps, trace = profiler_steps(data.trace), data.trace
     if not steps:
         return None
-    step = steps[0 if measure.which == "first" else -1]
-    starts = trace.ts[trace.kind == KIND["cpu_op"]]
-    return float(((starts >= step["start_us"]) & (starts < step["start_us"] + step["dur_us"])).sum())
+    return float(started_in(trace.ts[trace.kind == KIND["cpu_op"]], steps[0 if measure.which == "first" else -1]))
 
 
 def step_time_ratio(measure, data):

@@ -1,6 +1,7 @@
 """A recording as the build reads it: its spec, provenance, traces and summary rows, each loaded once; and a real
 trace from another machine, read through the same attributes where they apply."""
 
+import gzip
 import json
 from dataclasses import dataclass
 from functools import cached_property
@@ -14,6 +15,13 @@ from profguide.site.launch import rank_file, recording_files
 from profguide.site.staleness import read_meta
 
 TIMES = ("count", "self_cpu_us", "cpu_total_us", "self_device_us", "device_total_us")
+
+
+def trace_document(path):
+    """A trace (``.json`` or ``.json.gz``) as the JSON document torch wrote: its instants and top-level fields
+    too, which the trace's columns leave out."""
+    raw = Path(path).read_bytes()
+    return json.loads(gzip.decompress(raw) if Path(path).suffix == ".gz" else raw)
 
 
 def summary_row(row):

@@ -6,8 +6,6 @@ exactly the fragments that pages include. Each maker takes a
 fragment comes with its SVG file, which the fragment includes.
 """
 
-import gzip
-import json
 from collections import Counter
 from xml.sax.saxutils import escape
 
@@ -26,6 +24,7 @@ from profguide.figures.memory import memory_timeline_svg
 from profguide.figures.timeline import timeline_svg
 from profguide.site import render
 from profguide.site.catalogue import RECORDINGS
+from profguide.site.data import trace_document
 from profguide.text import count_of, format_duration, format_size, kernel_name
 from profguide.trace.model import KIND
 
@@ -156,7 +155,7 @@ def calls(data):
 
 def events(data):
     """The events of rank 0's trace by kind (``ph``), with the share of complete events in words."""
-    document = json.loads(gzip.decompress(data.trace_path().read_bytes()))
+    document = trace_document(data.trace_path())
     counts = Counter(event.get("ph") for event in document["traceEvents"] if isinstance(event, dict))
     total = sum(counts.values())
     sentence = (f"Of the {count_of(total, 'event')} in this recording's trace, {counts.get('X', 0):,} are "
@@ -203,7 +202,7 @@ def memory_figure(data):
         raise FragmentError("no memory-timeline.json in this recording (its Recording needs memory_timeline=True)")
     try:
         times, sizes = memory.memory_timeline(data.json_file("memory-timeline.json"))
-        times = memory.to_trace_clock(times, memory.read_document(data.trace_path()))
+        times = memory.to_trace_clock(times, trace_document(data.trace_path()))
         steps = [(f"ProfilerStep#{s['step']}", s["start_us"]) for s in profiler_steps(data.trace)]
         where = "the GPU" if data.meta["device"] == "cuda" else "the CPU"
         svg = memory_timeline_svg(times, sizes, steps, title=f"Memory on {where} by category: {data.title}")

@@ -1,7 +1,5 @@
 """profguide.analysis.memory: export_memory_timeline's JSON read back, and what it holds at its end."""
 
-import gzip
-import json
 
 import pytest
 
@@ -39,9 +37,7 @@ def test_anything_else_is_a_one_line_error(document):
         memory.memory_timeline(document)
 
 
-def test_timeline_times_move_onto_the_traces_clock(tmp_path):
-    path = tmp_path / "trace.json.gz"
-    path.write_bytes(gzip.compress(json.dumps({"traceEvents": [], "baseTimeNanoseconds": 5_000_000}).encode()))
-    document = memory.read_document(path)
+def test_timeline_times_move_onto_the_traces_clock():
+    document = {"traceEvents": [], "baseTimeNanoseconds": 5_000_000}
     times, _ = memory.memory_timeline(timeline([1] * 8, times=[5_100]))
     assert memory.to_trace_clock(times, document).tolist() == [100]
