@@ -59,6 +59,6 @@ def test_the_figure_draws_every_step_of_both_runs_and_tabulates_them():
 
 def test_the_figure_needs_steps(tmp_path):
     no_steps = SimpleNamespace(recording=by_id(TWO_WORKERS), trace=make_trace(event("aten::mm", 0, 5)),
-                               folder=tmp_path / TWO_WORKERS, title="t", meta={})
+                               folder=tmp_path / TWO_WORKERS, title="t", meta={}, real=False)
     with pytest.raises(fragments.FragmentError, match="no ProfilerStep"):
         fragments.host_steps(no_steps)
