@@ -1,4 +1,4 @@
-"""A real browser over the built site: the Part 1 pages and their figures render in the light and the dark scheme.
+"""A real browser over the built site: the pages and their figures render in the light and the dark scheme.
 
 Playwright drives Debian's Chromium (found on PATH; `.ci/run` installs it).
 Screenshots are kept under test-output/ for a person to look at.
@@ -18,6 +18,8 @@ CHROMIUM = shutil.which("chromium")
 SCREENSHOTS = ROOT / "test-output"
 PAGE = "basics/first-trace/"
 PART_ONE = ["", "basics/", "basics/first-trace/", "basics/steps/", "basics/cpu-only/", "reference/"]
+PART_TWO = [f"reading-output/{page}/" for page in ("table", "dispatch", "gpu-waits", "input-pipeline", "memory",
+                                                   "footprint", "cheat-sheet")]
 
 if CHROMIUM is None and not os.environ.get("CI"):
     pytest.skip("Debian's chromium is not installed (CI installs it)", allow_module_level=True)
@@ -57,8 +59,8 @@ def open_page(browser, url, scheme):
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("path", PART_ONE, ids=lambda path: path or "home")
-def test_part_one_pages_and_their_figures_render(browser, server, path, scheme):
+@pytest.mark.parametrize("path", PART_ONE + PART_TWO, ids=lambda path: path or "home")
+def test_pages_and_their_figures_render(browser, server, path, scheme):
     page, errors = open_page(browser, server + path, scheme)
     figures = page.locator(".pg-figure svg")
     for index in range(figures.count()):
@@ -86,12 +88,32 @@ def test_figures_follow_the_scheme(browser, server):
     assert colours["light"] != colours["dark"]
 
 
-def test_perfetto_button_points_at_a_trace_the_site_serves(browser, server):
-    page, _ = open_page(browser, server + PAGE, "light")
+def perfetto_trace(browser, server, path):
+    """The URL the first Perfetto button on a page hands over, and what the site serves there."""
+    page, _ = open_page(browser, server + path, "light")
     button = page.locator("button.pg-perfetto").first
     trace_url = page.evaluate(
         "(path) => new URL(path, new URL(JSON.parse(document.getElementById('__config').textContent).base + '/', "
         "location.href)).href", button.get_attribute("data-trace"))
     response = page.request.get(trace_url)
-    assert response.status == 200 and response.body()[:2] == b"\x1f\x8b"
+    served = response.body() if response.status == 200 else None
+    page.close()
+    return trace_url, served
+
+
+def test_perfetto_button_points_at_a_trace_the_site_serves(browser, server):
+    _, served = perfetto_trace(browser, server, PAGE)
+    assert served[:2] == b"\x1f\x8b"
+
+
+def test_a_real_traces_perfetto_button_points_at_the_trace_the_site_serves(browser, server):
+    url, served = perfetto_trace(browser, server, "reading-output/gpu-waits/")
+    assert url.endswith("/traces/a100_nccl_2rank_rank0.json.gz") and served[:2] == b"\x1f\x8b"
+
+
+@pytest.mark.parametrize("path", PART_TWO)
+def test_at_a_phones_width_only_tables_and_code_scroll_sideways(browser, server, path):
+    page = browser.new_page(viewport={"width": 390, "height": 800})
+    page.goto(server + path, wait_until="load")
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
     page.close()
