@@ -2,6 +2,7 @@
 
 from profguide.site.parts import (
     basics,
+    multigpu,
     reading_dispatch,
     reading_footprint,
     reading_input,
@@ -18,9 +19,10 @@ RECORDINGS = (
     *reading_input.RECORDINGS,
     *reading_memory.RECORDINGS,
     *reading_footprint.RECORDINGS,
+    *multigpu.RECORDINGS,
 )
 # Traces from machines this project does not own, which pages show with their source (never recorded).
-REAL_TRACES = (*reading_dispatch.REAL_TRACES, *reading_waits.REAL_TRACES)
+REAL_TRACES = (*reading_dispatch.REAL_TRACES, *reading_waits.REAL_TRACES, *multigpu.REAL_TRACES)
 
 
 def by_id(recording_id, recordings=RECORDINGS):
