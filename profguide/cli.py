@@ -2,8 +2,8 @@
 
 Usage::
 
-    profguide explain TRACE [--json | --markdown] [--step N]
-    profguide draw TRACE --out FILE.svg [--window START:END | --step N]
+    profguide explain TRACE|DIR [--json | --markdown] [--step N]
+    profguide draw TRACE|DIR --out FILE.svg [--window START:END | --step N]
     profguide record [--all | ID ...] [--device cpu|cuda] [--out DIR] [--root DIR]
     profguide build [--refresh] [--check] [--root DIR]
     profguide list
@@ -57,7 +57,8 @@ def parse_args(argv):
     add_max_size(exp)
 
     drw = commands.add_parser("draw", help="draw a trace as an SVG timeline")
-    drw.add_argument("trace", type=Path, help="a .json or .json.gz trace")
+    drw.add_argument("trace", type=Path, help="a .json or .json.gz trace, or a folder of per-rank traces (drawn one "
+                     "above the other, aligned on a collective)")
     drw.add_argument("--out", type=Path, required=True,
                      help="the SVG file to write (a new file or a regular one; never the trace itself)")
     add_max_size(drw)
@@ -130,18 +131,22 @@ def run_list(_args):
 
 
 def run_explain(args):
-    from profguide import explain, trace
+    from profguide import explain
     from profguide.progress import bar
     from profguide.text import shown
 
-    files = trace.trace_files(args.trace)
-    summaries = [explain.explain_file(path, args.step, progress=bar(f"loading {shown(path.name)}"),
-                                      max_bytes=args.max_size) for path in files]
-    if args.json:
-        print(explain.to_json(summaries))
+    if args.trace.is_dir():
+        found = explain.explain_folder(args.trace, args.step, max_bytes=args.max_size,
+                                       progress=lambda path: bar(f"loading {shown(path.name)}"))
+        render = explain.job_to_markdown if args.markdown else explain.job_to_text
     else:
+        found = explain.explain_file(args.trace, args.step, progress=bar(f"loading {shown(args.trace.name)}"),
+                                     max_bytes=args.max_size)
         render = explain.to_markdown if args.markdown else explain.to_text
-        print("\n".join(render(summary) for summary in summaries), end="")
+    if args.json:
+        print(explain.to_json(found))
+    else:
+        print(render(found), end="")
     return 0
 
 
@@ -185,6 +190,8 @@ def run_draw(args):
     from profguide.progress import bar
     from profguide.text import count_of, shown
 
+    if args.trace.is_dir():
+        return draw_folder(args)
     check_target(args.out, [args.trace])  # before the work, not after
     loaded = trace.load(args.trace, progress=bar(f"loading {shown(args.trace.name)}"), max_bytes=args.max_size)
     if args.step is not None:
@@ -201,6 +208,33 @@ def run_draw(args):
     if drawn < shown_events:
         print(f"left out {count_of(shown_events - drawn, 'slice')} too narrow to see or beyond the busiest lanes: "
               "use --window or --step to zoom in", file=sys.stderr)
+    return 0
+
+
+def draw_folder(args):
+    """``draw DIR``: the ranks of the job in the folder one above the other, aligned on a collective."""
+    from profguide import explain, trace
+    from profguide.figures.ranks import job_svg
+    from profguide.files import check_target, replace_file
+    from profguide.progress import bar
+    from profguide.text import count_of, shown
+
+    if args.window is not None:
+        raise KeyError("--window: for one trace; a folder's ranks are drawn over their windows, or --step N")
+    files = explain.rank_files(args.trace)
+    check_target(args.out, files)
+
+    def load(row):
+        path = Path(row["file"])
+        return trace.load(path, progress=bar(f"drawing {shown(path.name)}"), max_bytes=args.max_size)
+
+    job = explain.explain_folder(args.trace, args.step, max_bytes=args.max_size,
+                                 progress=lambda path: bar(f"loading {shown(path.name)}"))
+    svg, drawn = job_svg(job, load, title=f"The ranks in {shown(args.trace.name or args.trace)}")
+    replace_file(args.out, svg, files)
+    left = len(job["ranks"]) - drawn
+    print(f"wrote {shown(args.out)} ({len(svg.encode()) // 1024} KiB, {count_of(drawn, 'rank')} drawn"
+          + (f"; {left:,} more left out: the straggler and the ranks that waited longest are drawn)" if left else ")"))
     return 0
 
 

@@ -12,11 +12,14 @@ from pathlib import Path
 
 from profguide import trace
 from profguide.analysis.host import CPU_LABELS
+from profguide.analysis.ranks import job_summary, label, rank_summary, ranks_to_show
 from profguide.analysis.select import step_window
 from profguide.analysis.verdict import summarise
+from profguide.errors import TraceError
 from profguide.limits import MAX_BYTES
 from profguide.text import count_of, cut, format_duration, shown
 
+RANKS_SHOWN = 16  # a folder of more ranks: the text lists the straggler and those that waited longest (--json all)
 HOST_STEPS_SHOWN = 8  # a trace without GPU work: the steps whose split the text lists (--json has all)
 IDLE_LABELS = {
     "host": "waiting for the host to launch",
@@ -44,10 +47,47 @@ def explain_trace(loaded, path, step=None):
     return summary
 
 
-def to_json(summaries):
-    """The stable ``--json`` form: one summary, or ``{"ranks": [...]}`` for a folder."""
-    document = summaries[0] if len(summaries) == 1 else {"ranks": summaries}
-    return json.dumps(document, indent=1, sort_keys=True, default=str, allow_nan=False)
+def rank_files(folder):
+    """The rank traces in ``folder``: its files named like traces (``*trace*.json[.gz]``, as
+    tensorboard_trace_handler and profguide name them) when it has any, so that a recording's other JSON
+    files are left alone; else every .json and .json.gz file."""
+    files = trace.trace_files(folder)
+    named = [path for path in files if "trace" in path.name.removesuffix(".gz").removesuffix(".json")]
+    return named or files
+
+
+def explain_folder(path, step=None, progress=None, max_bytes=MAX_BYTES):
+    """The job whose rank traces are in the folder ``path``. ``progress(file)``, if given, makes the progress
+    callback of one file's loading."""
+    loaded = ((file, trace.load(file, progress=progress(file) if progress else None, max_bytes=max_bytes))
+              for file in rank_files(path))
+    return {"folder": str(path), **explain_ranks(loaded, step)}
+
+
+def explain_ranks(named_traces, step=None):
+    """The job of the (file, trace) pairs ``named_traces`` yields, one per rank: each trace is summarised
+    and dropped before the next is taken, so that memory holds one trace and the small summaries."""
+    rows, owners = [], {}
+    meaning = f"ProfilerStep#{step} and the GPU work it launched" if step is not None else None
+    for file, loaded in named_traces:
+        try:
+            window = step_window(loaded, step) if step is not None else None
+        except KeyError as error:
+            raise KeyError(f"{shown(file)}: {error.args[0]}") from None
+        row = rank_summary(loaded, file, window, meaning)
+        del loaded
+        if row["rank"] is not None and row["rank"] in owners:
+            raise TraceError(f"{shown(file)}: says it is rank {row['rank']}, as {shown(owners[row['rank']])} "
+                             "does; a folder holds one trace per rank")
+        owners[row["rank"]] = file
+        rows.append(row)
+    rows.sort(key=lambda row: (row["rank"] is None, row["rank"] or 0, row["file"]))
+    return job_summary(rows)
+
+
+def to_json(summary):
+    """The stable ``--json`` form of a trace's summary or of a folder's job."""
+    return json.dumps(summary, indent=1, sort_keys=True, default=str, allow_nan=False)
 
 
 def percent(value):
@@ -270,3 +310,99 @@ def to_markdown(summary):
     if looks:
         lines += ["", "Where to look:", ""] + [f"- {line}" for line in looks]
     return "\n".join(lines) + "\n"
+
+
+def shown_ranks(job):
+    """The rows the text and Markdown list, in rank order (``ranks_to_show``)."""
+    return [job["ranks"][index] for index in ranks_to_show(job, RANKS_SHOWN)]
+
+
+def job_headline(job):
+    rows = job["ranks"]
+    world = f" of a job of {job['world_size']:,}" if job["world_size"] else ""
+    backends = sorted({row["backend"] for row in rows if row["backend"]})
+    backend = f", {', '.join(backends)}" if backends else ""
+    return f"{shown(Path(job['folder']).name or job['folder'])}: {count_of(len(rows), 'rank trace')}{world}{backend}"
+
+
+def straggler_sentence(job):
+    """Who the straggler is and how long each other rank waited for it, or why no straggler is named."""
+    rows, straggler = job["ranks"], job["straggler"]
+    if straggler is None:
+        return ""
+    waits = [row for index, row in enumerate(rows) if index != straggler]
+    longest = max(waits, key=lambda row: row["wait_us"])
+    others = (f"{label(longest)} waited {format_duration(longest['wait_us'])} for it"
+              + (f" ({percent(longest['wait_pct'])} of its time)" if longest["wait_pct"] is not None else ""))
+    if len(waits) > 1:
+        least = format_duration(min(row["wait_us"] for row in waits))
+        others = (f"the {count_of(len(waits), 'other rank')} waited {least} to "
+                  f"{format_duration(longest['wait_us'])} for it; the longest, {others}")
+    shared = count_of(job["shared_collectives"], "collective")
+    return (f"The straggler is {label(rows[straggler])}: its time in the {shared} every rank ran was the "
+            f"shortest, {format_duration(rows[straggler]['shared_collective_us'])}, because "
+            f"the others were already waiting in them when it arrived; {others}.")
+
+
+def is_straggler(job, row):
+    return job["straggler"] is not None and job["ranks"][job["straggler"]] is row
+
+
+RANK_COLUMNS = ("Rank", "Measured on", "Window", "Busy", "Idle", "Communication", "Exposed", "Waited for the straggler",
+                "Verdict")
+
+
+def rank_cells(row, straggler=False):
+    window = row["window"]["dur_us"] if row["window"] else 0.0
+    wait = "–" if row["wait_us"] is None else "the straggler" if straggler else (
+        format_duration(row["wait_us"]) + (f" ({percent(row['wait_pct'])})" if row["wait_pct"] is not None else ""))
+    return (label(row), row["measured_on"], format_duration(window), share(row["busy_us"], window),
+            share(row["idle_us"], window), format_duration(row["communication_us"]),
+            format_duration(row["exposed_us"]), wait, row["verdict"])
+
+
+def job_notes(job):
+    """What the table's columns measure, how the ranks were matched, and what the table leaves out."""
+    notes = ["Busy and idle: the GPU's, over explain's window; on a rank without GPU work, the main thread's time "
+             "in ops and in none over the recorded steps. Exposed: communication that nothing else on the rank "
+             "(computation kernels; the main thread's ops) overlapped."]
+    aligned = job["aligned_on"]
+    if aligned:
+        notes.append(f"Collectives matched by name, stream and order: {job['shared_collectives']:,} on every rank; "
+                     f"their ends stray from the ranks' clock offsets by {format_duration(job['stray_us'])} "
+                     "(median).")
+    left = len(job["ranks"]) - len(shown_ranks(job))
+    if left:
+        notes.append(f"{count_of(left, 'more rank')} not listed: the straggler and the ranks that waited longest "
+                     "are (--json has every one).")
+    return notes
+
+
+def job_to_text(job):
+    rows = shown_ranks(job)
+    cells = [RANK_COLUMNS] + [rank_cells(row, is_straggler(job, row)) for row in rows]
+    widths = [max(len(str(line[column])) for line in cells) for column in range(len(RANK_COLUMNS))]
+    table = ["  " + "  ".join(str(value).ljust(width) for value, width in zip(line, widths, strict=True)).rstrip()
+             for line in cells]
+    lines = [job_headline(job), f"Job verdict: {job['verdict']}. {job['verdict_text']}"]
+    sentence = straggler_sentence(job)
+    lines += ([sentence] if sentence else []) + ["Ranks:"] + table + job_notes(job)
+    return "\n".join(lines) + "\n"
+
+
+def job_markdown_body(job):
+    """The job's verdict, straggler, per-rank table and notes in Markdown, without the headline."""
+    rows = shown_ranks(job)
+    lines = [f"**{job['verdict']}**: {markdown_text(job['verdict_text'])}", ""]
+    sentence = straggler_sentence(job)
+    if sentence:
+        lines += [markdown_text(sentence), ""]
+    lines += ["| " + " | ".join(RANK_COLUMNS) + " |", "|---|---|" + "---:|" * 6 + "---|"]
+    for row in rows:
+        cells = rank_cells(row, is_straggler(job, row))
+        lines.append("| " + " | ".join(markdown_text(str(cell)).replace("|", "&#124;") for cell in cells) + " |")
+    return "\n".join(lines + [""] + [markdown_text(note) + "\n" for note in job_notes(job)])
+
+
+def job_to_markdown(job):
+    return f"**{markdown_text(job_headline(job))}**\n\n" + job_markdown_body(job)

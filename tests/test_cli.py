@@ -62,3 +62,22 @@ def test_explain_and_draw_need_no_checkout_and_no_torch(tmp_path):
                        tmp_path / "a.svg", pythonpath=(tmp_path / "installed",))
     assert drawn.returncode == 0, drawn.stderr
     assert (tmp_path / "a.svg").read_text().startswith("<svg")
+
+
+def test_a_folder_of_ranks_needs_no_checkout_and_no_torch(tmp_path):
+    # The folder mode of explain and draw, run as a reader runs them, with the package alone and no torch.
+    shutil.copytree(ROOT / "profguide", tmp_path / "installed" / "profguide",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "installed" / "sitecustomize.py").write_text("import sys\nsys.modules['torch'] = None\n")
+    folder = tmp_path / "ranks"
+    folder.mkdir()
+    for rank in (0, 1):
+        shutil.copy(TRACES / f"nccl_128rank_sampled_rank{rank}.json.gz", folder)
+    main = tmp_path / "installed" / "profguide" / "__main__.py"
+    explained = run_script(main, tmp_path, "explain", folder, pythonpath=(tmp_path / "installed",))
+    assert explained.returncode == 0, explained.stderr
+    assert explained.stdout.splitlines()[1].startswith("Job verdict: ")
+    drawn = run_script(main, tmp_path, "draw", folder, "--out", tmp_path / "r.svg",
+                       pythonpath=(tmp_path / "installed",))
+    assert drawn.returncode == 0, drawn.stderr
+    assert "2 ranks drawn" in drawn.stdout and (tmp_path / "r.svg").read_text().startswith("<svg")

@@ -95,3 +95,20 @@ def test_any_window_text_is_a_window_inside_the_trace_or_one_line(text):
         assert "\n" not in error.args[0] and error.args[0].startswith("--window ")
     else:
         assert 1000.0 <= start < end <= 5000.0
+
+
+def test_a_folder_draws_its_ranks_aligned(capsys, tmp_path):
+    from tests.test_explain import rank_file
+
+    folder = tmp_path / "ranks"
+    folder.mkdir()
+    for rank in range(12):
+        rank_file(folder, rank, 0 if rank == 5 else 100 + rank, start=1e6 * rank, world=12)
+    out = tmp_path / "ranks.svg"
+    code, stdout, _ = draw(capsys, folder, "--out", out)
+    assert code == 0 and stdout.startswith(f"wrote {out} (") and "8 ranks drawn; 4 more left out" in stdout
+    svg = out.read_text()
+    assert "rank 5 · the straggler" in svg and "rank 11 · waited" in svg and "rank 0 ·" not in svg
+    assert "ends at the dashed line on every rank:" in svg and "gloo:all_reduce #1. Collectives are outlined." in svg
+    code, _, err = draw(capsys, folder, "--out", out, "--window", "0:1ms")
+    assert code == 2 and err.startswith("profguide: --window: for one trace") and err.count("\n") == 1

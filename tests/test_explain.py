@@ -306,3 +306,87 @@ def test_a_step_with_nothing_recorded_says_so_and_one_step_is_counted_as_one(cap
     assert any(line.strip().startswith("Steps: 2 ProfilerSteps (#1..#2)") for line in lines)
     lines = explain(capsys, write(tmp_path, "one.json", doc(*steps[:2])))[1].splitlines()
     assert any(line.strip().startswith("Steps: 1 ProfilerStep (#1),") for line in lines)
+
+
+def rank_file(folder, rank, wait_us, name=None, start=0.0, world=2):
+    """A small CPU rank trace with gloo: a step, an op, and three all-reduces, each of which waits ``wait_us``
+    for the last rank to arrive before its 100 µs of exchange."""
+    events = [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "ts": start, "dur": 2000,
+               "pid": 1, "tid": 1},
+              {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": start + 10, "dur": 100, "pid": 1, "tid": 1}]
+    events += [{"ph": "X", "cat": "user_annotation", "name": "gloo:all_reduce", "ts": start + end - 100 - wait_us,
+                "dur": 100 + wait_us, "pid": 1, "tid": 2} for end in (500, 1000, 1500)]
+    document = {"traceEvents": events, "distributedInfo": {"backend": "gloo", "rank": rank, "world_size": world}}
+    path = folder / (name or f"trace-rank{rank}.json")
+    path.write_text(json.dumps(document))
+    return path
+
+
+def test_a_folder_names_the_straggler_in_every_form(capsys, tmp_path):
+    rank_file(tmp_path, 0, 300)
+    rank_file(tmp_path, 1, 0)
+    code, out, _ = explain(capsys, tmp_path)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == f"{tmp_path.name}: 2 rank traces of a job of 2, gloo"
+    assert lines[1].startswith("Job verdict: straggler. Rank 1 is the straggler")
+    assert "rank 0 waited 900 µs for it (45.0% of its time)" in out
+    code, out, _ = explain(capsys, tmp_path, "--markdown")
+    assert code == 0 and "| Rank | Measured on | Window |" in out and "| rank 1 | main thread |" in out
+    code, out, _ = explain(capsys, tmp_path, "--json")
+    job = json.loads(out)
+    assert code == 0 and job["straggler"] == 1 and job["verdict"] == "straggler"
+    assert [(row["rank"], row["wait_us"]) for row in job["ranks"]] == [(0, 900), (1, 0)]
+
+
+def test_a_recordings_folder_is_read_by_its_trace_files(capsys, tmp_path):
+    rank_file(tmp_path, 0, 0)
+    rank_file(tmp_path, 1, 0)
+    (tmp_path / "meta.json").write_text("{}")
+    (tmp_path / "averages-rank0.json").write_text("[]")
+    code, out, err = explain(capsys, tmp_path, "--json")
+    assert code == 0, err
+    assert [row["rank"] for row in json.loads(out)["ranks"]] == [0, 1]
+
+
+@pytest.mark.parametrize("case", ["same rank", "broken trace", "missing step"])
+def test_a_folder_with_bad_rank_traces_is_one_line_and_exit_2(capsys, tmp_path, case):
+    rank_file(tmp_path, 0, 0)
+    args = []
+    if case == "same rank":
+        rank_file(tmp_path, 0, 0, name="trace-copy.json")
+    elif case == "broken trace":
+        (tmp_path / "trace-rank1.json").write_text('{"traceEvents": [')
+    else:
+        args = ["--step", "9"]
+    code, out, err = explain(capsys, tmp_path, *args)
+    assert (code, out) == (2, "") and err.startswith("profguide: ") and err.count("\n") == 1
+    assert {"same rank": "says it is rank 0, as", "broken trace": "trace-rank1.json: not valid JSON",
+            "missing step": "trace-rank0.json: no ProfilerStep#9"}[case] in err
+
+
+def test_symbolic_link_loops_are_skipped_or_one_line(capsys, tmp_path):
+    folder = tmp_path / "ranks"
+    folder.mkdir()
+    rank_file(folder, 0, 0)
+    (folder / "trace-loop.json").symlink_to(folder / "trace-loop.json")
+    code, out, _ = explain(capsys, folder, "--json")
+    assert code == 0 and len(json.loads(out)["ranks"]) == 1
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    code, out, err = explain(capsys, tmp_path / "loop")
+    assert (code, out) == (2, "") and err.count("\n") == 1
+
+
+def test_128_rank_files_are_read_one_by_one_and_correctly(capsys, tmp_path):
+    late = 77
+    for rank in range(128):
+        rank_file(tmp_path, rank, 0 if rank == late else 200 + rank, start=1e6 * rank, world=128)
+    code, out, _ = explain(capsys, tmp_path, "--json")
+    job = json.loads(out)
+    assert code == 0 and job["world_size"] == 128
+    assert [row["rank"] for row in job["ranks"]] == list(range(128))
+    assert job["ranks"][job["straggler"]]["rank"] == late and job["shared_collectives"] == 3
+    # Each clock is a second apart: the ranks are still matched, each waiting 3 × its own wait.
+    assert all(row["wait_us"] == (0 if row["rank"] == late else 3 * (200 + row["rank"])) for row in job["ranks"])
+    code, out, _ = explain(capsys, tmp_path)
+    assert code == 0 and "more ranks not listed" in out and out.count("\n  rank ") == 16

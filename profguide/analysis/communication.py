@@ -7,25 +7,26 @@ import numpy as np
 from profguide.analysis.idle import busy_intervals
 from profguide.analysis.intervals import union_length
 from profguide.analysis.kernels import kernel_rows
-from profguide.analysis.select import kinds_mask, names_where
+from profguide.analysis.select import kinds_mask, names_where, profiler_steps, step_window
 from profguide.trace.model import KIND
 
 COMMUNICATION = re.compile(r"nccl|rccl|gloo", re.IGNORECASE)
 
 
-def communication(trace):
-    """Communication kernels (NCCL, RCCL, gloo): their time and how much of it overlaps computation."""
+def communication(trace, window=(-np.inf, np.inf)):
+    """Communication kernels (NCCL, RCCL, gloo): their time and how much of it overlaps computation, inside
+    ``window`` (the whole trace by default)."""
     is_comm = names_where(trace, COMMUNICATION.search)
     kernels = trace.kind == KIND["kernel"]
     comm, compute = kernels & is_comm, kernels & ~is_comm
-    everywhere = (-np.inf, np.inf)
-    comm_us = union_length(*busy_intervals(trace, everywhere, comm))
-    compute_us = union_length(*busy_intervals(trace, everywhere, compute))
-    both = union_length(*busy_intervals(trace, everywhere, comm | compute))
+    comm_us = union_length(*busy_intervals(trace, window, comm))
+    compute_us = union_length(*busy_intervals(trace, window, compute))
+    both = union_length(*busy_intervals(trace, window, comm | compute))
     overlap = comm_us + compute_us - both
     host_comm = kinds_mask(trace, ("cpu_op", "annotation")) & is_comm
     return {
         "kernels": int(comm.sum()),
+        "compute_us": compute_us,
         "kernel_us": comm_us,
         "overlapped_us": overlap,
         "exposed_us": comm_us - overlap,
@@ -34,3 +35,21 @@ def communication(trace):
         "top": [{"name": row["name"], "total_us": row["total_us"], "count": row["count"]}
                 for row in kernel_rows(trace, comm, 5)],
     }
+
+
+def step_communication(trace):
+    """For each ProfilerStep, over its window (its start until the GPU finished what it launched): the time
+    of computation alone, of communication hidden behind computation, of communication exposed, and of
+    neither, which add up to the window: [{"step", "window_us", "compute_only_us", "overlapped_us",
+    "exposed_us", "neither_us"}]."""
+    rows = []
+    for step in profiler_steps(trace):
+        window = step_window(trace, step["step"])
+        found = communication(trace, window)
+        length = window[1] - window[0]
+        busy = found["compute_us"] + found["exposed_us"]
+        rows.append({"step": step["step"], "window_us": length,
+                     "compute_only_us": found["compute_us"] - found["overlapped_us"],
+                     "overlapped_us": found["overlapped_us"], "exposed_us": found["exposed_us"],
+                     "neither_us": max(length - busy, 0.0)})
+    return rows

@@ -9,6 +9,7 @@ from profguide.analysis.select import on_a_stream, profiler_steps, step_window
 from profguide.figures.svg import (
     AXIS_HEIGHT,
     CHAR_WIDTH,
+    COMMUNICATION_STYLE,
     IDLE_STYLE,
     LABEL_WIDTH,
     LEGEND_ROW,
@@ -82,19 +83,20 @@ def marker_label(text, x, y, right):
     return f'<text class="pg-ink" x="{x - 3:.1f}" y="{y}" text-anchor="end">{escape(text)}</text>'
 
 
-def breakdown_svg(rows, title="GPU time: busy and idle by cause"):
-    """A bar per row (a step, a rank): its window split into GPU busy time and idle time by cause.
+def breakdown_svg(rows, title="GPU time: busy and idle by cause", style=IDLE_STYLE):
+    """A bar per row (a step, a rank): its window split into parts, each drawn as its share of the row.
 
-    ``rows`` are (label, {"busy": µs, "host": µs, "sync": µs, "queued": µs, "other": µs}).
+    ``rows`` are (label, {part: µs}) with the parts of ``style`` ({part: (fill, name)}, in drawing order):
+    by default GPU busy time and idle time by cause ({"busy", "host", "sync", "queued", "other"}).
     """
-    legend, y = legend_svg([(fill, label) for fill, label in IDLE_STYLE.values()])
+    legend, y = legend_svg([(fill, label) for fill, label in style.values()])
     parts = [legend]
     y += 6
     for label, parts_us in rows:
-        total = sum(parts_us.get(k, 0.0) for k in IDLE_STYLE) or 1.0
+        total = sum(parts_us.get(k, 0.0) for k in style) or 1.0
         x = float(LABEL_WIDTH)
         parts.append(f'<text class="pg-ink" x="8" y="{y + 15}">{escape(printable(label))}</text>')
-        for key, (fill, name) in IDLE_STYLE.items():
+        for key, (fill, name) in style.items():
             share = parts_us.get(key, 0.0) / total
             width = share * (WIDTH - RIGHT_MARGIN - LABEL_WIDTH)
             if width <= 0:
@@ -167,3 +169,11 @@ def scaling_svg(series, title="Time against the size of the trace"):
             parts.append(f'<text class="pg-ink" x="{x.x(events) + 8:.1f}" y="{y(seconds) + 4:.1f}">'
                          f'{escape(label)}</text>')
     return svg_document(WIDTH, top + height + 48, title, "".join(parts))
+
+
+def communication_svg(rows):
+    """Each step's window split into computation alone, communication hidden behind it, communication
+    exposed, and neither (``step_communication``'s rows)."""
+    return breakdown_svg([(f"ProfilerStep#{row['step']}", row) for row in rows],
+                         title="Each step: communication hidden behind computation, and exposed",
+                         style=COMMUNICATION_STYLE)

@@ -35,6 +35,13 @@ IDLE_STYLE = {
     "queued": ("#56B4E9", "idle: next op queued"),
     "other": ("#999999", "idle: unexplained"),
 }
+# A step's window by what the GPU did: the same green for computing, blues for communication.
+COMMUNICATION_STYLE = {
+    "compute_only_us": ("#009E73", "computation alone"),
+    "overlapped_us": ("#56B4E9", "communication hidden behind computation"),
+    "exposed_us": ("#0072B2", "communication exposed"),
+    "neither_us": ("#DDDDDD", "neither: the GPU idle"),
+}
 
 
 WIDTH = 800

@@ -3,6 +3,8 @@
 from profguide.site.parts import (
     basics,
     multigpu,
+    multigpu_overlap,
+    multigpu_ranks,
     reading_dispatch,
     reading_footprint,
     reading_input,
@@ -22,7 +24,8 @@ RECORDINGS = (
     *multigpu.RECORDINGS,
 )
 # Traces from machines this project does not own, which pages show with their source (never recorded).
-REAL_TRACES = (*reading_dispatch.REAL_TRACES, *reading_waits.REAL_TRACES, *multigpu.REAL_TRACES)
+REAL_TRACES = (*reading_dispatch.REAL_TRACES, *reading_waits.REAL_TRACES, *multigpu.REAL_TRACES,
+               *multigpu_overlap.REAL_TRACES, *multigpu_ranks.REAL_TRACES)
 
 
 def by_id(recording_id, recordings=RECORDINGS):

@@ -14,6 +14,8 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 
+from profguide.analysis import collectives
+from profguide.analysis.communication import communication, step_communication
 from profguide.analysis.host import host_breakdown
 from profguide.analysis.idle import busy_intervals, idle_breakdown
 from profguide.analysis.intervals import union_length
@@ -24,10 +26,18 @@ from profguide.analysis.regions import ops_in_region, region_calls
 from profguide.analysis.select import first_of, gpu_window, host_syncs, on_a_stream, profiler_steps
 from profguide.analysis.verdict import measured_window, summarise
 from profguide.errors import RecordingError
+from profguide.explain import explain_ranks
+from profguide.site.data import trace_document
 from profguide.site.recordings import (
+    BackendOutsideCall,
+    CollectivesPerStep,
     ColumnShare,
+    CommStreamShare,
+    CommunicationExposed,
+    CommunicationHidden,
     CpuShare,
     DeviceShare,
+    EnclosedShare,
     Encloses,
     FirstOverRest,
     GpuBusyShare,
@@ -44,11 +54,15 @@ from profguide.site.recordings import (
     OutsideOps,
     PeakShare,
     QueueingOverLaunch,
+    RanksLineUp,
+    RanksNamed,
     RowValue,
     SlowestOverFastest,
     StepCount,
     StepNumber,
     StepTimeRatio,
+    StragglerIs,
+    StragglerWait,
     SyncOverKernels,
     SyncOverStep,
     SyncsPerStep,
@@ -227,6 +241,19 @@ def occupancy_share(measure, data):
     return sum(after) / len(after) if after else None
 
 
+def communication_hidden(_measure, data):
+    share = communication(data.trace)["overlap_pct"]
+    return None if share is None else share / 100
+
+
+def communication_exposed(measure, data):
+    shares = [row["exposed_us"] / row["window_us"] for row in step_communication(data.trace)
+              if row["overlapped_us"] + row["exposed_us"] > 0 and row["window_us"] > 0]
+    if not shares:
+        return None
+    return min(shares) if measure.which == "least" else max(shares)
+
+
 def ops_in(measure, data):
     found = ops_in_region(data.trace, measure.region, measure.op)
     return None if found is None else float(found)
@@ -290,12 +317,63 @@ def verdict_is(measure, data):
     return 1.0 if summarise(data.trace)["verdict"] == measure.verdict else 0.0
 
 
+def collective_measure(measure, data):
+    """The measures of a collective's anatomy, on rank 0's trace document (they read args and thread names)."""
+    document = trace_document(data.trace_path())
+    if isinstance(measure, BackendOutsideCall):
+        return collectives.outside_calls_share(document, measure.collective)
+    if isinstance(measure, EnclosedShare):
+        return collectives.inside_share(document, measure.inner, measure.outer)
+    if isinstance(measure, CollectivesPerStep):
+        return collectives.fewest_per_step(document, measure.collective)
+    return collectives.comm_stream_share(document)
+
+
+def rank_job(data):
+    """The job of the recording's ranks, as ``profguide explain DIR`` sees it (None for a single trace)."""
+    if data.ranks < 2:
+        return None
+    return explain_ranks((data.trace_path(rank).name, loaded) for rank, loaded in enumerate(data.traces))
+
+
+def straggler_is(measure, data):
+    job = rank_job(data)
+    if job is None or job["straggler"] is None:
+        return None
+    return 1.0 if job["ranks"][job["straggler"]]["rank"] == measure.rank else 0.0
+
+
+def straggler_wait(_measure, data):
+    job = rank_job(data)
+    shares = [row["wait_pct"] for row in (job["ranks"] if job else []) if row["wait_pct"] is not None]
+    return max(shares) / 100 if job and job["straggler"] is not None and shares else None
+
+
+def ranks_line_up(_measure, data):
+    job = rank_job(data)
+    return None if job is None or not job["shared_collectives"] else 0.0 if job["strays"] else 1.0
+
+
+def ranks_named(_measure, data):
+    return collectives.ranks_named([loaded.distributed_info for loaded in data.traces])
+
+
 MEASURES = {
+    StragglerIs: straggler_is,
+    StragglerWait: straggler_wait,
+    RanksLineUp: ranks_line_up,
+    RanksNamed: ranks_named,
+    BackendOutsideCall: collective_measure,
+    EnclosedShare: collective_measure,
+    CollectivesPerStep: collective_measure,
+    CommStreamShare: collective_measure,
     MemoryLeftAtEnd: memory_left_at_end,
     MemoryRatioAtEnd: memory_ratio_at_end,
     OpsInStep: ops_in_step,
     StepTimeRatio: step_time_ratio,
     OpsInRegion: ops_in,
+    CommunicationHidden: communication_hidden,
+    CommunicationExposed: communication_exposed,
     OccupancyQueries: occupancy_share,
     RowValue: row_value,
     ColumnShare: column_share,

@@ -101,14 +101,20 @@ class RecordingData:
 
 @dataclass(eq=False)
 class RealTraceData:
-    """A real trace (``RealTrace``) as the build reads it: one rank, no summary rows, a meta made of its
-    provenance. Its fragments are rendered into ``folder``, which holds nothing else."""
+    """A real trace (``RealTrace``) as the build reads it: one rank (or the ranks its ``files`` name), no
+    summary rows, a meta made of its provenance. Its fragments are rendered into ``folder``, which holds
+    nothing else."""
 
     recording: object
     root: Path
     folder: Path
     real = True
-    ranks = 1
+
+    @property
+    def ranks(self):
+        """One, or the number of rank files the real trace names (``RealTrace.files``)."""
+        return len(self.recording.files) or 1
+
     files = ()
 
     @property
@@ -116,11 +122,11 @@ class RealTraceData:
         return self.recording.title
 
     def trace_path(self, rank=0):
-        return self.root / self.recording.file
+        return self.root / (self.recording.files or (self.recording.file,))[rank]
 
     @cached_property
     def traces(self):
-        return (trace_io.load(self.trace_path()),)
+        return tuple(trace_io.load(self.trace_path(rank)) for rank in range(self.ranks))
 
     @property
     def trace(self):

@@ -6,11 +6,13 @@ exactly the fragments that pages include. Each maker takes a
 fragment comes with its SVG file, which the fragment includes.
 """
 
+import json
 from collections import Counter
 from xml.sax.saxutils import escape
 
 from profguide import explain
-from profguide.analysis import memory
+from profguide.analysis import collectives, memory
+from profguide.analysis.communication import communication, step_communication
 from profguide.analysis.host import host_breakdown
 from profguide.analysis.kernels import gemm_throughput
 from profguide.analysis.launches import occupancy_queries
@@ -21,6 +23,7 @@ from profguide.errors import RecordingError
 from profguide.figures import charts
 from profguide.figures.host_steps import host_steps_svg
 from profguide.figures.memory import memory_timeline_svg
+from profguide.figures.ranks import job_svg
 from profguide.figures.timeline import timeline_svg
 from profguide.site import render
 from profguide.site.catalogue import RECORDINGS
@@ -275,7 +278,86 @@ def host_steps(data):
             + "\n".join(lines) + "\n\n" + notes}
 
 
+def communication_steps(data):
+    """Each step's window split into computation alone, communication hidden behind it, communication exposed
+    and neither, with a sentence that gives the share hidden and the range of the share exposed."""
+    rows = step_communication(data.trace)
+    comm = [row for row in rows if row["overlapped_us"] + row["exposed_us"] > 0]
+    if not comm:
+        raise FragmentError("no step with communication kernels (NCCL, RCCL) in this trace")
+    found = communication(data.trace)
+    exposed = [row["exposed_us"] / row["window_us"] for row in comm]
+    caption = (f"Each step's window, from its start until the GPU finished what it launched. Over the whole "
+               f"trace, {found['overlap_pct']:.1f}% of the communication kernels' time was hidden behind "
+               f"computation; exposed communication took {min(exposed):.1%} to {max(exposed):.1%} of a step.")
+    return {"communication.svg": charts.communication_svg(rows),
+            "communication.md": render.extra_figure_fragment(svg_path(data, "communication.svg"), caption)
+            + source_note(data)}
+
+
+def collective_anatomy(data):
+    """Rank 0's collectives layer by layer: the call, its parameters, the backend's op, the GPU's share, the
+    reducer; each with the thread or stream it runs on; then each step's buckets and their sizes."""
+    document = trace_document(data.trace_path())
+    rows = collectives.anatomy(document)
+    if not rows:
+        raise FragmentError("no collective (c10d::, gloo:, nccl:) in this trace")
+    # DDP's buckets are all-reduces that it calls; others' all-reduces (gloo's reduce-scatter for FSDP) are not.
+    steps = collectives.step_buckets(document) if any(row["name"] == "c10d::allreduce_" for row in rows) else []
+    buckets = render.buckets_table(steps, "`all_reduce`") if any(row["sizes"] for row in steps) else ""
+    return {"collectives.md": render.anatomy_table(rows, collectives.LAYERS) + "\n" + buckets + "\n"
+            + render.provenance_note(data.meta)}
+
+
+def rank_traces(data):
+    """Each rank's trace file and what its ``distributedInfo`` says, then the last rank's in full."""
+    infos = [loaded.distributed_info for loaded in data.traces]
+    files = [data.trace_path(rank).name for rank in range(data.ranks)]
+    if not any(infos):
+        raise FragmentError("no distributedInfo in this recording's traces")
+    shown = json.dumps(infos[-1], indent=2)
+    return {"ranks.md": render.ranks_table(infos, files) + f"\n`distributedInfo` of `{files[-1]}`:\n\n"
+            + f"```json\n{shown}\n```\n\n" + render.provenance_note(data.meta)}
+
+
+def rank_job(data):
+    """The job of the recording's ranks (or a real trace's rank files) as ``profguide explain DIR`` sees it."""
+    named = ((data.trace_path(rank).name, loaded) for rank, loaded in enumerate(data.traces))
+    return {"folder": data.recording.id, **explain.explain_ranks(named)}
+
+
+def rank_table(data):
+    """The job's verdict, its straggler and each rank's row, as ``profguide explain DIR --markdown`` gives them."""
+    if data.ranks < 2:
+        raise FragmentError("one trace: a job's table needs the traces of several ranks")
+    files = ", ".join(render.code(data.trace_path(rank).name) for rank in range(data.ranks))
+    return {"rank-table.md": explain.job_markdown_body(rank_job(data))
+            + f"\nRank files: {files}.\n\n" + render.provenance_note(data.meta)}
+
+
+def ranks_figure(data):
+    """The ranks one above the other on one time axis, aligned on a collective they all ran."""
+    if data.ranks < 2:
+        raise FragmentError("one trace: there are no ranks to draw one above the other")
+    job = rank_job(data)
+    by_file = {data.trace_path(rank).name: loaded for rank, loaded in enumerate(data.traces)}
+    svg, _ = job_svg(job, lambda row: by_file[row["file"]], title=attributed(data, f"The ranks of {data.title}"))
+    aligned = job["aligned_on"]
+    how = (f"each rank's clock shifted so that the same {render.code(kernel_name(aligned['name']))} ends at the "
+           "dashed line on every rank" if aligned else "each from the start of its window")
+    caption = (f"{escape(data.title)}: the ranks one above the other on one time axis, {how}; each rank's "
+               "main thread, the threads or streams its collectives ran on (outlined), and its busiest GPU streams.")
+    return {"ranks.svg": svg, "ranks-figure.md": render.standin_notice(data.meta)
+            + render.extra_figure_fragment(svg_path(data, "ranks.svg"), caption) + "\n"
+            + render.provenance_note(data.meta)}
+
+
 FRAGMENTS = {
+    "rank-table.md": rank_table,
+    "ranks-figure.md": ranks_figure,
+    "collectives.md": collective_anatomy,
+    "ranks.md": rank_traces,
+    "communication.md": communication_steps,
     "memory-timeline.md": memory_figure,
     "footprint.md": footprint,
     "chains.md": chains,

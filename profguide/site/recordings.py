@@ -211,6 +211,25 @@ class OccupancyQueries:
 
 
 @dataclass(frozen=True)
+class CommunicationHidden:
+    """The share of the communication kernels' time that overlaps computation kernels, over the whole trace."""
+
+    def describe(self):
+        return "communication overlapping computation / communication"
+
+
+@dataclass(frozen=True)
+class CommunicationExposed:
+    """Exposed communication over a step's window, for the step where it is smallest or largest
+    (``which``: "least" or "most"), among the steps with communication."""
+
+    which: str
+
+    def describe(self):
+        return f"exposed communication / step window, the step with the {self.which}"
+
+
+@dataclass(frozen=True)
 class TableRows:
     """How many rows named ``name`` an extra table (``Table``) of the recording prints."""
 
@@ -357,9 +376,87 @@ class VerdictIs:
         return f"explain's verdict is {self.verdict} (1 yes, 0 no)"
 
 
-Measure = (HostShare | HostShareFall | HostLead | VerdictIs
+@dataclass(frozen=True)
+class RanksNamed:
+    """The share of the recording's rank traces whose ``distributedInfo`` names their own rank and the job's size."""
+
+    def describe(self):
+        return "rank traces whose distributedInfo names their rank and the world size / all"
+
+
+@dataclass(frozen=True)
+class BackendOutsideCall:
+    """The share of rank 0's backend ops of ``collective`` (``gloo:all_reduce``…) that run outside the
+    ``c10d::`` call that asked for them, on another thread."""
+
+    collective: str = "all_reduce"
+
+    def describe(self):
+        return f"backend {self.collective} ops outside their c10d call / all"
+
+
+@dataclass(frozen=True)
+class EnclosedShare:
+    """The share of rank 0's ``inner`` events that an event whose name holds ``outer`` encloses, on one thread."""
+
+    inner: str
+    outer: str
+
+    def describe(self):
+        return f"{self.inner} inside *{self.outer}* / all {self.inner}"
+
+
+@dataclass(frozen=True)
+class CollectivesPerStep:
+    """The fewest backend ops of ``collective`` that start in any one ``ProfilerStep`` of rank 0."""
+
+    collective: str = "all_reduce"
+
+    def describe(self):
+        return f"fewest {self.collective} ops in a ProfilerStep"
+
+
+@dataclass(frozen=True)
+class CommStreamShare:
+    """Of the kernel time on the streams that run NCCL kernels, the share that is NCCL kernels."""
+
+    def describe(self):
+        return "NCCL kernel time / all kernel time on NCCL's streams"
+
+
+@dataclass(frozen=True)
+class StragglerIs:
+    """1 when the straggler of the recording's ranks (``profguide explain DIR``'s) is rank ``rank``, else 0."""
+
+    rank: int
+
+    def describe(self):
+        return f"the straggler is rank {self.rank} (1 yes, 0 no)"
+
+
+@dataclass(frozen=True)
+class StragglerWait:
+    """The longest time another rank waited for the straggler in their collectives, over that rank's window
+    (``profguide explain DIR``'s)."""
+
+    def describe(self):
+        return "longest wait for the straggler / that rank's window"
+
+
+@dataclass(frozen=True)
+class RanksLineUp:
+    """1 when the ranks' collectives, matched by name, stream and order, end together on every rank (up to
+    each rank's clock offset), else 0: sampled or unlike traces do not line up."""
+
+    def describe(self):
+        return "the ranks' matched collectives end together (1 yes, 0 no)"
+
+
+Measure = (HostShare | HostShareFall | HostLead | VerdictIs | StragglerIs | StragglerWait | RanksLineUp
+           | RanksNamed | BackendOutsideCall | EnclosedShare | CollectivesPerStep | CommStreamShare
            | MemoryLeftAtEnd | MemoryRatioAtEnd | OpsInStep | StepTimeRatio
-           | RowValue | ColumnShare | TableRows | OpsInRegion
+           | RowValue | ColumnShare | TableRows | OpsInRegion | OccupancyQueries
+           | CommunicationHidden | CommunicationExposed
            | IdleShare | QueueingOverLaunch | SyncsPerStep | SyncOverStep | MeanOverMedian | PeakShare
            | FirstOverRest | SlowestOverFastest | OutsideOps | CpuShare | DeviceShare | StepCount | StepNumber
            | Encloses | GpuBusyShare | SyncOverKernels)
@@ -473,6 +570,8 @@ class RealTrace:
         licence: the licence it is distributed under.
         figure: how to annotate its timeline (``step`` picks the step to draw).
         claims: what the guide's pages say about it (their ``device`` does not apply: the trace is what it is).
+        files: for the ranks of one job, every rank's trace in rank order (``file`` is then the first):
+            fragments of several ranks read them all.
     """
 
     id: str
@@ -483,3 +582,4 @@ class RealTrace:
     licence: str
     figure: Figure = Figure()
     claims: tuple[Claim, ...] = ()
+    files: tuple[str, ...] = ()

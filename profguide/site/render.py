@@ -9,7 +9,7 @@ to download its trace and a button that opens the trace in Perfetto.
 
 from xml.sax.saxutils import escape
 
-from profguide.text import count_of, cut, format_duration, kernel_name
+from profguide.text import count_of, cut, format_duration, format_size, kernel_name
 
 
 def code(name):
@@ -305,3 +305,35 @@ def scaling_series(results):
     rows = results.get("scaling") or []
     return [(label, [(row["events"], row[key]) for row in rows if row.get(key) is not None])
             for label, key in (("profguide explain", "explain_s"), ("msgspec decode", "decode_s"))]
+
+
+def anatomy_table(rows, layers):
+    """A collective's events layer by layer (``profguide.analysis.collectives.anatomy``); ``layers`` says what
+    each layer is, in words."""
+    lines = ["| Layer | Event | Category | Runs on | Count | Median duration |", "|---|---|---|---|---:|---:|"]
+    for row in rows:
+        name = kernel_name(row["name"]) if row["layer"] == "kernel" else row["name"]
+        runs_on = escape(row["runs_on"]) + (f" ({row['lanes']} threads)" if row["lanes"] > 1 else "")
+        lines.append(f"| {layers[row['layer']]} | {code(cut(name))} | `{escape(row['category'])}` | {runs_on} "
+                     f"| {row['count']:,} | {format_duration(row['median_us'])} |")
+    return "\n".join(lines) + "\n"
+
+
+def buckets_table(rows, collective):
+    """Each step's ops of one collective and the bytes each sent (``collectives.step_buckets``)."""
+    lines = [f"| Step | {collective} ops | Bytes each | Together |", "|---:|---:|---|---:|"]
+    for row in rows:
+        known = [size for size in row["sizes"] if size is not None]
+        each = ", ".join(format_size(size) if size is not None else "not recorded" for size in row["sizes"])
+        lines.append(f"| {row['step']} | {len(row['sizes'])} | {each or '—'} | {format_size(sum(known))} |")
+    return "\n".join(lines) + "\n"
+
+
+def ranks_table(infos, files):
+    """What each rank's trace says about its place in the job (its ``distributedInfo``), beside its file."""
+    lines = ["| File | `rank` | `world_size` | `backend` | Process groups |", "|---|---:|---:|---|---:|"]
+    for info, file in zip(infos, files, strict=True):
+        info = info or {}
+        cells = [escape(str(info.get(key, "—"))) for key in ("rank", "world_size", "backend")]
+        lines.append(f"| `{escape(file)}` | {' | '.join(cells)} | {escape(str(info.get('pg_count', '—')))} |")
+    return "\n".join(lines) + "\n"

@@ -59,3 +59,13 @@ def test_scaling_draws_a_line_and_a_dot_per_point_with_the_points_in_tooltips():
     assert "explain: 1,000,000 events, 2.00 s" in svg
     colours = {m.group(1) for m in re.finditer(r'<circle cx="[\d.]+" cy="[\d.]+" r="4" fill="(#\w+)"', svg)}
     assert len(colours) == 2  # one colour per series
+
+
+def test_communication_bars_split_each_step_in_proportion_with_a_legend_entry_per_part():
+    row = {"step": 3, "window_us": 100, "compute_only_us": 40, "overlapped_us": 10, "exposed_us": 20,
+           "neither_us": 30}
+    svg = charts.communication_svg([row])
+    assert "ProfilerStep#3" in svg and "communication exposed: 20.0 µs (20.0%)" in svg
+    widths = [float(w) for w in re.findall(r'<rect x="[\d.]+" y="[\d.]+" width="([\d.]+)" height="20"', svg)]
+    assert widths[0] == pytest.approx(4 * widths[1]) and widths[2] == pytest.approx(2 * widths[1])
+    assert "neither: the GPU idle" in svg

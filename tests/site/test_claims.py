@@ -10,6 +10,8 @@ from profguide.site.catalogue import REAL_TRACES, RECORDINGS
 from profguide.site.recordings import (
     Claim,
     ColumnShare,
+    CommunicationExposed,
+    CommunicationHidden,
     CpuShare,
     DeviceShare,
     Encloses,
@@ -247,3 +249,14 @@ def test_ops_in_a_region_and_occupancy_queries_before_launches():
     assert claims.measured(OccupancyQueries("gemm", "launches", name_contains="cudnn"), found) == 0
     assert claims.measured(OccupancyQueries("elementwise", "launches"), found) == 0
     assert claims.measured(OccupancyQueries("gemm", "queries"), data(cpu("aten::mm", 0, 5))) is None
+
+
+def test_communication_hidden_over_the_trace_and_exposed_in_the_least_and_most_exposed_step():
+    found = data(cpu("ProfilerStep#1", 0, 100, kind="annotation"), cpu("ProfilerStep#2", 100, 100, kind="annotation"),
+                 gpu("gemm", 0, 50), gpu("ncclKernel_AllReduce", 25, 50, stream=20),
+                 gpu("ncclKernel_AllReduce", 100, 10, stream=20))
+    assert claims.measured(CommunicationHidden(), found) == pytest.approx(25 / 60)
+    assert claims.measured(CommunicationExposed("least"), found) == pytest.approx(0.1)
+    assert claims.measured(CommunicationExposed("most"), found) == pytest.approx(0.25)
+    assert claims.measured(CommunicationHidden(), data(gpu("gemm", 0, 5))) is None
+    assert claims.measured(CommunicationExposed("most"), data(gpu("gemm", 0, 5))) is None

@@ -1,4 +1,88 @@
 """The recordings of Part 3, Multi-GPU: data-parallel jobs of several ranks, one trace per rank."""
 
-RECORDINGS = ()
-REAL_TRACES = ()
+from profguide.site.parts.multigpu_ranks import STRAGGLER_CLAIMS
+from profguide.site.parts.reading_waits import HTA
+from profguide.site.recordings import (
+    BackendOutsideCall,
+    Claim,
+    CollectivesPerStep,
+    CommStreamShare,
+    EnclosedShare,
+    Figure,
+    RanksNamed,
+    RealTrace,
+    Recording,
+    RowValue,
+)
+
+PER_RANK = "multi-gpu/per-rank.md"
+COLLECTIVES = "multi-gpu/collectives.md"
+DDP = "snippets.multigpu.ddp"
+# Small enough that two ranks on a shared CPU record in seconds, one thread each; two buckets of gradients a step.
+DDP_CPU_PARAMS = {"hidden": 256, "layers": 4, "batch": 32, "bucket_cap_mb": 0.5, "threads": 1}
+NCCL_ALL_REDUCE = "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)"
+
+
+def ddp_run(recording_id, title, claims=(), **params):
+    """The data-parallel job of ``snippets/multigpu/ddp.py`` on two ranks, NCCL on GPUs, gloo as a CPU stand-in."""
+    return Recording(
+        id=recording_id,
+        module=DDP,
+        function="train_ddp",
+        params={"hidden": 4096, "layers": 8, "batch": 64, "bucket_cap_mb": 25, **params},
+        cpu_params=DDP_CPU_PARAMS,
+        ranks=2,
+        timeout_s=300,
+        title=title,
+        claims=claims,
+    )
+
+
+RECORDINGS = (
+    ddp_run("multigpu-ddp", "DistributedDataParallel on {hidden}-wide layers, 2 ranks", claims=(
+        Claim(PER_RANK, "each rank's trace names its own rank and the size of the job", RanksNamed(), at_least=1),
+        Claim(COLLECTIVES, "every `gloo:all_reduce` runs on one of gloo's own threads, outside the call that "
+              "asked for it", BackendOutsideCall(), at_least=1, device="cpu"),
+        Claim(COLLECTIVES, "every `c10d::allreduce_` is called from inside an `AccumulateGrad`",
+              EnclosedShare("c10d::allreduce_", "AccumulateGrad"), at_least=1),
+        Claim(COLLECTIVES, "every step all-reduces its gradients in more than one bucket", CollectivesPerStep(),
+              at_least=2),
+    )),
+    ddp_run("multigpu-straggler", "The same job with rank {slow_rank} {slow_ms:g} ms late to each backward",
+            slow_rank=1, slow_ms=50.0, claims=STRAGGLER_CLAIMS),
+    Recording(
+        id="multigpu-fsdp",
+        module="snippets.multigpu.fsdp",
+        function="train_fsdp",
+        params={"hidden": 4096, "layers": 8, "batch": 64},
+        cpu_params={"hidden": 256, "layers": 2, "batch": 32, "threads": 1},
+        ranks=2,
+        timeout_s=300,
+        title="fully_shard on {hidden}-wide layers, 2 ranks",
+        claims=(
+            Claim(COLLECTIVES, "it all-gathers parameters", RowValue("c10d::_allgather_base_", "count"), at_least=1),
+            Claim(COLLECTIVES, "and reduce-scatters gradients",
+                  RowValue("c10d::_reduce_scatter_base_", "count"), at_least=1),
+            Claim(COLLECTIVES, "gloo carries out each reduce-scatter as a `gloo:all_reduce`",
+                  RowValue("gloo:all_reduce", "count"), at_least=1, device="cpu"),
+        ),
+    ),
+)
+
+REAL_TRACES = (
+    RealTrace(
+        id="multigpu-a100-2rank-collectives",
+        file="docs/traces/a100_nccl_2rank_rank0.json.gz",
+        title="A data-parallel training job on two A100s, rank 0",
+        **HTA,
+        figure=Figure(step=5, highlight=(NCCL_ALL_REDUCE,)),
+        claims=(
+            Claim(COLLECTIVES, "each `nccl:all_reduce` runs inside its `c10d::allreduce_`, on the same thread",
+                  BackendOutsideCall(), at_most=0),
+            Claim(COLLECTIVES, "NCCL's kernels have their stream to themselves", CommStreamShare(), at_least=1),
+            Claim(COLLECTIVES, "here too every `c10d::allreduce_` is called from inside an `AccumulateGrad`",
+                  EnclosedShare("c10d::allreduce_", "AccumulateGrad"), at_least=1),
+            Claim(COLLECTIVES, "more than one bucket a step here too", CollectivesPerStep(), at_least=2),
+        ),
+    ),
+)

@@ -1,0 +1,269 @@
+"""The ranks of a distributed job, one trace each: a small summary per rank, and the job's straggler.
+
+A collective ends on every rank at about the same moment, when the last rank
+has arrived and the data has moved; a rank that arrived early spent the time
+until then waiting inside it. So the rank whose collectives are the shortest
+is the one the others waited for: the straggler. Each other rank waited, in
+each collective the ranks share, for its duration there minus the
+straggler's, from its start; collectives are matched by name, stream and
+order among those of the same name and stream.
+
+``rank_summary`` reads one loaded trace and returns plain data, small
+whatever the trace's size, so that a job of many ranks is summarised one
+trace at a time; ``job_summary`` puts the summaries together.
+"""
+
+import re
+from collections import Counter
+from itertools import combinations
+
+import numpy as np
+
+from profguide.analysis.communication import COMMUNICATION, communication
+from profguide.analysis.host import main_lane
+from profguide.analysis.intervals import union_length
+from profguide.analysis.select import kinds_mask, names_where
+from profguide.analysis.verdict import summarise
+from profguide.trace.model import KIND
+
+# The backend's own op on the host, which lasts as long as the collective does on a CPU (gloo runs it on
+# a worker thread); c10d::allreduce_ and kin only hand the work to the backend and return.
+BACKEND_OP = re.compile(r"^(?:gloo|nccl|rccl|ucc|mpi):")
+# Matched collectives whose ends stray from their rank's clock offset by more than this share of the median
+# collective, in the median, do not correspond: the job's traces are sampled or cut unlike each other.
+STRAY_SHARE = 0.5
+STRAGGLER_WAIT_PCT = 10  # another rank waiting this share of its time or more makes the straggler the job's verdict
+JOB_VERDICTS = {
+    "straggler": "{label} is the straggler: another rank spent {wait_pct:.0f}% of its time in collectives "
+    "waiting for it. Find what it does that the others do not (more data, more work, a slower "
+    "host or GPU, a sleep, a log line) and even it out; the others can go no faster than it.",
+}
+
+
+def collectives(trace, window=None):
+    """(mask, what they are) of the events that are the trace's collectives: the communication kernels on a
+    trace that has them, else the backend's ops on the host (``gloo:all_reduce``). With ``window``, those
+    that start in it."""
+    kernels = (trace.kind == KIND["kernel"]) & names_where(trace, COMMUNICATION.search)
+    mask, source = (kernels, "kernels") if kernels.any() else (
+        kinds_mask(trace, ("cpu_op", "annotation")) & names_where(trace, BACKEND_OP.match), "host ops")
+    if window is not None:
+        mask = mask & (trace.ts >= window[0]) & (trace.ts < window[1])
+    return mask, source
+
+
+def collective_sequence(trace, mask):
+    """[(name, stream, start µs, duration µs)] of the collectives in ``mask``, in order of start; the stream
+    of a kernel (ranks number their streams alike), None for a host op (gloo's worker threads take turns)."""
+    indices = np.flatnonzero(mask)
+    streams = [trace.lanes[code][1] if kind == KIND["kernel"] else None
+               for code, kind in zip(trace.lane[indices].tolist(), trace.kind[indices].tolist(), strict=True)]
+    return [(trace.names[code], stream, start, dur) for code, stream, start, dur in
+            zip(trace.name[indices].tolist(), streams, trace.ts[indices].tolist(), trace.dur[indices].tolist(),
+                strict=True)]
+
+
+def common_length(*interval_sets):
+    """The length of the time that every one of the (starts, ends) interval sets covers, by inclusion and
+    exclusion over their unions (a few sets, each sorted once per union)."""
+    total = 0.0
+    for size in range(1, len(interval_sets) + 1):
+        for chosen in combinations(interval_sets, size):
+            starts = np.concatenate([s for s, _ in chosen])
+            ends = np.concatenate([e for _, e in chosen])
+            total += (-1) ** (size + 1) * union_length(starts, ends)
+    return max(total, 0.0)
+
+
+def host_communication(trace, windows, comm):
+    """(communication µs, exposed µs) on a trace without GPU work: the time inside ``windows`` ((starts,
+    ends) arrays) when a host collective of ``comm`` ran, and the part of it when the main thread ran no op
+    of its own (other than handing work to the backend)."""
+    collectives_run = (trace.ts[comm], trace.end[comm])
+    total = common_length(windows, collectives_run)
+    lane = main_lane(trace)
+    if lane is None:
+        return total, total
+    working = ((trace.lane == lane) & (trace.kind == KIND["cpu_op"])
+               & ~names_where(trace, lambda name: bool(COMMUNICATION.search(name)) or name.startswith("c10d::")))
+    hidden = common_length(windows, collectives_run, (trace.ts[working], trace.end[working]))
+    return total, total - hidden
+
+
+def rank_number(info, key):
+    value = (info or {}).get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def time_split(trace, summary):
+    """What the rank's table row says about its time: (measured on, window (start, end), busy µs, idle µs,
+    communication µs, exposed communication µs). On a GPU, over ``explain``'s window; without GPU work, over
+    the recorded steps on the main thread, busy being its time in ops."""
+    if summary["window"]:
+        window = (summary["window"]["start_us"], summary["window"]["end_us"])
+        comm = communication(trace, window)
+        return ("GPU", window, summary["idle"]["busy_us"], summary["idle"]["idle_us"], comm["kernel_us"],
+                comm["exposed_us"])
+    host = summary["host"]
+    if not host or not host["dur_us"]:
+        return "nothing", None, 0.0, 0.0, 0.0, 0.0
+    windows = (np.array([w["start_us"] for w in host["windows"]]),
+               np.array([w["start_us"] + w["dur_us"] for w in host["windows"]]))
+    comm_us, exposed_us = host_communication(trace, windows, collectives(trace)[0])
+    idle = host["by_activity"]["python"]["us"]
+    return ("main thread", (float(windows[0].min()), float(windows[1].max())), host["dur_us"] - idle, idle,
+            comm_us, exposed_us)
+
+
+def rank_summary(trace, file, window=None, window_meaning=None):
+    """One rank's row of the job: who it is, where its time went, its verdict, and its collectives in order.
+
+    Plain data of a size that does not grow with the trace's events, except ``collectives``
+    ([(name, start µs, duration µs)]), which grows with the number of collectives only.
+    """
+    summary = summarise(trace, window, window_meaning)
+    info = trace.distributed_info or {}
+    measured_on, span, busy, idle, comm_us, exposed_us = time_split(trace, summary)
+    mask, source = collectives(trace, window)
+    steps = sorted(step["dur_us"] for step in summary["steps"])
+    backend = info.get("backend")
+    return {
+        "file": str(file),
+        "rank": rank_number(info, "rank"),
+        "world_size": rank_number(info, "world_size"),
+        "backend": backend if isinstance(backend, str) else None,
+        "device": summary["device"],
+        "events": len(trace),
+        "measured_on": measured_on,
+        "window": None if span is None else {"start_us": span[0], "end_us": span[1], "dur_us": busy + idle},
+        "busy_us": busy,
+        "idle_us": idle,
+        "communication_us": comm_us,
+        "exposed_us": exposed_us,
+        "steps": len(steps),
+        "median_step_us": steps[len(steps) // 2] if steps else None,
+        "verdict": summary["verdict"],
+        "collectives_are": source,
+        "collectives": collective_sequence(trace, mask),
+    }
+
+
+def label(row):
+    """How the job's output names a rank: its number, or its file when the trace does not say."""
+    return f"rank {row['rank']}" if row["rank"] is not None else row["file"]
+
+
+def keyed(sequence):
+    """{(name, stream, occurrence): (start, end)}: the n-th collective of each name on each stream, as the
+    ranks match them (every rank calls the same collectives in the same order)."""
+    seen, keys = Counter(), {}
+    for name, stream, start, dur in sequence:
+        keys[(name, stream, seen[name, stream])] = (start, start + dur)
+        seen[name, stream] += 1
+    return keys
+
+
+def straggler_of(keys, order, totals, rows):
+    """(the straggler's index, each rank's wait µs, each rank's wait as a share of its window in %).
+
+    A rank waits in each collective from its own start until the straggler arrived: the first (its
+    duration − the straggler's) µs of it. Its wait is the time those stretches cover, so that two
+    collectives waiting side by side (gloo's worker threads, NCCL's streams) count once.
+    """
+    straggler = int(np.argmin(totals))
+    theirs = np.array([keys[straggler][key][1] - keys[straggler][key][0] for key in order])
+    waits = []
+    for found in keys:
+        starts = np.array([found[key][0] for key in order])
+        longer = np.maximum(np.array([found[key][1] for key in order]) - starts - theirs, 0.0)
+        waits.append(union_length(starts, starts + longer))
+    shares = [100 * wait / row["window"]["dur_us"] if row["window"] and row["window"]["dur_us"] else None
+              for wait, row in zip(waits, rows, strict=True)]
+    return straggler, waits, shares
+
+
+def alignment(keys, order):
+    """(the shared collective to align the ranks on, how far matched collectives stray from ending together).
+
+    A collective ends on every rank at about the same time, so each rank's ends minus the first rank's
+    should be one number, the offset of its clock. The collective chosen is the one whose ends agree best
+    with each rank's median offset; the stray is the median distance from it over all matched collectives
+    (large when the ranks' sequences do not correspond: sampled or cut traces).
+    """
+    offsets = np.array([[found[key][1] - keys[0][key][1] for key in order] for found in keys])
+    distance = np.abs(offsets - np.median(offsets, axis=1, keepdims=True))
+    return order[int(np.argmin(distance.sum(axis=0)))], float(np.median(distance[1:])) if len(keys) > 1 else 0.0
+
+
+def job_verdict(rows, straggler, shares, unmatched):
+    """(verdict, text) of the whole job: the straggler when another rank waited long for it, else what most
+    ranks' own verdicts say. ``unmatched`` says why the ranks' collectives cannot be compared, if they cannot."""
+    waited = [share for index, share in enumerate(shares) if index != straggler and share is not None]
+    if straggler is not None and waited and max(waited) >= STRAGGLER_WAIT_PCT:
+        return "straggler", JOB_VERDICTS["straggler"].format(label=label(rows[straggler]).capitalize(),
+                                                             wait_pct=max(waited))
+    counts = Counter(row["verdict"] for row in rows)
+    verdict = counts.most_common(1)[0][0]
+    said = "; ".join(f"{name} on {count} of {len(rows)}" for name, count in counts.most_common())
+    if len(rows) == 1:
+        return verdict, f"One rank: its own verdict is the job's ({said})."
+    if unmatched:
+        return verdict, f"{unmatched}, so no straggler is named; the ranks' own verdicts: {said}."
+    return verdict, f"No rank held the others up for long; the ranks' own verdicts: {said}."
+
+
+def job_summary(ranks):
+    """The job from its ranks' summaries (``rank_summary``'s, in rank order).
+
+    Returns each rank's row (its collectives counted, not listed, with its wait
+    for the straggler), how many collectives every rank has, the one the ranks
+    are aligned on, whether the matched collectives stray from ending together
+    (then no straggler is named), the straggler's index and the job's verdict.
+    """
+    keys = [keyed(row["collectives"]) for row in ranks]
+    shared = set(keys[0]).intersection(*keys[1:]) if keys else set()
+    order = sorted(shared, key=lambda key: keys[0][key][0])
+    totals = [sum(found[key][1] - found[key][0] for key in order) for found in keys]
+    rows = [{**{k: v for k, v in row.items() if k != "collectives"}, "collectives": len(row["collectives"]),
+             "shared_collective_us": total, "wait_us": None, "wait_pct": None}
+            for row, total in zip(ranks, totals, strict=True)]
+    aligned, stray_us, straggler = None, 0.0, None
+    if order:
+        key, stray_us = alignment(keys, order)
+        aligned = {"name": key[0], "stream": key[1], "occurrence": key[2],
+                   "end_us": [found[key][1] for found in keys]}
+    median_us = float(np.median([end - start for found in keys for start, end in (found[k] for k in order)])) \
+        if order else 0.0
+    strays = bool(order) and stray_us > STRAY_SHARE * median_us
+    if len(rows) > 1 and order and not strays:
+        straggler, waits, shares = straggler_of(keys, order, totals, rows)
+        for row, wait, share in zip(rows, waits, shares, strict=True):
+            row.update(wait_us=wait, wait_pct=share)
+    unmatched = ("No collective appears on every rank" if not order else
+                 "The ranks' collectives do not line up one for one (sampled traces, or traces cut at different "
+                 "steps?)" if strays else None)
+    verdict, text = job_verdict(rows, straggler, [row["wait_pct"] for row in rows], unmatched)
+    sizes = {row["world_size"] for row in rows} - {None}
+    return {
+        "ranks": rows,
+        "world_size": max(sizes) if sizes else None,
+        "shared_collectives": len(order),
+        "aligned_on": aligned,
+        "stray_us": stray_us,
+        "strays": strays,
+        "straggler": straggler,
+        "verdict": verdict,
+        "verdict_text": text,
+    }
+
+
+def ranks_to_show(job, limit):
+    """Indices of the ranks worth listing or drawing, in rank order: every one, or for a job of more than
+    ``limit`` the straggler and the ranks that waited longest for it (else those with the most exposed
+    communication)."""
+    rows = job["ranks"]
+    if len(rows) <= limit:
+        return list(range(len(rows)))
+    ranked = sorted(range(len(rows)), key=lambda i: (i != job["straggler"], -(rows[i]["wait_us"] or 0.0),
+                                                     -rows[i]["exposed_us"]))
+    return sorted(ranked[:limit])

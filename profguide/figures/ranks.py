@@ -1,0 +1,111 @@
+"""The ranks of a job drawn one above the other on one time axis, each rank's clock shifted so that one
+collective they all ran ends at the same x: its main CPU thread, the threads or streams its collectives ran
+on and its busiest GPU streams, the collectives outlined."""
+
+from dataclasses import replace
+from xml.sax.saxutils import escape
+
+import numpy as np
+
+from profguide.analysis.host import main_lane
+from profguide.analysis.ranks import collectives, label, ranks_to_show
+from profguide.analysis.select import gpu_work
+from profguide.figures.svg import AXIS_HEIGHT, STYLE, WIDTH, Scale, axis_svg, fit_label, legend_svg, svg_document
+from profguide.figures.timeline import SVG_BUDGET, padded, timeline_lanes
+from profguide.text import format_duration, kernel_name, printable
+
+GPU_LANES_DRAWN = 2  # per rank, the GPU streams with the most work besides those of its collectives
+PANEL_HEADER = 24
+RANKS_DRAWN = 8  # a job of more ranks: the straggler and the ranks that waited longest for it
+
+
+def lanes_drawn(trace, collectives):
+    """The lane codes a rank's panel draws: its main thread, the lanes of its collectives (gloo's worker
+    threads, NCCL's streams) and its busiest GPU streams."""
+    keep = set(np.unique(trace.lane[collectives]).tolist())
+    main = main_lane(trace)
+    if main is not None:
+        keep.add(main)
+    work = gpu_work(trace)
+    if work.any():
+        busy = np.bincount(trace.lane[work], weights=trace.dur[work], minlength=len(trace.lanes))
+        keep.update(int(lane) for lane in np.argsort(-busy, kind="stable")[:GPU_LANES_DRAWN] if busy[lane] > 0)
+    return sorted(keep)
+
+
+def drawn_part(trace, window, collectives):
+    """The part of ``trace`` a panel draws: the events of ``lanes_drawn`` that overlap ``window``, as a Trace
+    of their own, so that a job of many ranks keeps only what it draws."""
+    keep = np.isin(trace.lane, lanes_drawn(trace, collectives)) & (trace.end >= window[0]) & (trace.ts <= window[1])
+    columns = ("ts", "dur", "kind", "name", "lane", "correlation", "external_id", "bytes", "occupancy")
+    return replace(trace, **{column: getattr(trace, column)[keep] for column in columns}, shapes={})
+
+
+def ranks_svg(panels, aligned_at, aligned_on, title="The ranks of a job on one time axis"):
+    """The panels one above the other on one time axis.
+
+    ``panels`` are (label, trace, window, collective names), every window as long as the others, with the
+    collective the ranks are aligned on ending ``aligned_at`` µs after the window's start; ``aligned_on``
+    names that collective for the figure's note.
+    """
+    sections, kinds = [], set()
+    for heading, trace, window, names in panels:
+        low, high = padded(window)
+        scale = Scale(low, high - low)
+        lanes, bottom, drawn = timeline_lanes(trace, window, scale, 0, highlight=names, arrows=False,
+                                              budget=SVG_BUDGET // len(panels))
+        sections.append((heading, scale, lanes, bottom, window[0] + aligned_at))
+        kinds |= drawn
+    legend, y = legend_svg([(STYLE[k][0], STYLE[k][2]) for k in STYLE if k in kinds])
+    notes = ("Each rank's clock is shifted so that one collective ends at the dashed line on every rank:",
+             fit_label(f"{aligned_on}. Collectives are outlined.", WIDTH - 16))
+    parts = [legend] + [f'<text class="pg-soft" x="8" y="{y + 12 + 18 * row}">{escape(printable(note))}</text>'
+                        for row, note in enumerate(notes)]
+    y += 42
+    top = y
+    for heading, _, lanes, bottom, _ in sections:
+        parts.append(f'<text class="pg-ink" x="8" y="{y + 14}" font-weight="700">{escape(printable(heading))}</text>')
+        y += PANEL_HEADER
+        parts.append(f'<g transform="translate(0,{y})">{lanes}</g>')
+        y += bottom + 4
+    scale, anchor = sections[0][1], sections[0][4]
+    x = scale.x(anchor)
+    parts.append(f'<line class="pg-rule" x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{y}" stroke-dasharray="5 4"/>')
+    parts.append(axis_svg(scale, y))
+    return svg_document(WIDTH, y + AXIS_HEIGHT, title, "".join(parts))
+
+
+def panel_label(job, index):
+    row = job["ranks"][index]
+    if index == job["straggler"]:
+        return f"{label(row)} · the straggler"
+    if row["wait_us"] is not None:
+        return f"{label(row)} · waited {format_duration(row['wait_us'])} for the straggler"
+    return label(row)
+
+
+def job_svg(job, load, limit=RANKS_DRAWN, title="The ranks of a job on one time axis"):
+    """(SVG, ranks drawn) of a job (``job_summary``'s, with each rank's ``file``): the ranks ``shown_ranks``
+    picks, each loaded with ``load(row)`` and cut to what it draws before the next is loaded, over the span
+    of their windows, aligned on the collective the job names (or, without one, on their windows' starts)."""
+    rows = job["ranks"]
+    chosen = [index for index in ranks_to_show(job, limit) if rows[index]["window"]]
+    if not chosen:
+        raise ValueError("no rank has events to draw")
+    aligned = job["aligned_on"]
+    anchors = {i: aligned["end_us"][i] if aligned else rows[i]["window"]["start_us"] for i in chosen}
+    before = min(rows[i]["window"]["start_us"] - anchors[i] for i in chosen)
+    after = max(rows[i]["window"]["end_us"] - anchors[i] for i in chosen)
+    panels = []
+    for i in chosen:
+        loaded = load(rows[i])
+        mask, _ = collectives(loaded)
+        window = (anchors[i] + before, anchors[i] + after)
+        part = drawn_part(loaded, window, mask)
+        names = {loaded.names[code] for code in np.unique(loaded.name[mask]).tolist()}
+        del loaded
+        panels.append((panel_label(job, i), part, window, names))
+    stream = f" on stream {aligned['stream']}" if aligned and aligned["stream"] is not None else ""
+    what = (f"{kernel_name(aligned['name'])} #{aligned['occurrence'] + 1}{stream}" if aligned
+            else "the start of its window (no collective is shared by every rank)")
+    return ranks_svg(panels, -before, what, title), len(panels)

@@ -1,0 +1,44 @@
+"""The real traces of Part 3's page "Communication against computation": NCCL jobs on A100s."""
+
+from profguide.site.parts.reading_waits import HTA
+from profguide.site.recordings import (
+    Claim,
+    CommunicationExposed,
+    CommunicationHidden,
+    Figure,
+    IdleShare,
+    RealTrace,
+)
+
+PAGE = "multi-gpu/overlap.md"
+
+REAL_TRACES = (
+    RealTrace(
+        id="multigpu-a100-2rank-overlap",
+        file="docs/traces/a100_nccl_2rank_rank0.json.gz",
+        title="A data-parallel training job on two A100s, rank 0",
+        **HTA,
+        figure=Figure(step=5, highlight=("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, "
+                                         "ncclWork*)",)),
+        claims=(
+            Claim(PAGE, "less than a fifth of the all-reduce time is hidden behind computation",
+                  CommunicationHidden(), at_most=0.2),
+            Claim(PAGE, "exposed communication takes less than a tenth of every step",
+                  CommunicationExposed("most"), at_most=0.1),
+            Claim(PAGE, "The GPU waits for the host to launch its kernels most of the step", IdleShare("host"),
+                  at_least=0.5),
+        ),
+    ),
+    RealTrace(
+        id="multigpu-a100-16rank-overlap",
+        file="docs/traces/a100_80gb_nccl_16rank_rank0.json.gz",
+        title="A training job on sixteen A100-80GBs, rank 0",
+        **HTA,
+        claims=(
+            Claim(PAGE, "almost none of its communication overlaps computation", CommunicationHidden(),
+                  at_most=0.05),
+            Claim(PAGE, "exposed communication takes more than a tenth of every step",
+                  CommunicationExposed("least"), at_least=0.1),
+        ),
+    ),
+)
