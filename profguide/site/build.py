@@ -117,8 +117,10 @@ def build_recording(recording, root, generated, included, refresh, check, gpus, 
 
 def build_real_trace(real, root, generated, included, check):
     """Render what pages include from a real trace and check its claims; it is never recorded, so never stale."""
-    if not (Path(root) / real.file).is_file():
-        return Status(real.id, "missing", "nothing to render", (f"{real.id}: its trace {real.file} is not there",)), []
+    missing = [name for name in (real.files or (real.file,)) if not (Path(root) / name).is_file()]
+    if missing:
+        return Status(real.id, "missing", "nothing to render",
+                      tuple(f"{real.id}: its trace {name} is not there" for name in missing)), []
     if not included:
         return Status(real.id, "fresh", "kept", (f"{real.id}: no page includes anything from it",)), []
     return render_and_check(RealTraceData(real, Path(root), Path(generated) / real.id), included, root, check,

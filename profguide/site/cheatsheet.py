@@ -1,4 +1,4 @@
-"""The cheat sheet of Part 2: what a table or trace shows, what it means, what to try, where the guide shows it,
+"""The cheat sheet: what a table or trace shows, what it means, what to try, where the guide shows it,
 and the number one of the guide's runs measured for it (a claim's, so the build checks it)."""
 
 from dataclasses import dataclass
@@ -136,6 +136,23 @@ SIGNS = {
         Sign("An `Activity Buffer Request` event", "The profiler allocating buffers for CUPTI mid-step",
              "Treat that step as distorted; record after a warm-up",
              "[The Activity Buffer Request](footprint.md#on-a-gpu-the-activity-buffer-request)"),
+    ),
+    "Several ranks": (
+        Sign("A collective (`gloo:all_reduce`, an NCCL kernel) much longer on one rank than on another",
+             "The rank with the long one waited for the other: the one with the shortest is the straggler",
+             "`profguide explain DIR` on the folder of rank traces; then find what delays the straggler",
+             "[The straggler](../multi-gpu/straggler.md#measured-wait-per-rank)",
+             ("multigpu-straggler", "rank 0 spends more than a tenth of its time waiting for it")),
+        Sign("NCCL kernels alone on their stream while the compute stream is empty",
+             "Exposed communication: the step waits for the data of the other ranks",
+             "Start buckets earlier (a smaller `bucket_cap_mb`); look for a straggler first",
+             "[Communication against computation](../multi-gpu/overlap.md#a-job-where-communication-is-the-cost)",
+             ("multigpu-a100-16rank-overlap", "exposed communication takes more than a tenth of every step")),
+        Sign("Several `c10d::allreduce_` a step, each inside an `AccumulateGrad`",
+             "DDP's reducer all-reducing one bucket of gradients as soon as the bucket is full",
+             "Nothing: that is how the all-reduce overlaps the backward pass",
+             "[The reducer's buckets](../multi-gpu/collectives.md#the-reducers-buckets)",
+             ("multigpu-ddp", "every step all-reduces its gradients in more than one bucket")),
     ),
     "Memory": (
         Sign("Memory that grows from step to step",

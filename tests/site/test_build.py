@@ -285,3 +285,11 @@ def test_a_missing_or_broken_real_trace_is_one_problem_line(real_project, conten
         assert problem == "real-alexnet: its trace docs/traces/alexnet.json.gz is not there"
     else:
         assert problem.startswith("real-alexnet: ") and "\n" not in problem
+
+
+def test_a_real_job_names_each_rank_file_it_misses(real_project):
+    ranks = dataclasses.replace(REAL, files=(REAL.file, "docs/traces/rank1.json.gz", "docs/traces/rank2.json.gz"))
+    status, _ = build_real(real_project, ranks)
+    assert status.state == "missing"
+    assert status.problems == ("real-alexnet: its trace docs/traces/rank1.json.gz is not there",
+                               "real-alexnet: its trace docs/traces/rank2.json.gz is not there")

@@ -1,19 +1,26 @@
 """profguide.site.claims: each measure on traces where the answer is known, and what a check concludes."""
 
 import dataclasses
+import gzip
+import json
 from types import SimpleNamespace
 
 import pytest
 
 from profguide.site import claims
-from profguide.site.catalogue import REAL_TRACES, RECORDINGS
+from profguide.site.catalogue import REAL_TRACES, RECORDINGS, by_id
+from profguide.site.data import RecordingData
 from profguide.site.recordings import (
+    BackendOutsideCall,
     Claim,
+    CollectivesPerStep,
     ColumnShare,
+    CommStreamShare,
     CommunicationExposed,
     CommunicationHidden,
     CpuShare,
     DeviceShare,
+    EnclosedShare,
     Encloses,
     FirstOverRest,
     GpuBusyShare,
@@ -24,10 +31,14 @@ from profguide.site.recordings import (
     OutsideOps,
     PeakShare,
     QueueingOverLaunch,
+    RanksLineUp,
+    RanksNamed,
     RowValue,
     SlowestOverFastest,
     StepCount,
     StepNumber,
+    StragglerIs,
+    StragglerWait,
     SyncOverKernels,
     SyncOverStep,
     SyncsPerStep,
@@ -260,3 +271,22 @@ def test_communication_hidden_over_the_trace_and_exposed_in_the_least_and_most_e
     assert claims.measured(CommunicationExposed("most"), found) == pytest.approx(0.25)
     assert claims.measured(CommunicationHidden(), data(gpu("gemm", 0, 5))) is None
     assert claims.measured(CommunicationExposed("most"), data(gpu("gemm", 0, 5))) is None
+
+
+PART_THREE_MEASURES = [RanksNamed(), BackendOutsideCall(), EnclosedShare("c10d::allreduce_", "AccumulateGrad"),
+                       CollectivesPerStep(), CommStreamShare(), StragglerIs(1), StragglerWait(), RanksLineUp()]
+
+
+@pytest.mark.parametrize("measure", PART_THREE_MEASURES, ids=lambda measure: type(measure).__name__)
+def test_a_measure_of_ranks_and_collectives_cannot_be_taken_on_one_rank_without_collectives(measure, tmp_path):
+    path = tmp_path / "trace.json.gz"
+    path.write_bytes(gzip.compress(json.dumps({"traceEvents": [cpu("aten::mm", 0, 5)]}).encode()))
+    one = RecordingData(TINY, tmp_path)
+    one.__dict__.update(meta={"device": "cpu", "ranks": 1}, traces=(make_trace(cpu("aten::mm", 0, 5)),))
+    assert claims.measured(measure, one) in (None, 0.0)
+
+
+def test_the_straggler_is_one_rank_of_the_committed_straggler_recording():
+    found = RecordingData(by_id("multigpu-straggler"), ROOT / "docs" / "generated" / "multigpu-straggler")
+    assert sorted(claims.measured(StragglerIs(rank), found) for rank in (0, 1)) == [0.0, 1.0]
+    assert 0 < claims.measured(StragglerWait(), found) <= 1
