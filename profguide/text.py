@@ -40,7 +40,7 @@ def format_size(count):
     """A number of bytes as a short human string: 512 bytes, 32 MiB, 2 GiB."""
     for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if count >= scale:
-            return f"{count / scale:g} {unit}" if count % scale == 0 else f"{count / scale:.1f} {unit}"
+            return f"{round(count / scale, 1):g} {unit}"  # 515 KiB and 514.5 KiB, never 515.0 KiB
     return f"{count} bytes"
 
 

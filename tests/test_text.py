@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from profguide.text import format_duration, kernel_name
+from profguide.text import format_duration, format_size, kernel_name
 from tests.helpers import TRACES
 
 
@@ -51,3 +51,8 @@ def test_every_real_kernel_name_gets_a_short_readable_name():
                                           (1_200_000, "1.20 s")])
 def test_format_duration(us, text):
     assert format_duration(us) == text
+
+
+def test_sizes_round_to_one_decimal_and_drop_a_trailing_zero():
+    assert format_size(527_360) == "515 KiB" and format_size(526_848) == "514.5 KiB"
+    assert format_size(32 << 20) == "32 MiB" and format_size(512) == "512 bytes"

@@ -5,6 +5,7 @@ import json
 import pytest
 
 from profguide.site.catalogue import RECORDINGS
+from profguide.site.launch import rank_file
 from tests.helpers import ROOT
 
 
@@ -24,11 +25,13 @@ def test_every_recording_is_shown_with_its_trace(site):
     html = "".join(p.read_text() for p in site.rglob("*.html"))
     for recording in RECORDINGS:
         meta = json.loads((ROOT / "docs" / "generated" / recording.id / "meta.json").read_text())
-        assert (site / "generated" / recording.id / "trace.json.gz").is_file()
-        assert f"generated/{recording.id}/trace.json.gz" in html, recording.id
+        first = rank_file("trace.json.gz", 0, meta.get("ranks", 1))  # trace-rank0.json.gz in a job of ranks
+        assert (site / "generated" / recording.id / first).is_file()
+        assert f"generated/{recording.id}/{first}" in html, recording.id
         if (site / "generated" / recording.id / "timeline.svg").is_file():
             # The figure, inline, its title filled from the parameters the recording ran with.
-            assert f"<title>Timeline: {recording.title_with(meta['params'])}</title>" in html, recording.id
+            rank = " (rank 0)" if meta.get("ranks", 1) > 1 else ""
+            assert f"<title>Timeline: {recording.title_with(meta['params'])}{rank}</title>" in html, recording.id
 
 
 def test_snippets_are_included_not_left_as_directives(site):
