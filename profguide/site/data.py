@@ -30,8 +30,20 @@ def summary_row(row):
         isinstance(row.get(key), (int, float)) and not isinstance(row.get(key), bool) for key in TIMES)
 
 
+class RankTraces:
+    """Every rank's trace, loaded once, from ``trace_path(rank)`` for each of ``ranks``; ``trace`` is rank 0's."""
+
+    @cached_property
+    def traces(self):
+        return tuple(trace_io.load(self.trace_path(rank)) for rank in range(self.ranks))
+
+    @property
+    def trace(self):
+        return self.traces[0]
+
+
 @dataclass(eq=False)
-class RecordingData:
+class RecordingData(RankTraces):
     """One recording's folder, loaded on first use. ``trace`` and ``rows`` are rank 0's."""
 
     recording: object
@@ -63,14 +75,6 @@ class RecordingData:
         return self.folder / rank_file("trace.json.gz", rank, self.ranks)
 
     @cached_property
-    def traces(self):
-        return tuple(trace_io.load(self.trace_path(rank)) for rank in range(self.ranks))
-
-    @property
-    def trace(self):
-        return self.traces[0]
-
-    @cached_property
     def results(self):
         """What rank 0's snippet returned besides its trace (``results.json``); RecordingError when absent."""
         return self.json_file(rank_file("results.json", 0, self.ranks))
@@ -100,7 +104,7 @@ class RecordingData:
 
 
 @dataclass(eq=False)
-class RealTraceData:
+class RealTraceData(RankTraces):
     """A real trace (``RealTrace``) as the build reads it: one rank (or the ranks its ``files`` name), no
     summary rows, a meta made of its provenance. Its fragments are rendered into ``folder``, which holds
     nothing else."""
@@ -123,14 +127,6 @@ class RealTraceData:
 
     def trace_path(self, rank=0):
         return self.root / (self.recording.files or (self.recording.file,))[rank]
-
-    @cached_property
-    def traces(self):
-        return tuple(trace_io.load(self.trace_path(rank)) for rank in range(self.ranks))
-
-    @property
-    def trace(self):
-        return self.traces[0]
 
     @cached_property
     def meta(self):
