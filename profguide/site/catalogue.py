@@ -2,6 +2,8 @@
 
 from profguide.site.parts import (
     basics,
+    compile_fusion,
+    compile_regions,
     multigpu,
     multigpu_overlap,
     multigpu_ranks,
@@ -22,10 +24,12 @@ RECORDINGS = (
     *reading_memory.RECORDINGS,
     *reading_footprint.RECORDINGS,
     *multigpu.RECORDINGS,
+    *compile_regions.RECORDINGS,
+    *compile_fusion.RECORDINGS,
 )
 # Traces from machines this project does not own, which pages show with their source (never recorded).
 REAL_TRACES = (*reading_dispatch.REAL_TRACES, *reading_waits.REAL_TRACES, *multigpu.REAL_TRACES,
-               *multigpu_overlap.REAL_TRACES, *multigpu_ranks.REAL_TRACES)
+               *multigpu_overlap.REAL_TRACES, *multigpu_ranks.REAL_TRACES, *compile_fusion.REAL_TRACES)
 
 
 def by_id(recording_id, recordings=RECORDINGS):

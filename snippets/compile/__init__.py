@@ -1,0 +1,1 @@
+"""Part 4, torch.compile: the functions its pages compile and profile."""
