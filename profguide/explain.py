@@ -238,15 +238,42 @@ def evidence_lines(summary):
             f"{row['op']} {row['input_dims']} {cut(row['dtype'])}: {row['tflops']:.1f} TFLOP/s{peak} "
             f"over {row['calls']:,} calls."
         )
-    compiled = summary["compile"]
-    if compiled["compiled_regions"] or compiled["triton_kernels"] or compiled["cuda_graph_launches"]:
-        lines.append(
-            f"torch.compile: {compiled['compiled_regions']:,} compiled regions, {compiled['triton_kernels']:,} "
-            f"Triton kernels ({format_duration(compiled['triton_kernel_us'])}), "
-            f"{compiled['cuda_graph_launches']:,} CUDA graph launches."
-        )
+    lines += compile_lines(summary["compile"])
     for reason, count in summary["skipped_events"].items():
         lines.append(f"Skipped {count:,} events {reason}.")
+    return lines
+
+
+def compile_lines(compiled):
+    """What torch.compile left in the trace, a line per kind of evidence; none when it left nothing."""
+    lines = []
+    if compiled["compiled_regions"]:
+        lines.append(
+            f"torch.compile: {count_of(compiled['compiled_regions'], 'compiled region')}, "
+            f"{percent(compiled['compiled_region_pct'])} of {compiled['window']}; "
+            f"{count_of(compiled['graph_calls'], 'call')} of a compiled graph."
+        )
+    if compiled["compilations"]:
+        lines.append(
+            f"Compiling: {count_of(compiled['compilations'], 'compilation')} "
+            f"({count_of(compiled['recompilations'], 'recompilation')}), "
+            f"{format_duration(compiled['compile_us'])}, {percent(compiled['compile_pct'])} of {compiled['window']}."
+        )
+    gaps = compiled["eager_gaps"] or []
+    if gaps:
+        longest = max(gaps, key=lambda gap: gap["dur_us"])
+        lines.append(
+            f"Eager code between the compiled regions of one step (graph breaks, or calls between compiled "
+            f"functions): {count_of(len(gaps), 'gap')}, {format_duration(compiled['eager_gap_us'])} in all; "
+            f"the longest {format_duration(longest['dur_us'])}, in ProfilerStep#{longest['step']}."
+        )
+    if compiled["triton_kernels"]:
+        lines.append(
+            f"Triton kernels: {compiled['triton_kernels']:,}, {format_duration(compiled['triton_kernel_us'])}, "
+            f"{percent(compiled['triton_pct'])} of the kernels' time."
+        )
+    if compiled["cuda_graph_launches"]:
+        lines.append(f"CUDA graph launches: {compiled['cuda_graph_launches']:,}.")
     return lines
 
 

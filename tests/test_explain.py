@@ -390,3 +390,24 @@ def test_128_rank_files_are_read_one_by_one_and_correctly(capsys, tmp_path):
     assert all(row["wait_us"] == (0 if row["rank"] == late else 3 * (200 + row["rank"])) for row in job["ranks"])
     code, out, _ = explain(capsys, tmp_path)
     assert code == 0 and "more ranks not listed" in out and out.count("\n  rank ") == 16
+
+
+def test_what_torch_compile_left_is_reported_in_every_form(capsys, tmp_path):
+    from tests.analysis.test_compile import broken_step
+    from tests.helpers import event
+
+    events = [event("dynamo", -500, 400), event("dynamo_data: compile_id=0/0", -499, 1, kind="annotation"),
+              *broken_step(0, 1), *broken_step(100, 2)]
+    path = tmp_path / "compiled.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    _, out, _ = explain(capsys, path)
+    assert "torch.compile: 4 compiled regions, 80.0% of the ProfilerSteps; 4 calls of a compiled graph." in out
+    assert "Compiling: 1 compilation (no recompilations)" in out
+    assert "graph breaks, or calls between compiled functions): 2 gaps, 40.0 µs in all" in out
+    _, markdown, _ = explain(capsys, path, "--markdown")
+    assert "- torch.compile: 4 compiled regions" in markdown
+    _, step, _ = explain(capsys, path, "--step", 2)
+    assert "1 gap, 20.0 µs in all; the longest 20.0 µs, in ProfilerStep#2" in step
+    _, raw, _ = explain(capsys, path, "--json")
+    found = json.loads(raw)["compile"]
+    assert (found["compilations"], found["eager_gap_us"], found["triton_pct"]) == (1, 40, None)

@@ -153,7 +153,7 @@ def measured_window(trace):
 def summarise(trace, window=None, window_meaning=None):
     """Everything ``profguide explain`` reports, for one window (default: ``measured_window``)."""
     has_gpu_work = bool(on_a_stream(trace).any())
-    left_out, host = None, None
+    asked, left_out, host = window, None, None
     if not has_gpu_work:
         host = host_breakdown(trace, window)
         ops, window, window_meaning = None, None, "no GPU work"
@@ -181,7 +181,7 @@ def summarise(trace, window=None, window_meaning=None):
         "synchronisations": synchronisations(trace),
         "memory_traffic": memory_traffic(trace),
         "occupancy": occupancy(trace)[:10],
-        "compile": compile_markers(trace),
+        "compile": compile_markers(trace, asked),
         "gemm": gemm_throughput(trace),
     }
     if window:

@@ -29,7 +29,8 @@ RECORDINGS = (
 )
 # Traces from machines this project does not own, which pages show with their source (never recorded).
 REAL_TRACES = (*reading_dispatch.REAL_TRACES, *reading_waits.REAL_TRACES, *multigpu.REAL_TRACES,
-               *multigpu_overlap.REAL_TRACES, *multigpu_ranks.REAL_TRACES, *compile_fusion.REAL_TRACES)
+               *multigpu_overlap.REAL_TRACES, *multigpu_ranks.REAL_TRACES, *compile_fusion.REAL_TRACES,
+               *compile_regions.REAL_TRACES)
 
 
 def by_id(recording_id, recordings=RECORDINGS):

@@ -16,13 +16,15 @@ import numpy as np
 
 from profguide.analysis import collectives
 from profguide.analysis.communication import communication, step_communication
+from profguide.analysis.compile import step_counts
+from profguide.analysis.compiled_calls import compiled_calls
 from profguide.analysis.host import host_breakdown
 from profguide.analysis.idle import busy_intervals, idle_breakdown
 from profguide.analysis.intervals import union_length
 from profguide.analysis.kernels import gemm_throughput, top_kernels
 from profguide.analysis.launches import launch_delays, occupancy_queries, synchronisations
 from profguide.analysis.memory import left_at_end, memory_timeline, ratio_at_end
-from profguide.analysis.regions import ops_in_region, region_calls
+from profguide.analysis.regions import ops_in_region, region_calls, region_tree
 from profguide.analysis.select import first_of, gpu_window, host_syncs, on_a_stream, profiler_steps
 from profguide.analysis.verdict import measured_window, summarise
 from profguide.errors import RecordingError
@@ -30,6 +32,7 @@ from profguide.explain import explain_ranks
 from profguide.site.data import trace_document
 from profguide.site.recordings import (
     BackendOutsideCall,
+    CallsThatCompile,
     CollectivesPerStep,
     ColumnShare,
     CommStreamShare,
@@ -39,6 +42,7 @@ from profguide.site.recordings import (
     DeviceShare,
     EnclosedShare,
     Encloses,
+    FirstOverMedian,
     FirstOverRest,
     GpuBusyShare,
     HostLead,
@@ -48,11 +52,13 @@ from profguide.site.recordings import (
     MeanOverMedian,
     MemoryLeftAtEnd,
     MemoryRatioAtEnd,
+    NamedInRegion,
     OccupancyQueries,
     OpsInRegion,
     OpsInStep,
     OutsideOps,
     PeakShare,
+    PerStepFall,
     QueueingOverLaunch,
     RanksLineUp,
     RanksNamed,
@@ -313,6 +319,15 @@ def host_lead(measure, data):
     return min(leads, default=None)
 
 
+def per_step_fall(measure, data):
+    def median_count(run):
+        counts = sorted(row[measure.count] for row in step_counts(run.trace))
+        return counts[len(counts) // 2] if counts else None
+
+    here, baseline = median_count(data), median_count(data.sibling(measure.baseline))
+    return baseline / here if here and baseline is not None else None
+
+
 def verdict_is(measure, data):
     return 1.0 if summarise(data.trace)["verdict"] == measure.verdict else 0.0
 
@@ -358,7 +373,26 @@ def ranks_named(_measure, data):
     return collectives.ranks_named([loaded.distributed_info for loaded in data.traces])
 
 
+def named_in_region(measure, data):
+    tree = region_tree(data.trace, measure.region)
+    return float(sum(entry["name"].startswith(measure.prefix) for entry in tree[1:])) if tree else None
+
+
+def first_over_median(measure, data):
+    durations = occurrences(data.trace, measure.region)
+    return float(durations[0] / np.median(durations[1:])) if len(durations) > 1 else None
+
+
+def calls_that_compile(measure, data):
+    calls = compiled_calls(data.trace, measure.region)
+    return float(sum(call["compiles"] > 0 for call in calls)) if calls else None
+
+
 MEASURES = {
+    NamedInRegion: named_in_region,
+    FirstOverMedian: first_over_median,
+    CallsThatCompile: calls_that_compile,
+    PerStepFall: per_step_fall,
     StragglerIs: straggler_is,
     StragglerWait: straggler_wait,
     RanksLineUp: ranks_line_up,

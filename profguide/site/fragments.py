@@ -12,7 +12,9 @@ from xml.sax.saxutils import escape
 
 from profguide import explain
 from profguide.analysis import collectives, memory
+from profguide.analysis import compile as compile_analysis
 from profguide.analysis.communication import communication, step_communication
+from profguide.analysis.compiled_calls import compiled_calls
 from profguide.analysis.host import host_breakdown
 from profguide.analysis.kernels import gemm_throughput
 from profguide.analysis.launches import occupancy_queries
@@ -352,7 +354,148 @@ def ranks_figure(data):
             + render.provenance_note(data.meta)}
 
 
+def snippet_runs(data):
+    """This recording and the other recordings of its snippet function that have been made, in catalogue
+    order, as data; a recording the catalogue does not list comes first, and a real trace alone."""
+    if data.real:
+        return [data]
+    runs = [data if r.id == data.recording.id else data.sibling(r.id) for r in RECORDINGS
+            if (r.module, r.function) == (data.recording.module, data.recording.function)
+            and (data.folder.parent / r.id).is_dir()]
+    return runs if any(run is data for run in runs) else [data, *runs]
+
+
+def fusion(data):
+    """The eager and the compiled run of one model side by side: ops (and kernels) per step, median step, then
+    each op's (and kernel's) count per step."""
+    if data.real:
+        raise FragmentError("a real trace has no eager run to compare with")
+    runs = sorted(snippet_runs(data), key=lambda run: bool(run.params.get("compiled")))
+    rows = [(run, compile_analysis.step_counts(run.trace)) for run in runs]
+    if len(runs) != 2 or not all(counts for _, counts in rows):
+        raise FragmentError("fusion compares an eager and a compiled recording, each with ProfilerSteps")
+    kernels = any(row["kernels"] for _, counts in rows for row in counts)
+
+    def median(counts, key):
+        return sorted(row[key] for row in counts)[len(counts) // 2]
+
+    head = "| Run | Ops per step | `aten::` ops per step |" + (" Kernels per step |" if kernels else "")
+    lines = [head + " Median step |", "|---|---:|---:|" + ("---:|" if kernels else "") + "---:|"]
+    for run, counts in rows:
+        lines.append(f"| {escape(run.title)} | {median(counts, 'ops')} | {median(counts, 'aten_ops')} |"
+                     + (f" {median(counts, 'kernels')} |" if kernels else "")
+                     + f" {format_duration(median(counts, 'dur_us'))} |")
+    names = [compile_analysis.names_per_step(run.trace, "cpu_op") for run in runs]
+    if kernels:
+        names += [compile_analysis.names_per_step(run.trace, "kernel") for run in runs]
+    by_name = ["", "| Op or kernel | Eager, per step | Compiled, per step |", "|---|---:|---:|"]
+    for (eager, compiled), shorten in ((names[:2], str), (names[2:], kernel_name))[:1 + kernels]:
+        for name in sorted(set(eager) | set(compiled), key=lambda n: (-eager.get(n, 0), -compiled.get(n, 0), n)):
+            by_name.append(f"| `{escape(shorten(name))}` | {eager.get(name, 0):g} | {compiled.get(name, 0):g} |")
+    sentence = (f"Each run recorded {count_of(len(rows[0][1]), 'step')} after warm-up calls, in a process of "
+                "its own; a count per step is the median over its steps, or, by name, the mean.")
+    notes = "\n".join(render.provenance_note(run.meta) for run in runs)
+    return {"fusion.md": render.standin_notice(data.meta) + "\n".join(lines + by_name) + "\n\n" + sentence
+            + "\n\n" + notes}
+
+
+def pays(data):
+    """Each size's median step eager and compiled, their ratio, the first compiled call, and how many steps
+    it takes the compiled steps to win back that first call's extra time."""
+    try:
+        data.results["configurations"]  # this recording's own results first: the others only add rows
+        runs = snippet_runs(data)
+        lines = ["| Run | Steps timed | Eager, median step | Compiled, median step | Compiled / eager "
+                 "| First call, eager | First call, compiled | Steps to win back the first call |",
+                 "|---|---:|---:|---:|---:|---:|---:|---|"]
+        for run in runs:
+            timed = {row["name"]: row for row in run.results["configurations"]}
+            eager, compiled = timed["eager"], timed["compiled"]
+            saved = eager["median_step_us"] - compiled["median_step_us"]
+            extra = compiled["first_call_us"] - eager["first_call_us"]
+            back = f"{max(extra, 0) / saved:,.0f}" if saved > 0 else "never: the compiled step is not faster"
+            lines.append(f"| {escape(run.title)} | {run.results['steps']:,} "
+                         f"| {format_duration(eager['median_step_us'])} "
+                         f"| {format_duration(compiled['median_step_us'])} "
+                         f"| {compiled['median_step_us'] / eager['median_step_us']:.2f} "
+                         f"| {format_duration(eager['first_call_us'])} | {format_duration(compiled['first_call_us'])} "
+                         f"| {back} |")
+    except (RecordingError, KeyError, TypeError, ZeroDivisionError):
+        raise FragmentError("results.json is missing or does not hold eager and compiled timings") from None
+    sentence = ("Each median is over the steps timed, eager and compiled interleaved, after warm-up calls; each "
+                "size ran in a process of its own, so that its first compiled call compiled.")
+    notes = "\n".join(render.provenance_note(run.meta) for run in runs)
+    return {"pays.md": render.standin_notice(data.meta) + "\n".join(lines) + "\n\n" + sentence + "\n\n" + notes}
+
+
+def compile_calls(data):
+    """Each call of the figure's region in this recording and in the other recordings of its snippet function
+    (one column each, named by their ``dynamic``): how long it took, the compiled graph it ran (``F/R``), and
+    whether it compiled. Without provenance: the page includes each run's ``provenance.md`` under it."""
+    region = data.recording.figure.region
+    try:
+        runs = [(run, run.results, compiled_calls(run.trace, region)) for run in snippet_runs(data)]
+        rows = runs[0][1]["rows"]
+        if not region or not all(len(calls) == len(found["rows"]) == len(rows) for _, found, calls in runs):
+            raise KeyError(region)
+    except (RecordingError, KeyError, TypeError):
+        raise FragmentError(f"each run needs results.json with the rows of its calls and one {region!r} per row") \
+            from None
+
+    def cell(call):
+        graphs = ", ".join(call["graphs"])
+        done = f"**compiled** {graphs} in {format_duration(call['compile_us'])}" if call["compiles"] else graphs
+        return f"{format_duration(call['dur_us'])}: {done}"
+
+    lines = ["| Call | Rows of `x` | " + " | ".join(f"`dynamic={found['dynamic']}`" for _, found, _ in runs) + " |",
+             "|---:|---:|" + "---|" * len(runs)]
+    lines += [f"| {number} | {count} | " + " | ".join(cell(calls[number - 1]) for _, _, calls in runs) + " |"
+              for number, count in enumerate(rows, 1)]
+    sentence = "; ".join(f"with `dynamic={found['dynamic']}`, {sum(c['compiles'] > 0 for c in calls)} of the "
+                         f"{count_of(len(calls), 'call')} compiled" for _, found, calls in runs)
+    # Each run's provenance is its own fragment (provenance.md), which the page includes under this one.
+    return {"compile-calls.md": "\n".join(lines) + "\n\n" + sentence[0].upper() + sentence[1:] + ".\n"}
+
+
+COMPILE_PHASES = {  # torch._dynamo.utils.compile_times()'s rows that the guide explains, outermost first
+    "_compile.compile_inner": "Dynamo: the whole compilation of the frame",
+    "bytecode_tracing": "Dynamo: tracing the bytecode into a graph",
+    "OutputGraph.call_user_compiler": "The backend: AOTAutograd, then Inductor",
+    "compile_fx_inner": "Inductor: lowering the graph, generating and loading its code",
+    "async_compile.wait": "Inductor: waiting for the generated kernels to compile",
+    "build_guards": "Dynamo: the guards that decide when to reuse the graph",
+}
+
+
+def compile_times(data):
+    """What ``torch._dynamo.utils.compile_times()`` reported after the run, by phase, each compilation in turn,
+    under the time the trace gives the calls that compiled."""
+    try:
+        phases = data.results["compile_times"]
+        cache = data.results["fx_graph_cache"]
+    except (RecordingError, KeyError, TypeError):
+        raise FragmentError("results.json does not hold compile_times") from None
+    compiling = [call for call in compiled_calls(data.trace, data.recording.figure.region or "") if call["compiles"]]
+    if not compiling:
+        raise FragmentError("no call of the figure's region compiled")
+    def cell(values):
+        return ", ".join(format_duration(value) for value in values)
+
+    lines = ["| Measured | By | Each time, in order |", "|---|---|---:|",
+             f"| The calls that compiled | the trace | {cell([c['dur_us'] for c in compiling])} |",
+             f"| Compiling, inside them | the trace | {cell([c['compile_us'] for c in compiling])} |"]
+    lines += [f"| {what} (`{name}`) | `compile_times()` | {cell([1e6 * s for s in phases[name]])} |"
+              for name, what in COMPILE_PHASES.items() if name in phases]
+    sentence = f"Inductor's cache of compiled graphs on disk, over the run: hits {cache['hits']}, " \
+               f"misses {cache['misses']}."
+    return {"compile-times.md": "\n".join(lines) + "\n\n" + sentence + "\n\n" + render.provenance_note(data.meta)}
+
+
 FRAGMENTS = {
+    "compile-calls.md": compile_calls,
+    "compile-times.md": compile_times,
+    "fusion.md": fusion,
+    "pays.md": pays,
     "rank-table.md": rank_table,
     "ranks-figure.md": ranks_figure,
     "collectives.md": collective_anatomy,

@@ -452,7 +452,52 @@ class RanksLineUp:
         return "the ranks' matched collectives end together (1 yes, 0 no)"
 
 
-Measure = (HostShare | HostShareFall | HostLead | VerdictIs | StragglerIs | StragglerWait | RanksLineUp
+@dataclass(frozen=True)
+class PerStepFall:
+    """The ``baseline`` recording's median ``count`` per ProfilerStep over this recording's: ``ops`` (every op),
+    ``aten_ops`` (ops named ``aten::``) or ``kernels`` (by their launch call's start)."""
+
+    count: str
+    baseline: str
+
+    def describe(self):
+        return f"{self.count} per step, {self.baseline} / this recording"
+
+
+@dataclass(frozen=True)
+class NamedInRegion:
+    """How many events whose name starts with ``prefix`` the first occurrence of the region ``region`` holds, at
+    any depth: for names that carry a hash or a number (``## Call CompiledFxGraph <hash> ##``)."""
+
+    region: str
+    prefix: str
+
+    def describe(self):
+        return f"{self.prefix}… in {self.region}"
+
+
+@dataclass(frozen=True)
+class FirstOverMedian:
+    """The first occurrence of ``region`` over the median of the others."""
+
+    region: str
+
+    def describe(self):
+        return f"first {self.region} / median later {self.region}"
+
+
+@dataclass(frozen=True)
+class CallsThatCompile:
+    """How many occurrences of the region ``region`` hold a torch.compile compilation."""
+
+    region: str
+
+    def describe(self):
+        return f"{self.region} occurrences that compiled"
+
+
+Measure = (NamedInRegion | FirstOverMedian | CallsThatCompile
+           | PerStepFall | HostShare | HostShareFall | HostLead | VerdictIs | StragglerIs | StragglerWait | RanksLineUp
            | RanksNamed | BackendOutsideCall | EnclosedShare | CollectivesPerStep | CommStreamShare
            | MemoryLeftAtEnd | MemoryRatioAtEnd | OpsInStep | StepTimeRatio
            | RowValue | ColumnShare | TableRows | OpsInRegion | OccupancyQueries

@@ -22,6 +22,8 @@ PART_TWO = [f"reading-output/{page}/" for page in ("table", "dispatch", "gpu-wai
                                                    "footprint", "cheat-sheet")]
 PART_THREE = ["multi-gpu/"] + [f"multi-gpu/{page}/" for page in ("per-rank", "collectives", "overlap", "straggler",
                                                                   "many-ranks")]
+PART_FOUR = ["torch-compile/"] + [f"torch-compile/{page}/" for page in ("in-a-trace", "cost", "graph-breaks", "fusion",
+                                                                          "when-it-pays")]
 
 if CHROMIUM is None and not os.environ.get("CI"):
     pytest.skip("Debian's chromium is not installed (CI installs it)", allow_module_level=True)
@@ -61,7 +63,7 @@ def open_page(browser, url, scheme):
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("path", PART_ONE + PART_TWO + PART_THREE, ids=lambda path: path or "home")
+@pytest.mark.parametrize("path", PART_ONE + PART_TWO + PART_THREE + PART_FOUR, ids=lambda path: path or "home")
 def test_pages_and_their_figures_render(browser, server, path, scheme):
     page, errors = open_page(browser, server + path, scheme)
     figures = page.locator(".pg-figure svg")
@@ -113,7 +115,7 @@ def test_a_real_traces_perfetto_button_points_at_the_trace_the_site_serves(brows
     assert url.endswith("/traces/a100_nccl_2rank_rank0.json.gz") and served[:2] == b"\x1f\x8b"
 
 
-@pytest.mark.parametrize("path", PART_TWO + PART_THREE)
+@pytest.mark.parametrize("path", PART_TWO + PART_THREE + PART_FOUR)
 def test_at_a_phones_width_only_tables_and_code_scroll_sideways(browser, server, path):
     page = browser.new_page(viewport={"width": 390, "height": 800})
     page.goto(server + path, wait_until="load")

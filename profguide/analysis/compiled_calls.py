@@ -1,0 +1,30 @@
+"""The calls of a region that runs a compiled function: which compiled graph each ran, and which compiled."""
+
+from profguide.analysis.compile import host_named, is_compilation, is_region
+
+
+def outermost(trace, indices):
+    """The events of ``indices`` that no other of them encloses (``dynamo`` encloses
+    ``_compile.compile_inner`` in torch 2.5 and later: one compilation, counted once)."""
+    return [i for i in indices if not any(trace.ts[o] <= trace.ts[i] and trace.end[i] <= trace.end[o]
+                                          for o in indices if o != i)]
+
+
+def compiled_calls(trace, region):
+    """Every occurrence of the region ``region``, in order of start: its duration, the ``F/R`` (frame and
+    recompilation) of each compiled region that ran inside it, and the compilations inside it and their time."""
+    regions, compiling = host_named(trace, is_region), host_named(trace, is_compilation)
+    found = []
+    for index in host_named(trace, lambda name: name == region):
+        def inside(indices, call=index):
+            return indices[(trace.lane[indices] == trace.lane[call]) & (trace.ts[indices] >= trace.ts[call])
+                           & (trace.end[indices] <= trace.end[call])]
+
+        compiles = outermost(trace, inside(compiling))
+        found.append({
+            "dur_us": float(trace.dur[index]),
+            "graphs": [trace.names[trace.name[i]].rpartition(": ")[2] for i in inside(regions)],
+            "compiles": len(compiles),
+            "compile_us": float(sum(trace.dur[i] for i in compiles)),
+        })
+    return found

@@ -1,0 +1,59 @@
+"""The fusion and when-it-pays pages' recordings: the per-step measure their claims use, and their fragments."""
+
+from types import SimpleNamespace
+
+import pytest
+
+from profguide.site import claims, fragments
+from profguide.site.catalogue import by_id
+from profguide.site.data import RecordingData
+from profguide.site.recordings import PerStepFall
+from tests.helpers import ROOT, event, make_trace
+
+GENERATED = ROOT / "docs" / "generated"
+
+
+def steps_of(ops_per_step):
+    events = []
+    for number, ops in enumerate(ops_per_step):
+        events.append(event(f"ProfilerStep#{number}", 100 * number, 100, kind="annotation"))
+        events += [event("aten::add", 100 * number + 1 + op, 1) for op in range(ops)]
+    return SimpleNamespace(trace=make_trace(*events), meta={"device": "cpu"})
+
+
+def test_per_step_fall_compares_median_counts():
+    eager, compiled = steps_of([9, 6, 6]), steps_of([2, 3, 3])
+    compiled.sibling = lambda recording_id: eager
+    assert claims.measured(PerStepFall("ops", "eager"), compiled) == pytest.approx(2)
+    assert claims.measured(PerStepFall("kernels", "eager"), compiled) is None  # no kernels: nothing to compare
+
+
+def recorded(recording_id):
+    if not (GENERATED / recording_id / "meta.json").is_file():
+        pytest.skip(f"{recording_id} is not recorded")
+    return RecordingData(by_id(recording_id), GENERATED / recording_id)
+
+
+def test_fusion_puts_the_eager_run_first_and_lists_every_op_by_name():
+    text = fragments.FRAGMENTS["fusion.md"](recorded("compile-fusion-compiled"))["fusion.md"]
+    rows = [line for line in text.splitlines() if line.startswith("| The MLP")]
+    assert len(rows) == 2 and "eager" in rows[0] and "compiled" in rows[1]
+    assert "| `aten::gelu` |" in text and "| `Torch-Compiled Region: 0/0` | 0 | 1 |" in text
+
+
+def test_pays_has_a_row_per_size_with_its_ratio():
+    text = fragments.FRAGMENTS["pays.md"](recorded("compile-pays-small"))["pays.md"]
+    rows = [line for line in text.splitlines() if line.startswith("| Eager against compiled")]
+    assert [("small" in row, "large" in row) for row in rows] == [(True, False), (False, True)]
+    for row in rows:
+        eager, compiled, ratio = (cell.strip() for cell in row.split("|")[3:6])
+        assert float(ratio) > 0 and eager and compiled
+
+
+def test_fragments_refuse_a_recording_without_its_results(tmp_path):
+    folder = tmp_path / "compile-pays-small"
+    folder.mkdir()
+    (folder / "meta.json").write_text((recorded("compile-pays-small").folder / "meta.json").read_text())
+    empty = RecordingData(by_id("compile-pays-small"), folder)
+    with pytest.raises(fragments.FragmentError):
+        fragments.FRAGMENTS["pays.md"](empty)
