@@ -179,17 +179,17 @@ def collapsed(entries):
     return merged
 
 
-def call_tree(entries, width=64):
+def call_tree(entries, width=64, widest=96):
     """A region's call tree (``region_tree``) as text: one event a line, indented by depth, with its time;
-    the GPU ops a call launched on the lines under it, after an arrow."""
-    lines = []
+    the GPU ops a call launched on the lines under it, after an arrow. The times line up in one column,
+    after the longest name up to ``widest`` characters (longer names are cut)."""
+    rows = []
     for entry in collapsed(entries):
-        label = "  " * entry["depth"] + entry["name"] + (f" ×{entry['count']}" if entry["count"] > 1 else "")
-        lines.append(f"{label:<{width}} {format_duration(entry['dur_us']):>10}")
-        for name, dur in entry["launched"]:
-            launched = "  " * (entry["depth"] + 1) + "→ " + kernel_name(name)
-            lines.append(f"{launched:<{width}} {format_duration(dur):>10}")
-    return "\n".join(lines) + "\n"
+        rows.append(("  " * entry["depth"] + entry["name"] + (f" ×{entry['count']}" if entry["count"] > 1 else ""),
+                     entry["dur_us"]))
+        rows += [("  " * (entry["depth"] + 1) + "→ " + kernel_name(name), dur) for name, dur in entry["launched"]]
+    column = min(max([width, *(len(label) for label, _ in rows)]), widest)
+    return "".join(f"{cut(label, column):<{column}} {format_duration(dur):>10}\n" for label, dur in rows)
 
 
 FAMILIES = {"gemm": "matrix multiply (cuBLAS, CUTLASS, cuDNN)", "elementwise": "elementwise (PyTorch)",

@@ -141,3 +141,13 @@ def test_occupancy_table_counts_launches_by_family_and_by_kernel():
 def test_code_keeps_stars_and_underscores_from_turning_into_emphasis():
     assert render.code("f(ncclDevComm*, ncclWork*)") == "<code>f(ncclDevComm&#42;, ncclWork&#42;)</code>"
     assert render.code("__next__<T>") == "<code>&#95;&#95;next&#95;&#95;&lt;T&gt;</code>"
+
+
+def test_call_tree_lines_its_times_up_after_the_longest_name_and_cuts_what_is_longer_still():
+    graph = "## Call CompiledFxGraph " + "h" * 52 + " ##"  # 80 characters, as Inductor names its graphs
+    entries = [{"depth": 0, "name": "compiled", "dur_us": 30.0, "launched": []},
+               {"depth": 1, "name": graph, "dur_us": 20.0, "launched": []}]
+    lines = render.call_tree(entries).splitlines()
+    assert len({line.rindex("µs") for line in lines}) == 1 and graph in lines[1]
+    longer = render.call_tree(entries, widest=40).splitlines()
+    assert longer[1].startswith("  ## Call CompiledFxGraph") and "…" in longer[1] and len(longer[1]) == 40 + 11
