@@ -47,3 +47,18 @@ def test_reference_is_generated_from_docstrings(site):
 
 def test_no_request_leaves_for_google_fonts(site):
     assert "fonts.googleapis.com" not in (site / "index.html").read_text()
+
+
+@pytest.mark.parametrize(("term", "part"), [("schedule", "basics/"), ("self_cpu_time_total", "reading-output/"),
+                                            ("straggler", "multi-gpu/"), ("recompil", "torch-compile/")])
+def test_search_finds_a_term_of_each_part_offline(site, term, part):
+    # Material searches the index that the build writes beside the pages, in the browser: nothing is fetched.
+    index = json.loads((site / "search" / "search_index.json").read_text())
+    found = {doc["location"].split("#")[0] for doc in index["docs"] if term in (doc["title"] + doc["text"]).lower()}
+    assert any(location.startswith(part) for location in found), (term, sorted(found)[:5])
+    assert index["config"]["lang"] == ["en"]
+
+
+def test_a_missing_page_gets_the_sites_404_page(site):
+    page = (site / "404.html").read_text()
+    assert "404" in page and 'href="/reading-output/cheat-sheet/"' in page  # with the site's navigation
