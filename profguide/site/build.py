@@ -20,7 +20,7 @@ from profguide.errors import RecordingError, TraceError
 from profguide.figures import charts
 from profguide.files import replace_file
 from profguide.progress import step
-from profguide.site import claims, launch, render
+from profguide.site import claims, launch, notebooks, render
 from profguide.site.cheatsheet import cheat_sheet
 from profguide.site.data import RealTraceData, RecordingData
 from profguide.site.fragments import FRAGMENTS, FragmentError
@@ -201,6 +201,8 @@ def build(recordings, root, generated=None, refresh=False, check=False, gpus=Non
         action, problems = "kept", [str(error)]
     problems += leftovers(generated)
     statuses.append(Status(SITE, "fresh", action, tuple(problems)))
+    action, problems = settle(generated / notebooks.FOLDER, notebooks.notebook_files(root), set(), check)
+    statuses.append(Status(notebooks.FOLDER, "fresh", action, tuple(problems)))
     return statuses, checks
 
 

@@ -7,7 +7,7 @@ import io
 import logging
 from pathlib import Path
 
-from profguide.site import build
+from profguide.site import build, notebooks
 from profguide.site.catalogue import REAL_TRACES, RECORDINGS
 
 log = logging.getLogger("mkdocs.hooks.profguide")
@@ -21,3 +21,13 @@ def on_pre_build(config):
             log.warning(f"recording {status.id} is {status.state}: run `make figures` to refresh it")
         for line in status.problems:
             log.warning(line)
+
+
+def on_page_markdown(markdown, page, config, files):
+    """Under the title of a page that has a notebook, a line that links to it (see profguide.site.notebooks)."""
+    name = notebooks.notebook_name(page.file.src_uri)
+    if not (Path(config.docs_dir) / "generated" / notebooks.FOLDER / name).is_file():
+        return markdown
+    title, newline, rest = markdown.partition("\n")
+    line = notebooks.links(page.file.src_uri, page.url, config.repo_url)
+    return f"{title}{newline}\n{line}\n{rest}" if title.startswith("# ") else f"{line}\n\n{markdown}"
