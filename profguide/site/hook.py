@@ -29,5 +29,5 @@ def on_page_markdown(markdown, page, config, files):
     if not (Path(config.docs_dir) / "generated" / notebooks.FOLDER / name).is_file():
         return markdown
     title, newline, rest = markdown.partition("\n")
-    line = notebooks.links(page.file.src_uri, page.url, config.repo_url)
+    line = notebooks.links(page.file.src_uri, config.repo_url)
     return f"{title}{newline}\n{line}\n{rest}" if title.startswith("# ") else f"{line}\n\n{markdown}"

@@ -146,17 +146,14 @@ def notebook_files(root):
     return files
 
 
-def links(page, page_url, repo_url=None):
-    """The line a page shows under its title: its notebook rendered on the site, the notebook's file (which
-    mkdocs-jupyter's ``include_source`` copies next to the rendered one), and Colab where the repository is on
-    GitHub. ``page`` is relative to docs/, ``page_url`` the page's URL relative to the site."""
+def links(page, repo_url=None):
+    """The line a page shows under its title: its notebook's file, served beside the pages, and Colab where the
+    repository is on GitHub. ``page`` is relative to docs/."""
     name = notebook_name(page)
-    rendered = posixpath.relpath(f"generated/{FOLDER}/{name}", posixpath.dirname(page))
-    raw = posixpath.relpath(f"generated/{FOLDER}/{name.removesuffix('.ipynb')}/{name}",
-                            posixpath.dirname(page_url) if page_url.endswith("/") else page_url)
-    parts = [f"[Run this page as a notebook]({rendered})", f'<a href="{raw}" download>download it</a>']
+    raw = posixpath.relpath(f"generated/{FOLDER}/{name}", posixpath.dirname(page))
+    line = f'[Download this page as a notebook]({raw}){{ download="{name}" }}'
     github = re.match(r"https://github\.com/(?P<repo>[^/]+/[^/]+?)/?$", repo_url or "")
     if github:
-        parts.append(f"[open it in Colab](https://colab.research.google.com/github/{github['repo']}/blob/main/"
-                     f"docs/generated/{FOLDER}/{name})")
-    return ", ".join(parts[:-1]) + " or " + parts[-1] + "."
+        line += (f" or [open it in Colab](https://colab.research.google.com/github/{github['repo']}/blob/main/"
+                 f"docs/generated/{FOLDER}/{name})")
+    return line + "."

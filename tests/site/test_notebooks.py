@@ -55,11 +55,11 @@ def test_a_page_without_python_has_no_notebook():
 
 
 def test_the_links_name_colab_only_for_a_github_repository():
-    assert "colab" not in notebooks.links("basics/index.md", "basics/")
-    line = notebooks.links("basics/steps.md", "basics/steps/", "https://github.com/owner/guide")
+    assert "colab" not in notebooks.links("basics/index.md")
+    line = notebooks.links("basics/steps.md", "https://github.com/owner/guide")
     assert "https://colab.research.google.com/github/owner/guide/blob/main/docs/generated/notebooks/" \
            "basics-steps.ipynb" in line
-    assert 'href="../../generated/notebooks/basics-steps/basics-steps.ipynb"' in line
+    assert '(../generated/notebooks/basics-steps.ipynb){ download="basics-steps.ipynb" }' in line
 
 
 def run_notebook(path, folder):
@@ -90,12 +90,8 @@ def test_the_notebook_runs(path, notebook_runs):
     assert failure is None, failure
 
 
-def test_the_site_renders_each_notebook_and_its_page_links_to_it(built_site):
+def test_the_site_serves_each_notebook_and_its_page_links_to_it(built_site):
     page = (built_site / "basics" / "steps" / "index.html").read_text()
-    assert 'href="../../generated/notebooks/basics-steps/"' in page  # the rendered notebook
-    assert 'href="../../generated/notebooks/basics-steps/basics-steps.ipynb" download' in page
+    assert 'download="basics-steps.ipynb" href="../../generated/notebooks/basics-steps.ipynb"' in page
     for path in NOTEBOOKS:
-        folder = built_site / "generated" / notebooks.FOLDER / path.stem
-        assert (folder / path.name).read_text() == path.read_text()
-        assert (folder / "index.html").is_file()
-    assert "save_trace" in (built_site / "generated/notebooks/basics-steps/index.html").read_text()
+        assert (built_site / "generated" / notebooks.FOLDER / path.name).read_text() == path.read_text()
