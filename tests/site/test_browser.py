@@ -152,8 +152,12 @@ def test_a_real_traces_perfetto_button_points_at_the_trace_the_site_serves(brows
 
 
 @pytest.mark.parametrize("path", PART_TWO + PART_THREE + PART_FOUR)
-def test_at_a_phones_width_only_tables_and_code_scroll_sideways(browser, server, path):
+def test_at_a_phones_width_only_tables_code_and_figures_scroll_sideways(browser, server, path):
     page = browser.new_page(viewport={"width": 390, "height": 800})
     page.goto(server + path, wait_until="load")
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+    # A figure keeps its text readable (13 units of an 800-unit-wide figure, near 10 px) and scrolls in its box.
+    widths = page.evaluate("() => [...document.querySelectorAll('.pg-figure svg')].map(s => "
+                           "s.getBoundingClientRect().width)")
+    assert all(13 * width / 800 >= 10 for width in widths), widths
     page.close()
