@@ -253,10 +253,7 @@ def footprint(data):
 def host_steps(data):
     """Each recorded step of this run and of the other recordings of its snippet function, split by host
     activity on one time scale, with a table of the median step and its time loading data (no GPU work)."""
-    recorded = [] if data.real else [
-        r.id for r in RECORDINGS if (r.module, r.function) == (data.recording.module, data.recording.function)
-        and (data.folder.parent / r.id).is_dir()]  # in catalogue order; a run not recorded yet is left out
-    runs = [data if other == data.recording.id else data.sibling(other) for other in recorded] or [data]
+    runs = snippet_runs(data)
     hosts = [host_breakdown(run.trace) for run in runs]
     if not all(host and host["windows"][0]["label"].startswith("ProfilerStep#") for host in hosts):
         raise FragmentError("a run of this snippet has no ProfilerStep to split by host activity")
