@@ -138,15 +138,15 @@ def inside_share(document, inner, outer_contains):
     return sum(enclosing(event, outers) is not None for event in inners) / len(inners)
 
 
-def message_bytes(event, events):
+def message_bytes(event, parameters):
     """The bytes one backend op sends: from its ``Input Dims`` (recorded with ``record_shapes``), else from
-    the ``record_param_comms`` around it; None when neither says."""
+    the ``record_param_comms`` event of ``parameters`` around it; None when neither says."""
     args = event.get("args") or {}
     dims, types = args.get("Input Dims"), args.get("Input type")
     if dims and isinstance(dims[0], list) and all(isinstance(n, int) for n in dims[0]) and types:
         elements, dtype = prod(dims[0]), types[0]
     else:
-        around = enclosing(event, [e for e in events if layer_of(e) == "parameters"]) or {}
+        around = enclosing(event, parameters) or {}
         elements, dtype = (around.get("args") or {}).get("In msg nelems"), (around.get("args") or {}).get("dtype")
     size = DTYPE_BYTES.get(str(dtype).lower())
     return elements * size if isinstance(elements, int) and size else None
@@ -159,12 +159,13 @@ def step_buckets(document, collective="all_reduce"):
     steps = sorted((e for e in events if e.get("cat") == "user_annotation" and STEP.match(str(e.get("name", "")))),
                    key=lambda e: float(e["ts"]))
     ops = backend_ops(events, collective)
+    parameters = [e for e in events if layer_of(e) == "parameters"]
     rows = []
     for step in steps:
         start, end = float(step["ts"]), float(step["ts"]) + float(step.get("dur") or 0)
         inside = [op for op in ops if start <= float(op["ts"]) < end]
         rows.append({"step": int(STEP.match(step["name"]).group(1)),
-                     "sizes": [message_bytes(op, events) for op in inside]})
+                     "sizes": [message_bytes(op, parameters) for op in inside]})
     return rows
 
 
