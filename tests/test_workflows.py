@@ -1,5 +1,6 @@
 """The GitHub Actions workflows: actionlint finds nothing, and each runs the command the README gives it."""
 
+import re
 import shutil
 import subprocess
 import sys
@@ -47,3 +48,11 @@ def test_each_workflow_runs_the_command_the_readme_gives_it():
     assert "runs-on: [self-hosted, linux, gpu]" in refresh
     assert refresh.index("run: make figures") < refresh.index("profguide build --check") < refresh.index(
         "create-pull-request")
+
+
+def test_the_pages_workflow_sets_every_variable_mkdocs_yml_reads():
+    """mkdocs.yml takes the repository and site addresses from the environment; a name that drifted between the
+    two files would publish a site without its Colab links."""
+    names = set(re.findall(r"!ENV \[?(\w+)", (ROOT / "mkdocs.yml").read_text()))
+    assert names, "mkdocs.yml reads no variable"
+    assert {name for name in names if f"{name}: ${{{{" in workflow("pages.yml")} == names

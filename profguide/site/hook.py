@@ -25,9 +25,9 @@ def on_pre_build(config):
 
 def on_page_markdown(markdown, page, config, files):
     """Under the title of a page that has a notebook, a line that links to it (see profguide.site.notebooks)."""
-    name = notebooks.notebook_name(page.file.src_uri)
-    if not (Path(config.docs_dir) / "generated" / notebooks.FOLDER / name).is_file():
+    path = Path(config.docs_dir) / "generated" / notebooks.FOLDER / notebooks.notebook_name(page.file.src_uri)
+    if not path.is_file():
         return markdown
     title, newline, rest = markdown.partition("\n")
-    line = notebooks.links(page.file.src_uri, config.repo_url)
+    line = notebooks.links(page.file.src_uri, path.read_text(), config.repo_url)
     return f"{title}{newline}\n{line}\n{rest}" if title.startswith("# ") else f"{line}\n\n{markdown}"

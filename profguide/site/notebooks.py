@@ -25,6 +25,8 @@ SECTION_MARK = re.compile(r"^[ \t]*# --8<-- \[(?P<end>start|end):(?P<name>[\w-]+
 SNIPPET_IMPORT = re.compile(r"^from snippets\.[\w.]+ import ")
 HEADING = re.compile(r"^(#{1,6}) (.+)$", re.MULTILINE)
 LEFT_OUT = ("<!-- not-run:", "<!-- skip:")
+NEEDS_CLONE = ("Cells that import `profguide` read files of the guide's repository: run them in a clone, "
+               "after `pip install -e .`.")
 
 
 def notebook_name(page):
@@ -93,16 +95,14 @@ def page_cells(text, root):
 
 
 def first_cell(title, page, uses_profguide):
-    """The title, where the page is on the site, and what the notebook needs."""
-    site_page = posixpath.join("../../..", posixpath.dirname(page),
-                               "" if page.endswith("index.md") else Path(page).stem, "")
+    """The title, the page it comes from, and what the notebook needs. It names the page's file rather than
+    linking to it: a relative link would lead nowhere once the notebook is downloaded."""
     lines = [f"# {title}", "",
-             f"The code of the guide's page [{title}]({site_page}) (`docs/{page}`), block by block. "
+             f"The code of the guide's page *{title}* (`docs/{page}` in the guide's repository), block by block. "
              "The snippets the page shows are inlined with the imports they need, so the notebook runs without "
              "the guide's `snippets` package. It runs on a CPU: the code uses a GPU only when one is there."]
     if uses_profguide:
-        lines += ["", "Cells that import `profguide` read files of the guide's repository: run them in a clone, "
-                  "after `pip install -e .`."]
+        lines += ["", NEEDS_CLONE]
     return "\n".join(lines)
 
 
@@ -146,14 +146,16 @@ def notebook_files(root):
     return files
 
 
-def links(page, repo_url=None):
+def links(page, notebook_text, repo_url=None):
     """The line a page shows under its title: its notebook's file, served beside the pages, and Colab where the
-    repository is on GitHub. ``page`` is relative to docs/."""
+    repository is on GitHub and the notebook runs without a clone of it. ``page`` is relative to docs/."""
     name = notebook_name(page)
     raw = posixpath.relpath(f"generated/{FOLDER}/{name}", posixpath.dirname(page))
     line = f'[Download this page as a notebook]({raw}){{ download="{name}" }}'
     github = re.match(r"https://github\.com/(?P<repo>[^/]+/[^/]+?)/?$", repo_url or "")
-    if github:
+    if NEEDS_CLONE in notebook_text:
+        line += " (run it in a clone of the guide's repository: it reads the guide's own files)"
+    elif github:
         line += (f" or [open it in Colab](https://colab.research.google.com/github/{github['repo']}/blob/main/"
                  f"docs/generated/{FOLDER}/{name})")
     return line + "."

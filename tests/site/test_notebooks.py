@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 from concurrent.futures import ThreadPoolExecutor
 
 import nbformat
@@ -54,12 +55,40 @@ def test_a_page_without_python_has_no_notebook():
     assert notebooks.notebook("part/page.md", "# Title\n\n```text\nout\n```\n", ROOT) is None
 
 
-def test_the_links_name_colab_only_for_a_github_repository():
-    assert "colab" not in notebooks.links("basics/index.md")
-    line = notebooks.links("basics/steps.md", "https://github.com/owner/guide")
+def test_the_links_name_colab_only_for_a_github_repository_and_a_notebook_that_needs_no_clone():
+    standalone = (GENERATED / "basics-steps.ipynb").read_text()
+    assert "colab" not in notebooks.links("basics/steps.md", standalone)
+    line = notebooks.links("basics/steps.md", standalone, "https://github.com/owner/guide")
     assert "https://colab.research.google.com/github/owner/guide/blob/main/docs/generated/notebooks/" \
            "basics-steps.ipynb" in line
     assert '(../generated/notebooks/basics-steps.ipynb){ download="basics-steps.ipynb" }' in line
+    needs_clone = (GENERATED / "multi-gpu-overlap.ipynb").read_text()
+    line = notebooks.links("multi-gpu/overlap.md", needs_clone, "https://github.com/owner/guide")
+    assert "colab" not in line and "clone" in line
+
+
+def test_the_published_build_takes_its_repository_from_the_pages_workflow(monkeypatch):
+    from mkdocs.config import load_config
+
+    from profguide.site import hook
+
+    assert load_config(str(ROOT / "mkdocs.yml")).repo_url is None  # a local build links to no repository
+    monkeypatch.setenv("PROFGUIDE_REPO_URL", "https://github.com/owner/guide")
+    config = load_config(str(ROOT / "mkdocs.yml"))
+    page = type("Page", (), {"file": type("File", (), {"src_uri": "basics/steps.md"})()})()
+    shown = hook.on_page_markdown("# Steps\n\nText.\n", page, config, None)
+    colab = "https://colab.research.google.com/github/owner/guide/blob/main/docs/generated/notebooks/basics-steps.ipynb"
+    assert colab in shown
+    assert (ROOT / colab.split("/blob/main/")[1]).is_file()  # the path Colab opens is a committed file
+
+
+def test_no_notebook_links_where_a_download_cannot_follow():
+    """A notebook is opened anywhere: a relative link in it would resolve against wherever that is."""
+    for path in NOTEBOOKS:
+        cells = json.loads(path.read_text())["cells"]
+        targets = [t for c in cells if c["cell_type"] == "markdown"
+                   for t in re.findall(r"\]\(([^)\s]+)", "".join(c["source"]))]
+        assert all(t.startswith("https://") for t in targets), (path.name, targets)
 
 
 def run_notebook(path, folder):
