@@ -4,11 +4,15 @@ Playwright drives Debian's Chromium (found on PATH; `.ci/run` installs it).
 Screenshots are kept under test-output/ for a person to look at.
 """
 
+import contextlib
 import functools
 import http.server
 import os
 import shutil
 import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from queue import Empty, Queue
 
 import pytest
 
@@ -38,9 +42,10 @@ if CHROMIUM is None and not os.environ.get("CI"):
     pytest.skip("Debian's chromium is not installed (CI installs it)", allow_module_level=True)
 
 
-@pytest.fixture(scope="module")
-def server(built_site):
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(built_site))
+@contextlib.contextmanager
+def serving(folder):
+    """The folder over HTTP on a free local port: its address."""
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
     handler.log_message = lambda *args: None
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
@@ -49,17 +54,30 @@ def server(built_site):
 
 
 @pytest.fixture(scope="module")
-def browser():
+def server(built_site):
+    with serving(built_site) as address:
+        yield address
+
+
+@contextlib.contextmanager
+def chromium():
+    """Debian's Chromium under Playwright, in this thread."""
     from playwright.sync_api import sync_playwright
 
     assert CHROMIUM, "chromium must be on PATH in CI"
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
+        launched = playwright.chromium.launch(
             executable_path=CHROMIUM,
             args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
         )
-        yield chromium
-        chromium.close()
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as launched:
+        yield launched
 
 
 def open_page(browser, url, scheme):
@@ -91,31 +109,87 @@ def test_pages_and_their_figures_render(browser, server, path, scheme):
     page.close()
 
 
-def axe_violations(page, where):
-    """One line per serious or critical axe violation on an open page, except the allowed rules."""
+# Only colour rules can tell one scheme from the other; the rest (names, roles, landmarks) are checked once.
+AXE_COLOUR_RULES = ["color-contrast", "link-in-text-block"]
+
+
+def axe_violations(page, where, rules=None):
+    """One line per serious or critical axe violation on an open page, except the allowed rules; only ``rules``
+    when given."""
     from axe_playwright_python.sync_playwright import Axe
 
-    results = Axe().run(page).response["violations"]
+    options = {"resultTypes": ["violations"]}
+    if rules:
+        options["runOnly"] = {"type": "rule", "values": rules}
+    results = Axe().run(page, options=options).response["violations"]
     return [f"{where}: {violation['id']} at {' '.join(node['target'])}"
             for violation in results
             if violation["impact"] in AXE_FAILING_IMPACTS and violation["id"] not in AXE_ALLOWED
             for node in violation["nodes"]]
 
 
-# axe takes seconds a page: it checks a page of each kind the site has (every template, the tables, figures,
-# code, admonitions, call trees, generated notes) rather than every page, to keep `make test` under 10 minutes.
-AXE_PAGES = ["", "basics/first-trace/", "reading-output/table/", "reading-output/cheat-sheet/",
-             "multi-gpu/straggler/", "torch-compile/in-a-trace/", "reference/explain/"]
+def site_paths():
+    """The address of every page the site builds from docs/, and the 404 page."""
+    paths = []
+    for path in (ROOT / "docs").rglob("*.md"):
+        page = path.relative_to(ROOT / "docs")
+        if page.parts[0] not in ("generated", "traces"):
+            folder = page.parent if page.stem == "index" else page.with_suffix("")
+            paths.append("" if folder == Path(".") else f"{folder.as_posix()}/")
+    return sorted(paths) + ["404.html"]
 
 
-@pytest.mark.parametrize("path", AXE_PAGES, ids=lambda path: path or "home")
-def test_axe_finds_no_serious_violation_in_either_scheme(browser, server, path):
-    violations = []
-    for scheme in ("light", "dark"):
-        page, _ = open_page(browser, server + path, scheme)
-        violations += axe_violations(page, f"{path or 'home'} ({scheme})")
-        page.close()
-    assert violations == [], "\n" + "\n".join(violations)
+def axe_pages(server, queue, found):
+    """Take pages off ``queue`` until it is empty and check each in the light scheme, then, after the reader's
+    own switch in the header, in the dark one. Each thread has a browser of its own: axe's contrast rule takes
+    seconds a page."""
+    with chromium() as launched:
+        while True:
+            try:
+                path = queue.get_nowait()
+            except Empty:
+                return
+            page, _ = open_page(launched, server + path, "light")
+            lines = axe_violations(page, f"{path or 'home'} (light)")
+            page.locator('label[title="Switch to the dark scheme"]').click()
+            page.wait_for_selector('body[data-md-color-scheme="slate"]')
+            lines += axe_violations(page, f"{path or 'home'} (dark)", AXE_COLOUR_RULES)
+            page.close()
+            found[path] = lines
+
+
+@pytest.fixture(scope="module")
+def axe_results(server):
+    """{page: its violations} for every page, checked once for the module."""
+    queue, found = Queue(), {}
+    for path in site_paths():
+        queue.put(path)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for done in [pool.submit(axe_pages, server, queue, found) for _ in range(2)]:
+            done.result()
+    return found
+
+
+def test_every_page_is_checked():
+    assert {"", "reference/api/", "torch-compile/fusion/", "404.html"} <= set(site_paths())
+    assert all(path.endswith(("/", ".html")) for path in site_paths() if path)
+
+
+def test_axe_finds_a_contrast_mistake_of_the_dark_scheme_alone(built_site, tmp_path):
+    site = tmp_path / "site"
+    shutil.copytree(built_site, site)
+    css = site / "assets" / "figures.css"
+    css.write_text(css.read_text() + '\n[data-md-color-scheme="slate"] .md-typeset p { color: #3a3a3a; }\n')
+    queue, found = Queue(), {}
+    queue.put("basics/")
+    with serving(site) as address:
+        axe_pages(address, queue, found)
+    assert found["basics/"] and all(line.startswith("basics/ (dark): color-contrast") for line in found["basics/"])
+
+
+@pytest.mark.parametrize("path", site_paths(), ids=lambda path: path or "home")
+def test_axe_finds_no_serious_violation_in_either_scheme(axe_results, path):
+    assert axe_results[path] == [], "\n" + "\n".join(axe_results[path])
 
 
 def test_figures_follow_the_scheme(browser, server):

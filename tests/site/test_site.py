@@ -1,6 +1,10 @@
 """The site builds with `mkdocs build --strict`, and the built pages carry the generated figures."""
 
+import html
 import json
+import re
+import shutil
+from urllib.parse import unquote, urljoin, urlsplit
 
 import pytest
 
@@ -62,3 +66,44 @@ def test_search_finds_a_term_of_each_part_offline(site, term, part):
 def test_a_missing_page_gets_the_sites_404_page(site):
     page = (site / "404.html").read_text()
     assert "404" in page and 'href="/reading-output/cheat-sheet/"' in page  # with the site's navigation
+
+
+def broken_links(site):
+    """Every link of a built page that leads nowhere on the site: a missing file, or an anchor no element of the
+    page it names has. Raw HTML in pages and fragments is checked too, which MkDocs' own validation skips."""
+    ids = {}
+
+    def anchors(target):
+        if target not in ids:
+            ids[target] = set(re.findall(r'\b(?:id|name)="([^"]+)"', target.read_text()))
+        return ids[target]
+
+    broken = []
+    for page in sorted(site.rglob("*.html")):
+        here = "/" + page.relative_to(site).as_posix()
+        for href in re.findall(r'<a\b[^>]*\bhref="([^"]*)"', page.read_text()):
+            href = html.unescape(href)
+            if urlsplit(href).scheme or href.startswith("//"):
+                continue  # leaves the site
+            address = urlsplit(urljoin(here, href))
+            target = site / unquote(address.path).lstrip("/")
+            target = target / "index.html" if target.is_dir() else target
+            if not target.is_file():
+                broken.append(f"{here}: {href} (no such file)")
+            elif address.fragment and target.suffix == ".html" and unquote(address.fragment) not in anchors(target):
+                broken.append(f"{here}: {href} (no such anchor)")
+    return broken
+
+
+def test_every_internal_link_and_anchor_of_the_built_site_resolves(site):
+    assert broken_links(site) == []
+
+
+def test_the_link_check_finds_a_missing_page_and_a_missing_anchor(site, tmp_path):
+    copy = tmp_path / "site"
+    shutil.copytree(site, copy)
+    page = copy / "basics" / "index.html"
+    page.write_text(page.read_text().replace(
+        "</article>", '<a href="../nowhere/">x</a><a href="steps/#no-such-heading">y</a></article>'))
+    assert broken_links(copy) == ["/basics/index.html: ../nowhere/ (no such file)",
+                                  "/basics/index.html: steps/#no-such-heading (no such anchor)"]
