@@ -153,16 +153,22 @@ def axe_pages(server, queue, found):
             found[path] = lines
 
 
-@pytest.fixture(scope="module")
-def axe_results(server):
-    """{page: its violations} for every page, checked once for the module."""
+def axe_over(server, paths, browsers=2):
+    """{page: its violations} for ``paths``, checked by ``browsers`` threads at once. Playwright's sync API
+    takes a thread of its own, beside the module's browser."""
     queue, found = Queue(), {}
-    for path in site_paths():
+    for path in paths:
         queue.put(path)
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        for done in [pool.submit(axe_pages, server, queue, found) for _ in range(2)]:
+    with ThreadPoolExecutor(max_workers=browsers) as pool:
+        for done in [pool.submit(axe_pages, server, queue, found) for _ in range(browsers)]:
             done.result()
     return found
+
+
+@pytest.fixture(scope="module")
+def axe_results(server):
+    """Every page's violations, checked once for the module."""
+    return axe_over(server, site_paths())
 
 
 def test_every_page_is_checked():
@@ -175,10 +181,8 @@ def test_axe_finds_a_contrast_mistake_of_the_dark_scheme_alone(built_site, tmp_p
     shutil.copytree(built_site, site)
     css = site / "assets" / "figures.css"
     css.write_text(css.read_text() + '\n[data-md-color-scheme="slate"] .md-typeset p { color: #3a3a3a; }\n')
-    queue, found = Queue(), {}
-    queue.put("basics/")
     with serving(site) as address:
-        axe_pages(address, queue, found)
+        found = axe_over(address, ["basics/"], browsers=1)
     assert found["basics/"] and all(line.startswith("basics/ (dark): color-contrast") for line in found["basics/"])
 
 
