@@ -1,16 +1,27 @@
 """Small helpers shared by the tests."""
 
+import html
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urljoin
 
 from profguide.site.recordings import Claim, CpuShare, Recording
 
 ROOT = Path(__file__).resolve().parents[1]
 # Real traces from other machines, with their licence and source (docs/traces/README.md).
 TRACES = ROOT / "docs" / "traces"
+
+
+def page_links(page, text):
+    """Each ``<a href>`` of a built page's HTML ``text``, as written and as an address from the site's root;
+    ``page`` is the page's file in the site (``basics/index.html``), served at ``/basics/``: [(href, address)]."""
+    here = "/" + page.removesuffix("index.html")
+    hrefs = [html.unescape(href) for href in re.findall(r'<a\b[^>]*\bhref="([^"]*)"', text)]
+    return [(href, urljoin(here, href)) for href in hrefs]
 
 
 def run_script(path, cwd, *args, pythonpath=(ROOT,)):

@@ -1,16 +1,15 @@
 """The site builds with `mkdocs build --strict`, and the built pages carry the generated figures."""
 
-import html
 import json
 import re
 import shutil
-from urllib.parse import unquote, urljoin, urlsplit
+from urllib.parse import unquote, urlsplit
 
 import pytest
 
 from profguide.site.catalogue import RECORDINGS
 from profguide.site.launch import rank_file
-from tests.helpers import ROOT
+from tests.helpers import ROOT, page_links
 
 
 @pytest.fixture
@@ -81,11 +80,10 @@ def broken_links(site):
     broken = []
     for page in sorted(site.rglob("*.html")):
         here = "/" + page.relative_to(site).as_posix()
-        for href in re.findall(r'<a\b[^>]*\bhref="([^"]*)"', page.read_text()):
-            href = html.unescape(href)
+        for href, address in page_links(page.relative_to(site).as_posix(), page.read_text()):
             if urlsplit(href).scheme or href.startswith("//"):
                 continue  # leaves the site
-            address = urlsplit(urljoin(here, href))
+            address = urlsplit(address)
             target = site / unquote(address.path).lstrip("/")
             target = target / "index.html" if target.is_dir() else target
             if not target.is_file():

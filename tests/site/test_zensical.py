@@ -11,11 +11,10 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from urllib.parse import urljoin
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, page_links
 
 ZENSICAL = Path(sys.executable).with_name("zensical")
 ARTICLE = re.compile(r"<article[^>]*>(.*?)</article>", re.DOTALL)
@@ -52,8 +51,7 @@ def article(site, page):
 def shape(page, html):
     """What a reader finds on a page: its headings, how many tables, figures, code blocks and images, and where
     its links go from the site's root."""
-    here = "/" + page.removesuffix("index.html")
-    links = {urljoin(here, href) for href in re.findall(r'<a [^>]*href="([^"]+)"', html)}
+    links = {address for _, address in page_links(page, html)}
     return {"headings": re.findall(r'<h[1-6] id="([^"]+)"', html),
             "counts": [html.count(tag) for tag in ("<table", "<figure", "<pre", "<img", "<svg")],
             "links": links}
