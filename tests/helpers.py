@@ -49,13 +49,15 @@ TINY = Recording(
 )
 TINY_PAGE = """# Tiny
 
-The region encloses its ops.
+[The region encloses its ops.]{.claim}
 
 --8<-- "docs/generated/tiny-matmul/figure.md"
 
 ```text
 --8<-- "docs/generated/tiny-matmul/table.txt"
 ```
+
+--8<-- "docs/generated/site/checked-page.md"
 """
 
 CATEGORY = {"cpu_op": "cpu_op", "annotation": "user_annotation", "runtime": "cuda_runtime",

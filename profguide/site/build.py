@@ -20,7 +20,7 @@ from profguide.errors import RecordingError, TraceError
 from profguide.figures import charts
 from profguide.files import replace_file
 from profguide.progress import step
-from profguide.site import claims, launch, notebooks, render
+from profguide.site import claims, launch, marks, notebooks, render
 from profguide.site.cheatsheet import cheat_sheet
 from profguide.site.data import RealTraceData, RecordingData
 from profguide.site.fragments import FRAGMENTS, FragmentError
@@ -153,17 +153,22 @@ def benchmark_files(root):
 
 
 def site_files(root, checks, included):
-    """The site's own fragments that pages include: every claim's check, the benchmark results, and the cheat
-    sheet, which quotes the claims' measurements."""
+    """The site's own fragments that pages include (every claim's check, the benchmark results, and the cheat
+    sheet, which quotes the claims' measurements), and ``claims.json``, which the marks on the pages read."""
     makers = {
         "claims.md": lambda: {"claims.md": claims.claims_table(checks)},
         "explain-vs-hta.md": lambda: benchmark_files(root),
         "cheat-sheet.md": lambda: {"cheat-sheet.md": cheat_sheet(checks)},
     }
+    pages = {marks.checked_fragment(page): page for page in {c.claim.page for c in checks}}
+    for name, page in pages.items():
+        makers[name] = lambda page=page: {marks.checked_fragment(page): claims.page_claims(
+            [c for c in checks if c.claim.page == page])}
     unknown = sorted(set(included) - set(makers))
     if unknown:
         raise FragmentError(f"no site fragment named {', '.join(unknown)} (known: {', '.join(makers)})")
-    return {name: text for fragment in included for name, text in makers[fragment]().items()}
+    made = {name: text for fragment in included for name, text in makers[fragment]().items()}
+    return {**made, marks.DATA.rpartition("/")[2]: claims.mark_entries(checks)}
 
 
 def build(recordings, root, generated=None, refresh=False, check=False, gpus=None, stream=None, real_traces=()):
@@ -199,7 +204,7 @@ def build(recordings, root, generated=None, refresh=False, check=False, gpus=Non
         action, problems = settle(generated / SITE, files, set(), check)
     except FragmentError as error:
         action, problems = "kept", [str(error)]
-    problems += leftovers(generated)
+    problems += leftovers(generated) + claims.mark_problems(root / "docs", checks)
     statuses.append(Status(SITE, "fresh", action, tuple(problems)))
     action, problems = settle(generated / notebooks.FOLDER, notebooks.notebook_files(root), set(), check)
     statuses.append(Status(notebooks.FOLDER, "fresh", action, tuple(problems)))

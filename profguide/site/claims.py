@@ -7,7 +7,7 @@ bound. A claim about one device (``"cuda"``) is not checked on a recording
 made on another: it waits for the GPU run, and says so.
 """
 
-import re
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
@@ -29,6 +29,7 @@ from profguide.analysis.select import first_of, gpu_window, host_syncs, on_a_str
 from profguide.analysis.verdict import measured_window, summarise
 from profguide.errors import RecordingError
 from profguide.explain import explain_ranks
+from profguide.site import marks
 from profguide.site.data import trace_document
 from profguide.site.recordings import (
     BackendOutsideCall,
@@ -76,6 +77,8 @@ from profguide.site.recordings import (
     TableRows,
     VerdictIs,
 )
+from profguide.site.render import run_words
+from profguide.text import count_of
 from profguide.trace.model import KIND, NO_ID
 
 HOLDS, FAILS, NOT_CHECKED, NOT_ON_PAGE = "holds", "fails", "not checked", "not on its page"
@@ -442,13 +445,19 @@ def measured(measure, data):
 
 @dataclass(frozen=True)
 class ClaimCheck:
-    """A claim, the value measured for it, and the outcome."""
+    """A claim, the value measured for it, and the outcome.
+
+    ``anchor`` names the claim's row in the table of every claim (the recording and the claim's place in its
+    list); ``run`` says in words what it was measured on.
+    """
 
     recording: str
     claim: object
     value: float | None
     outcome: str
     device: str
+    anchor: str = ""
+    run: str = ""
 
     def line(self):
         """One line for a person: the page, the words, the measurement and the outcome."""
@@ -456,14 +465,11 @@ class ClaimCheck:
         value = "cannot be measured" if self.value is None else f"{self.value:.3g}"
         where = f'{claim.page} says "{claim.says}" of {self.recording}'
         if self.outcome == NOT_ON_PAGE:
-            return f"{where}, but the page no longer says it: update the claim or the page"
+            return (f"{where}, but the page no longer says it inside a mark, [...]{{.claim}}: "
+                    "update the claim or the page")
         if self.outcome == NOT_CHECKED:
             return f"{where}: about {claim.device} runs, not checked on this {self.device} recording"
         return f"{where}: {claim.measure.describe()} = {value}, must be {claim.bound()}: {self.outcome}"
-
-
-def normalised(text):
-    return re.sub(r"\s+", " ", text)
 
 
 def holds(claim, value):
@@ -473,11 +479,13 @@ def holds(claim, value):
 
 
 def check(recording, data, docs):
-    """Check every claim of ``recording`` against its data and its page under ``docs``."""
+    """Check every claim of ``recording`` against its data and its page under ``docs``: a claim's words must lie
+    inside a mark on its page (``profguide.site.marks``)."""
     checks = []
-    for claim in recording.claims:
+    for number, claim in enumerate(recording.claims, 1):
         page = Path(docs) / claim.page
-        on_page = page.is_file() and normalised(claim.says) in normalised(page.read_text())
+        words = marks.marked(page.read_text()) if page.is_file() else []
+        on_page = any(marks.holds_words(marked, claim.says) for marked in words)
         device = data.meta["device"]
         value = measured(claim.measure, data)
         if not on_page:
@@ -486,8 +494,37 @@ def check(recording, data, docs):
             outcome = NOT_CHECKED
         else:
             outcome = HOLDS if holds(claim, value) else FAILS
-        checks.append(ClaimCheck(recording.id, claim, value, outcome, device))
+        checks.append(ClaimCheck(recording.id, claim, value, outcome, device, f"claim-{recording.id}-{number}",
+                                 run_words(data.meta)))
     return checks
+
+
+def mark_problems(docs, checks):
+    """One line for each way the marks on the pages under ``docs`` and the claims disagree: a mark that shows no
+    claim (a sentence shown as checked that nothing checks), a mark that shows another page's claim, and a
+    claim that more than one mark shows."""
+    entries = [{"says": c.claim.says, "page": c.claim.page, "anchor": c.anchor} for c in checks]
+    lines, times_shown = [], {}
+    for page in sorted(Path(docs).rglob("*.md")):
+        relative = str(page.relative_to(docs))
+        if relative.startswith("generated/"):
+            continue
+        text = page.read_text()
+        if marks.marked(text) and marks.checked_include(relative) not in text:
+            lines.append(f"{relative} marks sentences as checked but does not list them: end it with "
+                         f"{marks.checked_include(relative)}")
+        for words in marks.marked(text):
+            found = marks.shown(words, entries)
+            if not found:
+                lines.append(f'{relative} marks "{words}" as checked, but no claim checks it')
+            for entry in found:
+                if entry["page"] != relative:
+                    lines.append(f'{relative} marks "{words}", which shows a claim of {entry["page"]}: '
+                                 "quote more of the sentence in one of the two claims")
+                times_shown[entry["anchor"]] = times_shown.get(entry["anchor"], 0) + 1
+    lines += [f'{c.claim.page}: {times_shown[c.anchor]} marks show the claim "{c.claim.says}" of {c.recording}; '
+              "quote more of its sentence" for c in checks if times_shown.get(c.anchor, 0) > 1]
+    return lines
 
 
 def failed(checks):
@@ -496,16 +533,73 @@ def failed(checks):
 
 
 def claims_table(checks):
-    """Markdown: every claim of the guide, with the value measured for it and the outcome."""
+    """Markdown: every claim of the guide, with the value measured for it and the outcome; each row links to the
+    claim's row in its page's own list (``page_claims``)."""
     lines = ["| Page | The page says | Recording | Measured | Must be | Result |", "|---|---|---|---|---|---|"]
     for c in checks:
         value = "–" if c.value is None else f"{c.value:.3g}"
-        outcome = "✓ holds" if c.outcome == HOLDS else f"not checked: about {c.claim.device} runs" \
-            if c.outcome == NOT_CHECKED else f"✗ {c.outcome}"
+        outcome = result_words(c)
         page = c.claim.page.removesuffix(".md")
         lines.append(
-            f"| [{escape(page)}](../{escape(c.claim.page)}) | {escape(c.claim.says).replace('|', '&#124;')} "
+            f"| [{escape(page)}](../{escape(c.claim.page)}#{c.anchor}) "
+            f"| {escape(c.claim.says).replace('|', '&#124;')} "
             f"| `{escape(c.recording)}` | {escape(c.claim.measure.describe())} = {value} "
             f"| {escape(c.claim.bound())} | {outcome} |"
         )
     return "\n".join(lines) + "\n"
+
+
+DEVICE_WORDS = {"cuda": "GPU", "cpu": "CPU", None: "any"}
+STATES = {HOLDS: "holds", NOT_CHECKED: "waits", FAILS: "fails", NOT_ON_PAGE: "fails"}
+
+
+def mark_entry(c):
+    """What the mark of one claim shows (``profguide.site.marks``): its state, its label and its tooltip."""
+    claim, state = c.claim, STATES[c.outcome]
+    if state == "holds":
+        label = "✓"
+        title = (f"Checked: {claim.measure.describe()} = {c.value:.3g}, and the words need {claim.bound()}. "
+                 f"Run: {c.run}.")
+    elif state == "waits":
+        device = DEVICE_WORDS[claim.device]
+        label = f"waits for a {device} run"
+        title = (f"Not checked yet: a prediction about {device} runs, and this page shows {c.run}. A {device} "
+                 f"recording will check that {claim.measure.describe()} is {claim.bound()}.")
+    else:
+        label = "✗ does not hold"
+        title = c.line()
+    return {"page": claim.page, "says": claim.says, "anchor": c.anchor, "state": state, "label": label,
+            "title": title}
+
+
+def page_claims(checks):
+    """Markdown for the end of a page: its checked sentences, what was measured for each and on which run,
+    collapsed. Each row is the target of its sentence's mark (``anchor``)."""
+    waiting = sum(c.outcome == NOT_CHECKED for c in checks)
+    summary = f"{count_of(len(checks), 'sentence')} on this page checked against their runs" + (
+        f", {waiting} waiting for a GPU run" if waiting else "")
+    lines = [f'??? abstract "{summary}"',
+             "    The build checks each sentence shown with a mark against the run the page shows, and fails when "
+             "one no longer holds: a GPU refresh cannot silently falsify a sentence. *How the figures are made* "
+             "lists the checks of every page.", "",
+             "    | The page says | Measured | The words need | Result | Run |", "    |---|---|---|---|---|"]
+    for c in checks:
+        value = "–" if c.value is None else f"{c.value:.3g}"
+        lines.append(
+            f'    | <span id="{c.anchor}"></span>{escape(c.claim.says).replace("|", "&#124;")} '
+            f"| {escape(c.claim.measure.describe())} = {value} | {escape(c.claim.bound())} "
+            f"| {result_words(c)} | {escape(c.run)} |")
+    return "\n".join(lines) + "\n"
+
+
+def result_words(c):
+    if c.outcome == HOLDS:
+        return "✓ holds"
+    if c.outcome == NOT_CHECKED:
+        return f"waits for a {DEVICE_WORDS[c.claim.device]} run"
+    return f"✗ {c.outcome}"
+
+
+def mark_entries(checks):
+    """``claims.json``: one entry per claim, for the marks on the pages."""
+    return json.dumps([mark_entry(c) for c in checks], indent=1, ensure_ascii=False) + "\n"

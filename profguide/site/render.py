@@ -59,6 +59,17 @@ def real_provenance_words(meta):
     return f"{meta['device_name']}; {meta['source']}; {meta['licence']} licence"
 
 
+def run_words(meta):
+    """The run a claim was measured on, in plain words for a tooltip and a table cell: the recording and its
+    machine, or the real trace and where it came from."""
+    if meta.get("real"):
+        return f"{meta['file'].rpartition('/')[2]} · {meta['device_name']} · {meta['source']}"
+    parts = [meta["recording"], meta["device_name"], f"torch {meta['torch']}"]
+    parts += [f"CUDA {meta['cuda']}"] if meta.get("cuda") else []
+    parts += [meta["recorded_at"][:10]] + (["CPU stand-in for a GPU recording"] if meta.get("cpu_standin") else [])
+    return " · ".join(parts)
+
+
 def provenance_note(meta):
     """One small line under a table: where its numbers come from, whether they stand in for a GPU run, and
     a link to the trace they were measured on."""

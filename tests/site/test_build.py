@@ -114,7 +114,7 @@ def test_a_claim_its_page_no_longer_makes_fails_the_check(project, recorded):
     page = project / "docs" / "page.md"
     page.write_text(page.read_text().replace("encloses its ops", "holds its ops"))
     [problem] = run_build(project, check=True)[0][TINY.id].problems
-    assert problem.endswith("but the page no longer says it: update the claim or the page")
+    assert problem.endswith("but the page no longer says it inside a mark, [...]{.claim}: update the claim or the page")
 
 
 def test_refresh_rerecords_a_stale_standin(project, recorded):
@@ -224,7 +224,7 @@ REAL = RealTrace(id="real-alexnet", file="docs/traces/alexnet.json.gz", title="A
                  claims=(Claim("real.md", "The GPU is idle nearly all the time.", GpuBusyShare(), at_most=0.1),))
 REAL_PAGE = """# AlexNet
 
-The GPU is idle nearly all the time.
+[The GPU is idle nearly all the time.]{.claim}
 
 --8<-- "docs/generated/real-alexnet/figure.md"
 

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from profguide.site import claims
+from profguide.site import claims, marks
 from profguide.site.catalogue import REAL_TRACES, RECORDINGS, by_id
 from profguide.site.data import RecordingData
 from profguide.site.recordings import (
@@ -50,7 +50,9 @@ from tests.helpers import gpu_event as gpu
 
 
 def data(*events, rows=(), device="cpu"):
-    return SimpleNamespace(trace=make_trace(*events), rows=list(rows), meta={"device": device})
+    meta = {"device": device, "recording": "tiny-matmul", "device_name": "a test CPU", "torch": "2.13.0",
+            "recorded_at": "2026-12-01T00:00:00"}
+    return SimpleNamespace(trace=make_trace(*events), rows=list(rows), meta=meta)
 
 
 def steps(*durations):
@@ -131,7 +133,7 @@ def check_page(tmp_path, claim, text, found, device="cpu"):
 
 def test_a_check_holds_fails_waits_for_its_device_or_misses_its_page(tmp_path):
     claim = Claim("page.md", "the first step is by far the slowest", FirstOverRest("ProfilerStep"), at_least=2)
-    page = "In this run\nthe first step is by far\nthe slowest.\n"  # line breaks do not matter
+    page = "In this run\n[the first step is by far\nthe slowest]{.claim}.\n"  # line breaks do not matter
     assert check_page(tmp_path, claim, page, data(*steps(90, 30))).outcome == claims.HOLDS
     failing = check_page(tmp_path, claim, page, data(*steps(50, 30)))
     assert failing.outcome == claims.FAILS
@@ -143,6 +145,8 @@ def test_a_check_holds_fails_waits_for_its_device_or_misses_its_page(tmp_path):
     assert waiting.line().endswith("about cuda runs, not checked on this cpu recording")
     missing = check_page(tmp_path, claim, "Nothing here.\n", data(*steps(90, 30)))
     assert missing.outcome == claims.NOT_ON_PAGE and claims.failed([missing]) == [missing]
+    unmarked = check_page(tmp_path, claim, page.replace("[", "").replace("]{.claim}", ""), data(*steps(90, 30)))
+    assert unmarked.outcome == claims.NOT_ON_PAGE  # said, but not marked as checked
 
 
 def test_a_value_that_cannot_be_measured_fails():
@@ -151,22 +155,22 @@ def test_a_value_that_cannot_be_measured_fails():
     assert claims.holds(dataclasses.replace(claim, at_most=3), 2) and not claims.holds(claim, 0)
 
 
-def test_every_claim_quotes_a_page_that_says_it():
+def test_every_claim_quotes_a_mark_on_its_page_and_has_a_bound():
     for recording in (*RECORDINGS, *REAL_TRACES):
         for claim in recording.claims:
-            text = claims.normalised((ROOT / "docs" / claim.page).read_text())
-            assert claims.normalised(claim.says) in text, (recording.id, claim.says)
+            words = marks.marked((ROOT / "docs" / claim.page).read_text())
+            assert any(marks.holds_words(marked, claim.says) for marked in words), (recording.id, claim.says)
             assert claim.at_least is not None or claim.at_most is not None
 
 
 def test_the_claims_table_lists_each_claim_with_its_value(tmp_path):
     claim = Claim("basics/steps.md", "the first | step", FirstOverRest("ProfilerStep"), at_least=2)
     (tmp_path / "basics").mkdir()
-    (tmp_path / "basics" / "steps.md").write_text("the first | step\n")
+    (tmp_path / "basics" / "steps.md").write_text("[the first | step]{.claim}\n")
     found = data(*steps(90, 30))
     table = claims.claims_table(claims.check(dataclasses.replace(TINY, claims=(claim,)), found, tmp_path))
-    assert ("| [basics/steps](../basics/steps.md) | the first &#124; step | `tiny-matmul` | first ProfilerStep "
-            "/ slowest later ProfilerStep = 3 | ≥ 2 | ✓ holds |") in table
+    assert ("| [basics/steps](../basics/steps.md#claim-tiny-matmul-1) | the first &#124; step "
+            "| `tiny-matmul` | first ProfilerStep / slowest later ProfilerStep = 3 | ≥ 2 | ✓ holds |") in table
 
 
 def launch(correlation, ts, dur):

@@ -1,0 +1,120 @@
+"""Sentences a page marks as checked against a run, and how a reader sees them.
+
+A page writes a sentence that a claim (``profguide.site.recordings.Claim``)
+checks as a span with the class ``claim``, in the bracketed-span syntax of
+Pandoc and Quarto: ``[the GPU sits idle most of the time]{.claim}``. The
+build checks both ways (``profguide.site.claims``): every claim's words lie
+inside a mark on its page, and every mark holds the words of a claim. It
+writes what it measured for each claim to ``docs/generated/site/claims.json``.
+
+The Markdown extension here reads that file and renders each mark as the
+sentence followed by one small link per claim it holds: a tick where the run
+bears it out, "waits for a GPU run" where the claim is about GPU runs and the
+page shows a CPU stand-in. The link's title (a tooltip) gives the measured
+value, its bound and the run; the link leads to the claim's row in the list
+of the page's checked sentences at its end (``checked_fragment``), so it
+needs no path to another page. It is an ordinary Python-Markdown extension,
+named in ``mkdocs.yml``: it needs no MkDocs hook, and Zensical renders the
+marks too.
+"""
+
+import json
+import re
+import xml.etree.ElementTree as etree
+from pathlib import Path
+
+from markdown.extensions import Extension
+from markdown.inlinepatterns import InlineProcessor
+from markdown.util import AtomicString
+
+# The words may hold one level of brackets (a link's text) but not a mark of their own.
+MARK = r"\[(?P<words>(?:[^\[\]]|\[[^\[\]]*\])+)\]\{\.claim\}"
+MARK_PATTERN = re.compile(MARK)
+DATA = "docs/generated/site/claims.json"
+# Above the code-span pattern (190): the words reach the extension as the page writes them, as a claim quotes them.
+PRIORITY = 200
+
+
+def normalised(text):
+    """Text with every run of white space as one space: the page's line breaks are not part of its words."""
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def marked(text):
+    """The words of every mark in a page's Markdown, as written (line breaks normalised)."""
+    return [normalised(match["words"]) for match in MARK_PATTERN.finditer(text)]
+
+
+def holds_words(words, says):
+    """Whether a mark's words hold a claim's: the claim quotes the page, possibly less than the whole mark."""
+    return normalised(says) in normalised(words)
+
+
+def shown(words, entries):
+    """The entries (of ``claims.json``, or anything with ``says``) that a mark with these words shows, in their
+    order: those whose words it holds, less any whose words lie inside the longer words of another it holds
+    ("every step…" inside "here too every step…" is a claim about another sentence)."""
+    held = [entry for entry in entries if holds_words(words, entry["says"])]
+    return [entry for entry in held
+            if not any(holds_words(other["says"], entry["says"]) and normalised(other["says"]) != normalised(
+                entry["says"]) for other in held)]
+
+
+def mark_links(entries):
+    """The mark's links, one per claim: [(class, label, title, href)]."""
+    return [(f"claim-mark claim-{entry['state']}", entry["label"], entry["title"], f"#{entry['anchor']}")
+            for entry in entries]
+
+
+def checked_fragment(page):
+    """The fragment that lists a page's checked sentences at its end: ``basics/index.md`` →
+    ``checked-basics-index.md`` in ``docs/generated/site/``."""
+    return "checked-" + page.removesuffix(".md").replace("/", "-") + ".md"
+
+
+def checked_include(page):
+    """The line a page with marks ends with, which includes its list of checked sentences."""
+    return f'--8<-- "docs/generated/site/{checked_fragment(page)}"'
+
+
+class ClaimMarkProcessor(InlineProcessor):
+    """``[words]{.claim}`` → ``<span class="claim">words</span>`` and its marks; the words are then read as
+    Markdown by the patterns that follow (code spans, links, emphasis)."""
+
+    def __init__(self, md, entries):
+        super().__init__(MARK, md)
+        self.entries = entries
+
+    def handleMatch(self, match, data):  # noqa: N802 - Python-Markdown's name
+        span = etree.Element("span", {"class": "claim"})
+        span.text = match["words"]
+        for css_class, label, title, href in mark_links(shown(match["words"], self.entries)):
+            link = etree.SubElement(span, "a", {"class": css_class, "href": href, "title": title,
+                                                "aria-label": title})
+            link.text = AtomicString(label)
+            link.tail = ""
+        return span, match.start(0), match.end(0)
+
+
+def read_entries(path):
+    """The entries of ``claims.json``; none when the file is not there yet (a first build writes it)."""
+    try:
+        return json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        return []
+
+
+class ClaimMarks(Extension):
+    """The Markdown extension: ``markdown_extensions: [profguide.site.marks]`` in ``mkdocs.yml``."""
+
+    def __init__(self, **kwargs):
+        self.config = {"data": [DATA, "claims.json, relative to the working folder (the project's root)"]}
+        super().__init__(**kwargs)
+
+    def extendMarkdown(self, md):  # noqa: N802 - Python-Markdown's name
+        entries = read_entries(self.getConfig("data"))
+        md.inlinePatterns.register(ClaimMarkProcessor(md, entries), "profguide-claim", PRIORITY)
+
+
+def makeExtension(**kwargs):  # noqa: N802 - the name Python-Markdown looks for
+    return ClaimMarks(**kwargs)
