@@ -20,7 +20,7 @@ from profguide.errors import RecordingError, TraceError
 from profguide.figures import charts
 from profguide.files import replace_file
 from profguide.progress import step
-from profguide.site import claims, launch, marks, notebooks, render
+from profguide.site import claims, glossary, launch, marks, notebooks, render
 from profguide.site.cheatsheet import cheat_sheet
 from profguide.site.data import RealTraceData, RecordingData
 from profguide.site.fragments import FRAGMENTS, FragmentError
@@ -154,11 +154,13 @@ def benchmark_files(root):
 
 def site_files(root, checks, included):
     """The site's own fragments that pages include (every claim's check, the benchmark results, and the cheat
-    sheet, which quotes the claims' measurements), and ``claims.json``, which the marks on the pages read."""
+    sheet, which quotes the claims' measurements), ``claims.json``, which the marks on the pages read, and the
+    glossary's abbreviations and verdicts."""
     makers = {
         "claims.md": lambda: {"claims.md": claims.claims_table(checks)},
         "explain-vs-hta.md": lambda: benchmark_files(root),
         "cheat-sheet.md": lambda: {"cheat-sheet.md": cheat_sheet(checks)},
+        glossary.VERDICT_LIST: lambda: {glossary.VERDICT_LIST: glossary.verdict_list()},
     }
     pages = {marks.checked_fragment(page): page for page in {c.claim.page for c in checks}}
     for name, page in pages.items():
@@ -168,7 +170,8 @@ def site_files(root, checks, included):
     if unknown:
         raise FragmentError(f"no site fragment named {', '.join(unknown)} (known: {', '.join(makers)})")
     made = {name: text for fragment in included for name, text in makers[fragment]().items()}
-    return {**made, marks.DATA.rpartition("/")[2]: claims.mark_entries(checks)}
+    return {**made, marks.DATA.rpartition("/")[2]: claims.mark_entries(checks),
+            glossary.ABBREVIATIONS: glossary.abbreviations((Path(root) / "docs" / glossary.PAGE).read_text())}
 
 
 def build(recordings, root, generated=None, refresh=False, check=False, gpus=None, stream=None, real_traces=()):

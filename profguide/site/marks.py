@@ -18,11 +18,13 @@ named in ``mkdocs.yml``: it needs no MkDocs hook, and Zensical renders the
 marks too.
 """
 
+import html
 import json
 import re
 import xml.etree.ElementTree as etree
 from pathlib import Path
 
+from markdown import util
 from markdown.extensions import Extension
 from markdown.inlinepatterns import InlineProcessor
 from markdown.util import AtomicString
@@ -31,17 +33,23 @@ from markdown.util import AtomicString
 MARK = r"\[(?P<words>(?:[^\[\]]|\[[^\[\]]*\])+)\]\{\.claim\}"
 MARK_PATTERN = re.compile(MARK)
 DATA = "docs/generated/site/claims.json"
-# Above the code-span pattern (190): the words reach the extension as the page writes them, as a claim quotes them.
-PRIORITY = 200
+# Below the code-span pattern (190): a mark written inside backticks is code, shown as it is.
+PRIORITY = 185
+FENCED = re.compile(r"^[ \t]*```.*?^[ \t]*```[ \t]*$", re.MULTILINE | re.DOTALL)
+TAG = re.compile(r"<[^>]+>")
+CODE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.DOTALL)
 
 
 def normalised(text):
-    """Text with every run of white space as one space: the page's line breaks are not part of its words."""
-    return re.sub(r"\s+", " ", text).strip()
+    """The words as a reader reads them: every run of white space one space (a page's line breaks are not part
+    of its words) and no backticks (code spans reach the extension as their text)."""
+    return re.sub(r"\s+", " ", text.replace("`", "")).strip()
 
 
 def marked(text):
-    """The words of every mark in a page's Markdown, as written (line breaks normalised)."""
+    """The words of every mark in a page's Markdown, normalised; marks inside code are code, not marks."""
+    text = FENCED.sub("", text)
+    text = CODE_SPAN.sub(lambda span: "" if "{.claim}" in span[0] else span[0], text)
     return [normalised(match["words"]) for match in MARK_PATTERN.finditer(text)]
 
 
@@ -79,7 +87,7 @@ def checked_include(page):
 
 class ClaimMarkProcessor(InlineProcessor):
     """``[words]{.claim}`` → ``<span class="claim">words</span>`` and its marks; the words are then read as
-    Markdown by the patterns that follow (code spans, links, emphasis)."""
+    Markdown by the patterns that follow (links, emphasis)."""
 
     def __init__(self, md, entries):
         super().__init__(MARK, md)
@@ -88,12 +96,22 @@ class ClaimMarkProcessor(InlineProcessor):
     def handleMatch(self, match, data):  # noqa: N802 - Python-Markdown's name
         span = etree.Element("span", {"class": "claim"})
         span.text = match["words"]
-        for css_class, label, title, href in mark_links(shown(match["words"], self.entries)):
+        for css_class, label, title, href in mark_links(shown(self.text_of(match["words"]), self.entries)):
             link = etree.SubElement(span, "a", {"class": css_class, "href": href, "title": title,
                                                 "aria-label": title})
             link.text = AtomicString(label)
             link.tail = ""
         return span, match.start(0), match.end(0)
+
+    def text_of(self, words):
+        """The words as text: code spans are placeholders by now, for an element (``unescape``) or, from
+        ``pymdownx.inlinehilite``, for raw HTML in the stash, whose text is what the page shows."""
+        stash = self.md.htmlStash.rawHtmlBlocks
+
+        def stashed_text(placeholder):
+            return html.unescape(TAG.sub("", str(stash[int(placeholder[1])])))
+
+        return util.HTML_PLACEHOLDER_RE.sub(stashed_text, self.unescape(words))
 
 
 def read_entries(path):
