@@ -7,9 +7,12 @@ structs (msgspec), keeps only the fields the analysis asks for as numpy
 columns, and drops each batch before the next: memory stays near the size of
 the file.
 
-It reads regular files only (a FIFO or a device would never end), and no more
-than ``max_bytes`` of JSON (a small gzip file can inflate without bound);
-anything it cannot read becomes a ``TraceError`` with one line.
+It reads regular files only (a FIFO or a device would never end), no more
+than ``max_bytes`` of JSON (a small gzip file can inflate without bound), and
+nothing nested deeper than ``MAX_DEPTH`` (counted on the bytes as they are
+read, so that the answer does not hang on ``sys.getrecursionlimit()``, which
+importing ``torch._dynamo`` raises); anything it cannot read becomes a
+``TraceError`` with one line.
 """
 
 import gzip
@@ -22,7 +25,7 @@ from functools import partial
 from itertools import compress
 from operator import attrgetter, is_
 from pathlib import Path
-from typing import Union
+from typing import NamedTuple, Union
 
 import msgspec
 import numpy as np
@@ -103,11 +106,94 @@ def check_source(path):
         raise TraceError(f"{shown(path)}: {kind}, not a trace file: it would never end")
 
 
+# How deep a trace's JSON may nest. Real Kineto traces nest 5 to 7 levels (the document, traceEvents, an
+# event, its args, Input Dims, one input's dims, a list inside those); 64 leaves room for any profiler's
+# metadata and stays far below the depth at which msgspec's recursive decoder meets the interpreter's
+# recursion limit (1000 by default, raised by torch._dynamo and Inductor to 2000-3000) or, with the limit
+# raised further still, the C stack. The bound is the loader's own, whatever that limit is.
+MAX_DEPTH = 64
+SCAN_BLOCK = BLOCK  # one read of more than this (read_bytes reads the whole file) is scanned a block at a time
+
+_KEEP = b'"[]{}'
+_DELETE = bytes(c for c in range(256) if c not in _KEEP)  # every byte but quotes and brackets
+_STEP = np.zeros(256, np.int8)
+_STEP[list(b"[{")] = 1
+_STEP[list(b"]}")] = -1
+_QUOTE = ord('"')
+
+
+class Nesting(NamedTuple):
+    """Where a scan of a document's bytes stands between two blocks."""
+
+    depth: int = 0  # brackets open before the next block
+    in_string: bool = False  # whether the next block starts inside a string
+    held: bytes = b""  # a trailing run of backslashes, held back: the escape it starts may end in the next block
+
+
+START = Nesting()  # before a document's first byte
+
+def unescaped(data):
+    """``data`` without its escaped backslashes, then without its escaped quotes. Python's ``replace`` pairs
+    a run of backslashes from the left, as JSON does: an odd run's last backslash escapes what follows it.
+    Backslashes stand only inside strings in valid JSON, and msgspec stops at the first one outside."""
+    if b"\\" not in data:
+        return data
+    return data.replace(b"\\\\", b"").replace(b'\\"', b"")
+
+
+def split_backslashes(data):
+    """(``data`` without its trailing run of backslashes, that run)."""
+    if not data.endswith(b"\\"):
+        return data, b""
+    kept = data.rstrip(b"\\")
+    return kept, bytes(data[len(kept) :])
+
+
+def block_depth(block, state=START):
+    """(the deepest nesting reached in ``block``, the ``Nesting`` after it), given the state before it.
+
+    Only quotes and brackets matter once escapes are gone; two adjacent quotes (an empty string, or the end
+    of one and the start of the next) go too, which keeps the parity of every later quote. A bracket counts
+    where the quotes before it (and ``state.in_string``) leave it outside a string. Every step runs in C.
+    """
+    data, held = split_backslashes(state.held + block if state.held else block)
+    marks = unescaped(data).translate(None, _DELETE).replace(b'""', b"")
+    codes = np.frombuffer(marks, np.uint8)
+    steps = _STEP[codes]
+    in_string = state.in_string
+    if b'"' in marks:
+        inside = np.bitwise_xor.accumulate(codes == _QUOTE)
+        if in_string:
+            np.logical_not(inside, out=inside)
+        steps[inside] = 0  # brackets inside strings do not nest
+        in_string = bool(inside[-1])
+    elif in_string:
+        steps[:] = 0
+    if not len(steps):
+        return state.depth, Nesting(state.depth, in_string, held)
+    levels = np.cumsum(steps, dtype=np.int32)  # a block holds fewer than 2**31 brackets
+    return state.depth + max(int(levels.max()), 0), Nesting(state.depth + int(levels[-1]), in_string, held)
+
+
+def check_nesting(data, source, state=START):
+    """The ``Nesting`` after ``data``; a one-line TraceError once anything is nested deeper than MAX_DEPTH."""
+    with memoryview(data) as view:
+        for start in range(0, len(view), SCAN_BLOCK):
+            whole = start == 0 and len(view) <= SCAN_BLOCK and isinstance(data, bytes)
+            deepest, state = block_depth(data if whole else bytes(view[start : start + SCAN_BLOCK]), state)
+            if deepest > MAX_DEPTH:
+                raise TraceError(f"{shown(source)}: nested too deeply to be a torch.profiler trace "
+                                 f"(more than {MAX_DEPTH} levels)")
+    return state
+
+
 class Capped:
-    """A binary stream that raises TraceError once more than ``limit`` bytes have been read from it."""
+    """A binary stream that raises TraceError once more than ``limit`` bytes have been read from it, or once
+    what it has read is nested deeper than MAX_DEPTH."""
 
     def __init__(self, stream, path, limit):
         self.stream, self.path, self.limit, self.count = stream, path, limit, 0
+        self.nesting = START
 
     def read(self, size):
         data = self.stream.read(size)
@@ -115,6 +201,7 @@ class Capped:
         if self.count > self.limit:
             raise TraceError(f"{shown(self.path)}: holds more than {format_size(self.limit)} of JSON; "
                              "raise --max-size to read it")
+        self.nesting = check_nesting(data, self.path, self.nesting)
         return data
 
     def position(self):
@@ -173,9 +260,18 @@ def describe_decode_error(raw, error, what):
         raw.decode("utf-8")
     except UnicodeDecodeError:
         return "not UTF-8 text"
-    if "truncated" in text.lower():
+    if "truncated" in text.lower() or ends_open(raw):
         return f"{what} (the file ends early: truncated?)"
     return f"{what} ({text})"
+
+
+def ends_open(raw):
+    """Whether JSON ends inside a string or with a bracket left open, as a file cut short does."""
+    try:
+        state = check_nesting(raw, "")
+    except TraceError:
+        return False
+    return state.depth > 0 or state.in_string
 
 
 def floats(values, count):
@@ -361,11 +457,17 @@ def load(path, progress=None, max_bytes=MAX_BYTES):
     streamed = load_streaming(path, progress, max_bytes)
     if streamed is not None:
         return streamed
-    return parse(read_bytes(path, max_bytes), path, progress)
+    return parse_checked(read_bytes(path, max_bytes), path, progress)  # read_bytes has bounded its nesting
 
 
 def parse(raw, source="trace", progress=None):
     """Parse the bytes of a trace's JSON; ``source`` names it in error messages."""
+    check_nesting(raw, source)
+    return parse_checked(raw, source, progress)
+
+
+def parse_checked(raw, source, progress=None):
+    """``parse`` for bytes whose nesting has been checked already."""
     document = decode_document(source, raw)
     events, document.traceEvents = document.traceEvents, None
     batches = new_batches()

@@ -2,9 +2,12 @@
 
 import gzip
 import json
+import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from profguide import trace
 from profguide.analysis import launches, select
@@ -208,12 +211,120 @@ def test_the_top_level_list_is_found_past_strings_and_nesting():
     assert loader.top_level_events(b'{"meta": {"traceEvents": [') is None
 
 
-def test_json_nested_too_deeply_is_one_line(tmp_path):
-    deep = "[" * 1000 + "]" * 1000
-    path = write(tmp_path, "deep.json", json.dumps({"traceEvents": [kernel(1, args={"x": 0})]}).replace(
-        '"x": 0', f'"x": {deep}').encode())
-    with pytest.raises(trace.TraceError, match="nested too deeply"):
-        trace.load(path)
+def nested(levels):
+    """A JSON value ``levels`` deep: lists inside lists."""
+    return "[" * levels + "]" * levels
+
+
+# A Kineto event's args sit 4 levels down: the document, traceEvents, the event, its args.
+ARGS_DEPTH = 4
+
+
+def deep_trace(path, levels, layout):
+    """A trace of two kernels, the second with an arg that takes the whole document to ``levels`` of nesting."""
+    events = [kernel(0), kernel(1, args={"x": 0})]
+    if layout == "kineto":
+        kineto_file(path, events)
+    else:
+        path.write_text(json.dumps({"traceEvents": events}))
+    path.write_text(path.read_text().replace('"x": 0', f'"x": {nested(levels - ARGS_DEPTH)}'))
+    return path
+
+
+@pytest.fixture
+def recursion_limit_raised():
+    """The interpreter as a notebook leaves it after compiling something, and then some (torch._dynamo: 3000)."""
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(10_000)
+    yield
+    sys.setrecursionlimit(before)
+
+
+@pytest.mark.parametrize("layout", ["one line", "kineto"])
+@pytest.mark.parametrize("limit", ["as it is", "raised"])
+def test_json_nested_too_deeply_is_one_line_whatever_the_recursion_limit(tmp_path, request, layout, limit):
+    if limit == "raised":
+        request.getfixturevalue("recursion_limit_raised")
+    path = deep_trace(tmp_path / "deep.json", 1000, layout)
+    for load in (trace.load, lambda p: trace.parse(p.read_bytes(), p), lambda p: trace.parse(loader.read_bytes(p))):
+        with pytest.raises(trace.TraceError, match="nested too deeply") as caught:
+            load(path)
+        assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("layout", ["one line", "kineto"])
+def test_nesting_up_to_the_bound_loads_and_one_more_level_does_not(tmp_path, recursion_limit_raised, layout):
+    path = deep_trace(tmp_path / "t.json", loader.MAX_DEPTH, layout)
+    assert loader.block_depth(path.read_bytes())[0] == loader.MAX_DEPTH
+    loaded = trace.load(path)
+    assert [(s.name, s.ts, s.dur, s.kind) for s in loaded.slices()] == [("k0", 0, 5, "kernel"), ("k1", 10, 5, "kernel")]
+    same_columns(loaded, trace.parse(path.read_bytes(), path))
+    deeper = deep_trace(tmp_path / "deeper.json", loader.MAX_DEPTH + 1, layout)
+    with pytest.raises(trace.TraceError, match=f"nested too deeply .*more than {loader.MAX_DEPTH} levels"):
+        trace.load(deeper)
+
+
+def test_the_real_traces_nest_as_the_bound_says(tmp_path):
+    depths = {path.name: loader.block_depth(gzip.decompress(path.read_bytes()))[0] for path in REAL_TRACES}
+    assert set(depths.values()) <= {5, 6, 7} and max(depths.values()) < loader.MAX_DEPTH // 8, depths
+
+
+BRACKETY = '[[[{{"' + "[" * 100 + '\\"\\\\' + "{" * 100 + "\\"
+
+
+@pytest.mark.parametrize("block", [4096, 7, 1])
+def test_brackets_and_escapes_inside_strings_do_not_nest(tmp_path, monkeypatch, block):
+    monkeypatch.setattr(loader, "SCAN_BLOCK", block)
+    monkeypatch.setattr(loader, "BLOCK", max(block, 64))
+    names = [BRACKETY, "]" * 80 + "\\", '"' * 70, "\\" * 65 + "["]
+    events = [kernel(i, name=name, args={"Input type": [name]}) for i, name in enumerate(names)]
+    path = kineto_file(tmp_path / "t.json", events)
+    assert loader.block_depth(path.read_bytes())[0] == ARGS_DEPTH + 1
+    loaded = trace.load(path)
+    assert sorted(loaded.names[i] for i in loaded.name) == sorted(names)
+    same_columns(loaded, trace.parse(path.read_bytes(), path))
+
+
+def depth(value):
+    """How deep a JSON value nests, from the value itself: the answer the bytes must give."""
+    children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else None
+    return 0 if children is None else 1 + max(map(depth, children), default=0)
+
+
+TRICKY_TEXT = st.text(alphabet='"\\[]{}a\né', max_size=6)
+JSON_VALUES = st.recursive(
+    st.one_of(st.none(), st.integers(), TRICKY_TEXT),
+    lambda children: st.one_of(st.lists(children, max_size=3), st.dictionaries(TRICKY_TEXT, children, max_size=3)),
+    max_leaves=24,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(value=JSON_VALUES, cuts=st.lists(st.integers(min_value=0), max_size=8), indent=st.sampled_from([None, 1]),
+       ascii_only=st.booleans())
+def test_a_block_boundary_anywhere_gives_the_answer_of_one_block(value, cuts, indent, ascii_only):
+    data = json.dumps(value, indent=indent, ensure_ascii=ascii_only).encode()
+    deepest, after = loader.block_depth(data)
+    assert deepest == depth(value) and after == loader.START
+    positions = sorted({cut % (len(data) + 1) for cut in cuts})
+    state, reached = loader.START, 0
+    for start, end in zip([0, *positions], [*positions, len(data)], strict=True):
+        block_deepest, state = loader.block_depth(data[start:end], state)
+        reached = max(reached, block_deepest)
+    assert (reached, state) == (deepest, after)
+
+
+def test_a_cut_inside_an_escape_or_a_string_is_carried_to_the_next_block():
+    first, state = loader.block_depth(b'[["a\\\\\\')  # three backslashes held back: one pair, and one escaping
+    assert first == 2 and state == loader.Nesting(2, True, b"\\\\\\")
+    second, state = loader.block_depth(b'"[[[", "\\\\"]', state)  # ... the quote; the string ends at the next one
+    assert second == 2 and state == loader.Nesting(1, False, b"")
+
+
+def test_a_file_cut_short_says_so_whatever_the_decoder_says(tmp_path):
+    for data in (b'{"traceEvents": [{"ph": "X", "name": "k', b'{"traceEvents": [{"ph": "X"', b'{"traceEvents": [tr'):
+        with pytest.raises(trace.TraceError, match=r"not valid JSON \(the file ends early: truncated\?\)$"):
+            trace.load(write(tmp_path, "cut.json", data))
 
 
 def test_times_no_profiler_measures_are_skipped_and_counted(tmp_path):
