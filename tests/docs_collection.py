@@ -20,6 +20,8 @@ from sybil.evaluators.python import PythonEvaluator
 from sybil.parsers.markdown import CodeBlockParser, SkipParser
 from sybil.parsers.markdown.lexers import FencedCodeBlockLexer
 
+from tests.interpreter_state import recursion_limit_restored
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 OUTPUT_MARK = "<!-- output -->"
@@ -39,13 +41,21 @@ def leave_scratch_folder(namespace):
     scratch.cleanup()
 
 
+# A block that calls torch.compile runs Inductor in this process, and Inductor's compile_fx raises
+# sys.getrecursionlimit() to 2000 and leaves it there (unless its cache already holds the graph): such a block
+# gets the limit put back after it. Any other block that changes the limit, the working directory or the umask
+# is failed (tests/interpreter_state.py).
+COMPILES = "torch.compile("
+
+
 class PrintingEvaluator(PythonEvaluator):
     """Runs a Python block and keeps what it printed for an output fence that follows it."""
 
     def __call__(self, example):
         printed = io.StringIO()
+        restoring = recursion_limit_restored() if COMPILES in str(example.parsed) else contextlib.nullcontext()
         try:
-            with contextlib.redirect_stdout(printed):
+            with contextlib.redirect_stdout(printed), restoring:
                 super().__call__(example)
         finally:
             example.namespace[PRINTED] = printed.getvalue()
@@ -80,12 +90,15 @@ class OutputParser:
                 yield Region(region.start, region.end, region.lexemes["source"], check_output)
 
 
-def docs_sybil():
+def docs_sybil(path=DOCS):
     return Sybil(
         parsers=[CodeBlockParser("python", PrintingEvaluator()), OutputParser(), SkipParser()],
         patterns=["*.md"],
-        path=str(DOCS),
+        path=str(path),
         excludes=["generated/*"],
         setup=enter_scratch_folder,
         teardown=leave_scratch_folder,
+        # Sybil's items get no autouse fixture: each block asks for this one by name (tests/interpreter_state.py).
+        # The page's own scratch folder is entered before its first block and left after its last, outside it.
+        fixtures=["interpreter_left_as_found"],
     )
