@@ -152,8 +152,6 @@ BAD_INPUT = [
     ("only-negative.json", doc(event(dur=-5)), "no complete events with valid times"),
     ("no-times.json", doc({"ph": "X", "name": "k"}), "no complete events with valid times"),
     ("utf8.json", doc(event(name="NAME")).replace(b"NAME", b"\xff\xfe"), "not UTF-8 text"),
-    ("huge-number.json", doc(event()).replace(b'"ts": 1', b'"ts": 1e999'),
-     "an event cannot be read (Number out of range"),
 ]
 
 
@@ -164,6 +162,18 @@ def test_bad_input_is_one_line_and_exit_2(capsys, tmp_path, name, data, message)
     assert out == ""
     assert err.startswith(f"profguide: {tmp_path / name}: ") and message in err
     assert err.count("\n") == 1
+
+
+def test_a_number_beyond_a_double_gets_a_correct_answer_or_one_line(capsys, tmp_path):
+    # msgspec 0.23 refuses 1e999 ("Number out of range"); Python's json reads it as infinity. Either keeps the
+    # promise: one line and exit 2, or an answer that skips the event whose time is no number and counts it.
+    path = write(tmp_path, "t.json", doc(event(), event(ts=5)).replace(b'"ts": 5', b'"ts": 1e999'))
+    code, out, err = explain(capsys, path, "--json")
+    if code == 0:
+        summary = json.loads(out)
+        assert (summary["events"], sum(summary["skipped_events"].values()), err) == (1, 1, "")
+    else:
+        assert (code, out) == (2, "") and err.startswith(f"profguide: {path}: ") and err.count("\n") == 1
 
 
 def test_missing_path_and_empty_folder(capsys, tmp_path):
@@ -244,7 +254,10 @@ def test_any_list_of_events_gets_an_answer_or_one_line(capsys, tmp_path, events,
 @given(data=st.binary(max_size=64))
 def test_any_bytes_get_an_answer_or_one_line(capsys, tmp_path, data):
     code, out, err = explain(capsys, write(tmp_path, "t.json", data))
-    assert (code, out) == (2, "") and err.count("\n") == 1
+    if code == 0:  # a few bytes that happen to be a trace get its answer
+        assert out and err == ""
+    else:
+        assert (code, out) == (2, "") and err.startswith("profguide: ") and err.count("\n") == 1
 
 
 def test_the_reference_page_states_the_thresholds_the_code_uses():
