@@ -9,13 +9,18 @@ export NO_MKDOCS_2_WARNING := 1
 # sees the system's site-packages.
 HAVE_GPU := $(shell nvidia-smi -L >/dev/null 2>&1 && echo yes)
 TORCH_CPU ?= torch==2.13.0
+# Every package the site build and the tests install, pinned (torch's own dependencies too; torch itself is
+# left out, as above). `make lock` writes it from pyproject.toml's ranges.
+LOCK := requirements/lock.txt
 
-.PHONY: setup site build-site serve test figures clean
+.PHONY: setup site build-site serve test test-newest lock figures clean
 
-$(VENV)/.installed: pyproject.toml Makefile
+$(VENV)/.installed: pyproject.toml Makefile $(LOCK)
 	python3 -m venv $(if $(HAVE_GPU),--system-site-packages) $(VENV)
-	$(if $(HAVE_GPU),,$(PY) -m pip install -q $(TORCH_CPU))
-	$(PY) -m pip install -q -e ".[docs,test]"
+	$(if $(HAVE_GPU),,$(PY) -m pip install -q -c $(LOCK) $(TORCH_CPU))
+	$(PY) -m pip install -q -r $(LOCK)
+	$(PY) -m pip install -q --no-deps --no-build-isolation -e .
+	$(PY) -m pip check
 	touch $@
 
 setup: $(VENV)/.installed
@@ -30,9 +35,46 @@ test: setup
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest
 
+# The tests with the newest versions pyproject.toml's ranges allow, ignoring the lock, in a venv of their own
+# (the scheduled workflow .github/workflows/newest.yml runs this every day). Each run upgrades what it can.
+NEWEST ?= .venv-newest
+test-newest:
+	test -x $(NEWEST)/bin/python || python3 -m venv $(if $(HAVE_GPU),--system-site-packages) $(NEWEST)
+	$(NEWEST)/bin/python -m pip install -q --upgrade pip
+	$(if $(HAVE_GPU),,$(NEWEST)/bin/python -m pip install -q --upgrade $(TORCH_CPU))
+	$(NEWEST)/bin/python -c "import torch; print('torch==' + torch.__version__)" > $(NEWEST)/torch.txt
+	$(NEWEST)/bin/python -m pip install -q --upgrade --upgrade-strategy eager -c $(NEWEST)/torch.txt -e ".[docs,test]"
+	$(NEWEST)/bin/python -m pip check
+	$(NEWEST)/bin/python -m pip list --format freeze > $(NEWEST)/versions.txt
+	$(NEWEST)/bin/ruff check .
+	$(NEWEST)/bin/python -m pytest
+
+# Rewrites $(LOCK) from pyproject.toml (its docs and test extras) with pip-tools, pinned in requirements/tools.txt.
+# LOCK_FLAGS=--upgrade (the default) takes the newest versions; LOCK_FLAGS= keeps the pins that still fit.
+# It resolves against PyPI alone (PIP_CONFIG_FILE=/dev/null: a machine's own pip.conf may add indexes or local
+# wheels that a clean machine lacks), and torch's dependencies against $(TORCH_CPU), the CPU build: give pip
+# somewhere to find it, e.g. LOCK_TORCH="--extra-index-url https://download.pytorch.org/whl/cpu" or
+# PIP_FIND_LINKS. The lock is refused if it would install a CUDA build's packages or name a local path.
+TOOLS ?= .venv-tools
+LOCK_TORCH ?=
+LOCK_FLAGS ?= --upgrade
+$(TOOLS)/.installed: requirements/tools.txt
+	python3 -m venv $(TOOLS)
+	$(TOOLS)/bin/python -m pip install -q -r requirements/tools.txt
+	touch $@
+
+lock: $(TOOLS)/.installed
+	echo '$(TORCH_CPU)' > $(TOOLS)/torch.txt
+	PIP_CONFIG_FILE=/dev/null CUSTOM_COMPILE_COMMAND="make lock" $(TOOLS)/bin/pip-compile --quiet $(LOCK_FLAGS) \
+		--extra docs --extra test --all-build-deps --strip-extras --unsafe-package torch \
+		--index-url https://pypi.org/simple $(LOCK_TORCH) -c $(TOOLS)/torch.txt \
+		--no-emit-index-url --no-emit-find-links --no-emit-trusted-host --output-file $(LOCK) pyproject.toml
+	if grep -nE '^(nvidia-|triton)|file://|/opt/|^-' $(LOCK); then \
+		echo "make lock: $(LOCK) holds a CUDA build's packages or a local path (above): see the Makefile"; exit 1; fi
+
 # Re-record what is stale (CUDA recordings on a GPU; CPU stand-ins elsewhere), then re-render.
 figures: setup
 	$(PY) -m profguide build --refresh
 
 clean:
-	rm -rf site $(VENV)
+	rm -rf site $(VENV) $(NEWEST) $(TOOLS)

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
 
 from tests.helpers import ROOT
 
@@ -56,3 +57,77 @@ def test_the_pages_workflow_sets_every_variable_mkdocs_yml_reads():
     names = set(re.findall(r"!ENV \[?(\w+)", (ROOT / "mkdocs.yml").read_text()))
     assert names, "mkdocs.yml reads no variable"
     assert {name for name in names if f"{name}: ${{{{" in workflow("pages.yml")} == names
+
+
+def makefile_rule(target):
+    """The prerequisites line and the recipe of a Makefile target."""
+    text = (ROOT / "Makefile").read_text()
+    found = re.search(rf"^{re.escape(target)}:(.*)\n((?:\t.*\n|.*\\\n)*)", text, re.MULTILINE)
+    assert found, f"the Makefile has no target {target}"
+    return found.group(1), found.group(2)
+
+
+def test_the_newest_workflow_runs_make_test_newest_every_day_in_ci_s_container():
+    newest = workflow("newest.yml")
+    assert "workflow_dispatch:" in newest and re.search(r'schedule:\n\s+- cron: "\d+ \d+ \* \* \*"', newest)
+    assert "container: python:3.11-bookworm" in newest and newest.count("container:") == 1
+    assert "apt-get install -y -qq chromium" in newest and "apt-get install -y -qq chromium" in (
+        ROOT / ".ci" / "run").read_text()
+    assert newest.index("apt-get install") < newest.index("run: make test-newest")
+    _, recipe = makefile_rule("test-newest")
+    assert "$(NEWEST)/bin/python -m pytest" in recipe and "$(NEWEST)/bin/ruff check ." in recipe
+    assert "--upgrade" in recipe and '-e ".[docs,test]"' in recipe and "pip check" in recipe
+    assert "LOCK" not in recipe and "lock.txt" not in recipe  # the newest versions, not the pinned ones
+
+
+def test_make_installs_from_the_lock_and_a_changed_lock_reinstalls():
+    prerequisites, recipe = makefile_rule("$(VENV)/.installed")
+    assert "$(LOCK)" in prerequisites.split() and "LOCK := requirements/lock.txt" in (ROOT / "Makefile").read_text()
+    steps = [line.strip() for line in recipe.splitlines()]
+    order = ["-c $(LOCK) $(TORCH_CPU)", "-r $(LOCK)", "--no-deps --no-build-isolation -e .", "-m pip check"]
+    found = [next(i for i, step in enumerate(steps) if part in step) for part in order]
+    assert found == sorted(found), steps
+    assert not any("pip install" in step and ".[docs,test]" in step for step in steps)
+    assert "make lock" in (ROOT / "README.md").read_text() and "make test-newest" in (ROOT / "README.md").read_text()
+
+
+LOCK = ROOT / "requirements" / "lock.txt"
+
+
+def locked():
+    """{name: version} of every package the lock pins."""
+    pins = {}
+    for line in LOCK.read_text().splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            name, _, version = line.partition("==")
+            assert version and re.fullmatch(r"[A-Za-z0-9._-]+", name) and re.fullmatch(r"[\w.+!-]+", version), line
+            pins[name.lower().replace("_", "-")] = version
+    return pins
+
+
+def test_the_lock_pins_every_requirement_within_pyproject_s_ranges_and_names_no_local_source():
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11, as the lock is made for
+    text = LOCK.read_text()
+    assert "make lock" in text.split("\n\n")[0]  # the header names the command that writes it
+    # A clean machine with only PyPI must install it: no index, no find-links, no file paths.
+    assert not re.search(r"file://|/opt/|/tmp/|/home/|--index-url|--extra-index-url|--find-links|^-", text, re.M)
+    pins = locked()
+    assert "torch" not in pins and "# torch" in text  # the Makefile installs torch; its dependencies are pinned
+    assert {"filelock", "sympy", "networkx", "jinja2", "fsspec", "typing-extensions", "setuptools"} <= set(pins)
+    assert not [name for name in pins if name.startswith(("nvidia-", "triton"))]  # the CPU build's dependencies
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    wanted = [*project["project"]["dependencies"], *project["build-system"]["requires"],
+              *(r for extra in ("docs", "test") for r in project["project"]["optional-dependencies"][extra])]
+    for requirement in map(Requirement, wanted):
+        name = requirement.name.lower().replace("_", "-")
+        if name != "torch":
+            assert name in pins and requirement.specifier.contains(pins[name], prereleases=True), (
+                f"{requirement} is locked at {pins.get(name)}: run make lock")
+
+
+def test_the_lock_tool_is_pinned():
+    tools = (ROOT / "requirements" / "tools.txt").read_text()
+    assert re.search(r"^pip-tools==[\d.]+$", tools, re.M)
+    _, recipe = makefile_rule("lock")
+    assert "pip-compile" in recipe and "--unsafe-package torch" in recipe and "--output-file $(LOCK)" in recipe
+    assert "requirements/tools.txt" in makefile_rule("$(TOOLS)/.installed")[0]
