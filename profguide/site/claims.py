@@ -16,16 +16,24 @@ import numpy as np
 
 from profguide.analysis import collectives
 from profguide.analysis.communication import communication, step_communication
-from profguide.analysis.compile import step_counts
+from profguide.analysis.compile import compile_markers, step_counts
 from profguide.analysis.compiled_calls import compiled_calls
 from profguide.analysis.host import host_breakdown
 from profguide.analysis.idle import busy_intervals, idle_breakdown
 from profguide.analysis.intervals import union_length
-from profguide.analysis.kernels import gemm_throughput, top_kernels
-from profguide.analysis.launches import launch_delays, occupancy_queries, synchronisations
-from profguide.analysis.memory import left_at_end, memory_timeline, ratio_at_end
+from profguide.analysis.kernels import gemm_throughput, kernel_rows, top_kernels
+from profguide.analysis.launches import launch_delays, occupancy_queries, profiler_overhead, synchronisations
+from profguide.analysis.memory import frees_in_region, left_at_end, memory_timeline, ratio_at_end
 from profguide.analysis.regions import ops_in_region, region_calls, region_tree
-from profguide.analysis.select import first_of, gpu_window, host_syncs, on_a_stream, profiler_steps
+from profguide.analysis.select import (
+    first_of,
+    gpu_window,
+    host_syncs,
+    launch_of,
+    names_where,
+    on_a_stream,
+    profiler_steps,
+)
 from profguide.analysis.verdict import measured_window, summarise
 from profguide.errors import RecordingError
 from profguide.explain import explain_ranks
@@ -37,39 +45,59 @@ from profguide.site.recordings import (
     CollectivesPerStep,
     ColumnShare,
     CommStreamShare,
+    CommunicationByCall,
     CommunicationExposed,
     CommunicationHidden,
+    CommunicationKernelNamed,
+    CompileMarker,
+    CompileShare,
     CpuShare,
     DeviceShare,
     EnclosedShare,
     Encloses,
     FirstOverMedian,
     FirstOverRest,
+    FreedInside,
+    FreesInRegion,
     GpuBusyShare,
     HostLead,
     HostShare,
     HostShareFall,
     IdleShare,
+    KernelsJoined,
+    KernelSpread,
+    LargestBucketShare,
+    LaunchedBy,
+    LongestSyncAfterSteps,
     MeanOverMedian,
+    MedianStepRatio,
     MemoryLeftAtEnd,
     MemoryRatioAtEnd,
     NamedInRegion,
     OccupancyQueries,
+    OpMedianOver,
     OpsInRegion,
     OpsInStep,
+    OpsWithShapes,
     OutsideOps,
+    OverheadEvents,
     PeakShare,
     PerStepFall,
+    QueriesInside,
     QueueingOverLaunch,
+    RankHostShare,
     RanksLineUp,
     RanksNamed,
+    RegionTimeRatio,
     RowValue,
+    SelfTimeRatio,
     SlowestOverFastest,
     StepCount,
     StepNumber,
     StepTimeRatio,
     StragglerIs,
     StragglerWait,
+    SyncInsideStep,
     SyncOverKernels,
     SyncOverStep,
     SyncsPerStep,
@@ -391,7 +419,197 @@ def calls_that_compile(measure, data):
     return float(sum(call["compiles"] > 0 for call in calls)) if calls else None
 
 
+def sync_inside_step(_measure, data):
+    trace, syncs = data.trace, host_syncs(data.trace)
+    starts, durations = trace.ts[syncs], trace.dur[syncs]
+    shares = [durations[(starts >= step["start_us"]) & (starts < step["start_us"] + step["dur_us"])].max(initial=0)
+              / step["dur_us"] for step in profiler_steps(trace) if step["dur_us"] > 0]
+    return float(max(shares)) if shares and len(syncs) else None
+
+
+def longest_sync_after_steps(_measure, data):
+    steps, longest = profiler_steps(data.trace), synchronisations(data.trace)["longest"]
+    if not steps or not longest:
+        return None
+    return 1.0 if longest[0]["start_us"] >= max(step["start_us"] + step["dur_us"] for step in steps) else 0.0
+
+
+def kernel_spread(measure, data):
+    trace = data.trace
+    named = (trace.kind == KIND["kernel"]) & names_where(trace, lambda name: measure.name_contains in name)
+    ratios = [row[measure.statistic] / row["p50"] for row in kernel_rows(trace, named) if row["p50"] > 0]
+    if not ratios:
+        return None
+    return max(ratios) if measure.which == "most" else min(ratios)
+
+
+def op_median_over(measure, data):
+    here, there = occurrences(data.trace, measure.op), occurrences(data.sibling(measure.baseline).trace, measure.op)
+    if not len(here) or not len(there) or np.median(there) <= 0:
+        return None
+    return float(np.median(here) / np.median(there))
+
+
+def frees_in(measure, data):
+    counts = frees_in_region(trace_document(data.trace_path()), measure.region)
+    return float(counts[0 if measure.which == "first" else -1]) if counts else None
+
+
+def overhead_events(_measure, data):
+    return float(profiler_overhead(data.trace)["events"])
+
+
+def ops_with_shapes(_measure, data):
+    ops = [event for event in trace_document(data.trace_path()).get("traceEvents", []) if event.get("cat") == "cpu_op"]
+    return sum("Input Dims" in (event.get("args") or {}) for event in ops) / len(ops) if ops else None
+
+
+def kernels_joined(_measure, data):
+    trace = data.trace
+    kernels = trace.kind == KIND["kernel"]
+    if not kernels.any():
+        return None
+    ops = trace.external_id[(trace.kind == KIND["cpu_op"]) & (trace.external_id != NO_ID)]
+    return float(np.isin(trace.external_id[kernels], ops).mean())
+
+
+def queries_inside(measure, data):
+    trace = data.trace
+    host = np.isin(trace.kind, [KIND["runtime"], KIND["driver"]])
+    queries = np.flatnonzero(host & names_where(trace, lambda name: name.startswith("cudaOccupancy")))
+    if not len(queries):
+        return None
+    ops = np.flatnonzero((trace.kind == KIND["cpu_op"]) & names_where(trace, lambda name: measure.op in name))
+    inside = [((trace.lane[ops] == trace.lane[query]) & (trace.ts[ops] <= trace.ts[query])
+               & (trace.end[ops] >= trace.end[query])).any() for query in queries]
+    return float(np.mean(inside))
+
+
+def freed_inside(measure, data):
+    prefix = "cpu" if measure.memory == "cpu" else "device"
+    own = row_value(RowValue(measure.name, f"self_{prefix}_memory_bytes"), data)
+    everything = row_value(RowValue(measure.name, f"{prefix}_memory_bytes"), data)
+    if own is None or everything is None or everything <= own:
+        return None
+    return -own / (everything - own)
+
+
+def communication_split(measure, data):
+    """The share of the communication kernels' time that one collective launched, or that kernels of one name
+    take, on rank 0's trace document (the join reads the events' correlation args)."""
+    rows = collectives.communication_by_call(trace_document(data.trace_path()))
+    total = sum(row["us"] for row in rows)
+    if isinstance(measure, CommunicationByCall):
+        part = sum(row["us"] for row in rows if row["call"] == measure.call)
+    else:
+        part = sum(row["us"] for row in rows if measure.contains in row["kernel"])
+    return part / total if total else None
+
+
+def rank_host_share(measure, data):
+    if measure.rank >= len(data.traces):
+        return None
+    host = host_breakdown(data.traces[measure.rank])
+    if not host or not host["dur_us"]:
+        return None
+    spent = host["by_activity"][measure.activity]
+    us = dict(spent["top"]).get(measure.label) if measure.label else spent["us"]
+    return None if us is None else us / host["dur_us"]
+
+
+def largest_bucket_share(_measure, data):
+    shares = []
+    for row in collectives.step_buckets(trace_document(data.trace_path())):
+        known = [size for size in row["sizes"] if size]
+        if known:
+            shares.append(max(known) / sum(known))
+    return min(shares, default=None)
+
+
+def region_time_ratio(measure, data):
+    def spent(call):
+        return {"in all": call["dur_us"], "in ops": call["in_ops_us"],
+                "outside ops": call["dur_us"] - call["in_ops_us"]}[measure.part]
+
+    first = region_calls(data.trace, measure.region)
+    later = [spent(call) for call in region_calls(data.trace, measure.other)
+             if first and call["start_us"] > first[0]["start_us"]]
+    return spent(first[0]) / max(later) if later and max(later) > 0 else None
+
+
+def launched_by(measure, data):
+    trace = data.trace
+    kernels = np.flatnonzero((trace.kind == KIND["kernel"])
+                             & names_where(trace, lambda name: measure.kernels in name.lower()))
+    launches = launch_of(trace, kernels)
+    launches = launches[launches >= 0]
+    if not len(launches):
+        return None
+    return float(np.mean([trace.names[code] in measure.calls for code in trace.name[launches]]))
+
+
+def compile_marker(measure, data):
+    value = compile_markers(data.trace).get(measure.key)
+    return None if value is None else float(value)
+
+
+def self_time(trace, region, prefix):
+    """The self time of the first event whose name starts with ``prefix`` in the first ``region``: its duration
+    less that of the events directly under it (None when there is no such event)."""
+    tree = region_tree(trace, region)
+    for position, entry in enumerate(tree[1:], 1):
+        if entry["name"].startswith(prefix):
+            under = 0.0
+            for inner in tree[position + 1:]:
+                if inner["depth"] <= entry["depth"]:
+                    break
+                under += inner["dur_us"] if inner["depth"] == entry["depth"] + 1 else 0.0
+            return entry["dur_us"] - under
+    return None
+
+
+def self_time_ratio(measure, data):
+    here = self_time(data.trace, measure.region, measure.prefix)
+    there = self_time(data.trace, measure.other, measure.prefix)
+    return here / there if here is not None and there else None
+
+
+def median_step(trace):
+    steps = profiler_steps(trace)
+    return float(np.median([step["dur_us"] for step in steps])) if steps else None
+
+
+def median_step_ratio(measure, data):
+    here, baseline = median_step(data.trace), median_step(data.sibling(measure.baseline).trace)
+    return here / baseline if here and baseline else None
+
+
+def compile_share(measure, data):
+    calls = compiled_calls(data.trace, measure.region)
+    return calls[0]["compile_us"] / calls[0]["dur_us"] if calls and calls[0]["dur_us"] > 0 else None
+
+
 MEASURES = {
+    RegionTimeRatio: region_time_ratio,
+    LaunchedBy: launched_by,
+    CompileMarker: compile_marker,
+    SelfTimeRatio: self_time_ratio,
+    MedianStepRatio: median_step_ratio,
+    CompileShare: compile_share,
+    CommunicationByCall: communication_split,
+    CommunicationKernelNamed: communication_split,
+    RankHostShare: rank_host_share,
+    LargestBucketShare: largest_bucket_share,
+    QueriesInside: queries_inside,
+    FreedInside: freed_inside,
+    SyncInsideStep: sync_inside_step,
+    LongestSyncAfterSteps: longest_sync_after_steps,
+    KernelSpread: kernel_spread,
+    OpMedianOver: op_median_over,
+    FreesInRegion: frees_in,
+    OverheadEvents: overhead_events,
+    OpsWithShapes: ops_with_shapes,
+    KernelsJoined: kernels_joined,
     NamedInRegion: named_in_region,
     FirstOverMedian: first_over_median,
     CallsThatCompile: calls_that_compile,

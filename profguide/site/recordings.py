@@ -496,7 +496,234 @@ class CallsThatCompile:
         return f"{self.region} occurrences that compiled"
 
 
-Measure = (NamedInRegion | FirstOverMedian | CallsThatCompile
+@dataclass(frozen=True)
+class SyncInsideStep:
+    """The longest host synchronisation that starts inside a ``ProfilerStep``, over that step's duration: the
+    largest such share over the steps."""
+
+    def describe(self):
+        return "longest host sync inside a ProfilerStep / that step"
+
+
+@dataclass(frozen=True)
+class LongestSyncAfterSteps:
+    """1 when the trace's longest host synchronisation starts after the last ``ProfilerStep`` has ended (the
+    profiler's own sync when it stops), else 0."""
+
+    def describe(self):
+        return "the longest host sync starts after the last ProfilerStep (1 yes, 0 no)"
+
+
+@dataclass(frozen=True)
+class KernelSpread:
+    """Over the kernels whose name holds ``name_contains``, each name on its own, ``statistic`` (``"p95"`` or
+    ``"mean"``) of its durations over their median: the largest when ``which`` is "most", the smallest when
+    "least"."""
+
+    name_contains: str
+    statistic: str
+    which: str
+
+    def describe(self):
+        return f"{self.statistic} / median of a kernel named *{self.name_contains}*, the {self.which} over them"
+
+
+@dataclass(frozen=True)
+class OpMedianOver:
+    """The median duration of the op ``op`` here over its median duration in the recording ``baseline``."""
+
+    op: str
+    baseline: str
+
+    def describe(self):
+        return f"median {self.op}, this trace / {self.baseline}"
+
+
+@dataclass(frozen=True)
+class FreesInRegion:
+    """How many frees the trace's memory events record inside the first or the last occurrence of the region
+    ``region`` (``which``: "first" or "last"), on its thread."""
+
+    region: str
+    which: str
+
+    def describe(self):
+        return f"frees recorded in the {self.which} {self.region}"
+
+
+@dataclass(frozen=True)
+class QueriesInside:
+    """The share of the occupancy queries (``cudaOccupancy…`` calls) made inside an op whose name holds ``op``."""
+
+    op: str
+
+    def describe(self):
+        return f"occupancy queries inside an op named *{self.op}* / all queries"
+
+
+@dataclass(frozen=True)
+class FreedInside:
+    """What the row ``name`` frees outside its ops over what the ops inside it allocate, from the summary table's
+    CPU (``memory="cpu"``) or device memory columns: minus its self memory over its memory less its self memory.
+    1 when a region frees, between its ops, all that they allocated."""
+
+    name: str
+    memory: str = "cpu"
+
+    def describe(self):
+        return f"{self.name}'s frees / its ops' allocations, {self.memory} memory"
+
+
+@dataclass(frozen=True)
+class CommunicationByCall:
+    """The share of the communication kernels' time, added one by one, that the backend op ``call``
+    (``nccl:all_reduce``) launched, joined by correlation whatever the kernels' names
+    (``profguide.analysis.collectives.communication_by_call``)."""
+
+    call: str
+
+    def describe(self):
+        return f"communication kernel time launched by {self.call} / all communication kernel time"
+
+
+@dataclass(frozen=True)
+class CommunicationKernelNamed:
+    """The share of the communication kernels' time, added one by one, of the kernels whose name holds
+    ``contains``."""
+
+    contains: str
+
+    def describe(self):
+        return f"time of communication kernels named *{self.contains}* / all communication kernel time"
+
+
+@dataclass(frozen=True)
+class RankHostShare:
+    """The share of rank ``rank``'s recorded steps that its main thread spent in ``activity`` (a key of
+    ``profguide.analysis.host.CPU_ACTIVITIES``), on a recording without GPU work; with ``label``, only the
+    activity's time under that name (a region's, among the activity's three largest)."""
+
+    rank: int
+    activity: str
+    label: str = ""
+
+    def describe(self):
+        under = f", under {self.label}" if self.label else ""
+        return f"rank {self.rank}'s host time in {self.activity}{under} / its recorded steps"
+
+
+@dataclass(frozen=True)
+class LargestBucketShare:
+    """The largest ``all_reduce`` of a ``ProfilerStep`` over the bytes all the step's all-reduces carried, in
+    the step where that share is least (``profguide.analysis.collectives.step_buckets``)."""
+
+    def describe(self):
+        return "bytes of a step's largest all_reduce / all its all_reduces' bytes, least over the steps"
+
+
+@dataclass(frozen=True)
+class OverheadEvents:
+    """How many events of the profiler's own work (an ``Activity Buffer Request``, a ``Buffer Flush``) the
+    trace holds."""
+
+    def describe(self):
+        return "events of the profiler's own overhead"
+
+
+@dataclass(frozen=True)
+class OpsWithShapes:
+    """The share of the trace's ops that carry their input shapes (the ``Input Dims`` that ``record_shapes``
+    adds)."""
+
+    def describe(self):
+        return "ops with input shapes / all ops"
+
+
+@dataclass(frozen=True)
+class KernelsJoined:
+    """The share of the kernels whose ``External id`` is that of an op: those the trace joins to the op that
+    launched them."""
+
+    def describe(self):
+        return "kernels joined to an op by External id / all kernels"
+
+
+@dataclass(frozen=True)
+class RegionTimeRatio:
+    """The first occurrence of the region ``region``: its duration (``part="in all"``), its time in the ops
+    directly under it (``"in ops"``) or in no op (``"outside ops"``), over the most of the occurrences of ``other``
+    that start after it."""
+
+    region: str
+    other: str
+    part: str
+
+    def describe(self):
+        return f"first {self.region}'s time {self.part} / the most of a later {self.other}'s"
+
+
+@dataclass(frozen=True)
+class LaunchedBy:
+    """Of the kernels whose name holds ``kernels`` (in lower case) and whose launch call the trace holds, the share
+    that one of the calls named ``calls`` launched (``cuLaunchKernel``, ``cudaGraphLaunch``…)."""
+
+    calls: tuple[str, ...]
+    kernels: str = "triton"
+
+    def describe(self):
+        return f"kernels named *{self.kernels}* launched by {' or '.join(self.calls)} / all such kernels launched"
+
+
+@dataclass(frozen=True)
+class CompileMarker:
+    """One number ``profguide explain`` reports of what torch.compile left in the trace: a key of
+    ``profguide.analysis.compile.compile_markers`` (``cuda_graph_launches``, ``triton_kernels``…)."""
+
+    key: str
+
+    def describe(self):
+        return f"explain's compile {self.key}"
+
+
+@dataclass(frozen=True)
+class SelfTimeRatio:
+    """The self time (the part no event under it covers) of the first event whose name starts with ``prefix``
+    inside the first ``region``, over the same inside the first ``other``."""
+
+    prefix: str
+    region: str
+    other: str
+
+    def describe(self):
+        return f"self time of {self.prefix}…, in {self.region} / in {self.other}"
+
+
+@dataclass(frozen=True)
+class MedianStepRatio:
+    """This recording's median ``ProfilerStep`` over the ``baseline`` recording's."""
+
+    baseline: str
+
+    def describe(self):
+        return f"median ProfilerStep, this recording / {self.baseline}"
+
+
+@dataclass(frozen=True)
+class CompileShare:
+    """The first occurrence of the region ``region``: the time of the compilations inside it over its duration."""
+
+    region: str
+
+    def describe(self):
+        return f"compiling / duration, the first {self.region}"
+
+
+Measure = (RegionTimeRatio | LaunchedBy | CompileMarker | SelfTimeRatio | MedianStepRatio | CompileShare
+           | CommunicationByCall | CommunicationKernelNamed | RankHostShare | LargestBucketShare
+           | QueriesInside | FreedInside
+           | SyncInsideStep | LongestSyncAfterSteps | KernelSpread | OpMedianOver | FreesInRegion
+           | OverheadEvents | OpsWithShapes | KernelsJoined
+           | NamedInRegion | FirstOverMedian | CallsThatCompile
            | PerStepFall | HostShare | HostShareFall | HostLead | VerdictIs | StragglerIs | StragglerWait | RanksLineUp
            | RanksNamed | BackendOutsideCall | EnclosedShare | CollectivesPerStep | CommStreamShare
            | MemoryLeftAtEnd | MemoryRatioAtEnd | OpsInStep | StepTimeRatio

@@ -9,36 +9,56 @@ import pytest
 
 from profguide.site import claims, marks
 from profguide.site.catalogue import REAL_TRACES, RECORDINGS, by_id
-from profguide.site.data import RecordingData
+from profguide.site.data import RealTraceData, RecordingData
 from profguide.site.recordings import (
     BackendOutsideCall,
     Claim,
     CollectivesPerStep,
     ColumnShare,
     CommStreamShare,
+    CommunicationByCall,
     CommunicationExposed,
     CommunicationHidden,
+    CommunicationKernelNamed,
+    CompileMarker,
+    CompileShare,
     CpuShare,
     DeviceShare,
     EnclosedShare,
     Encloses,
     FirstOverRest,
+    FreedInside,
+    FreesInRegion,
     GpuBusyShare,
     IdleShare,
+    KernelsJoined,
+    KernelSpread,
+    LargestBucketShare,
+    LaunchedBy,
+    LongestSyncAfterSteps,
     MeanOverMedian,
+    MedianStepRatio,
     OccupancyQueries,
+    OpMedianOver,
     OpsInRegion,
+    OpsWithShapes,
     OutsideOps,
+    OverheadEvents,
     PeakShare,
+    QueriesInside,
     QueueingOverLaunch,
+    RankHostShare,
     RanksLineUp,
     RanksNamed,
+    RegionTimeRatio,
     RowValue,
+    SelfTimeRatio,
     SlowestOverFastest,
     StepCount,
     StepNumber,
     StragglerIs,
     StragglerWait,
+    SyncInsideStep,
     SyncOverKernels,
     SyncOverStep,
     SyncsPerStep,
@@ -155,12 +175,15 @@ def test_a_value_that_cannot_be_measured_fails():
     assert claims.holds(dataclasses.replace(claim, at_most=3), 2) and not claims.holds(claim, 0)
 
 
-def test_every_claim_quotes_a_mark_on_its_page_and_has_a_bound():
+def test_every_claim_quotes_a_mark_on_its_page_and_bounds_its_value_on_both_sides():
+    """Words hold over a range: "most" is not "nearly all", "more than a tenth" is not 88%. A claim open on one
+    side would let a refresh change the magnitude the words describe without failing."""
     for recording in (*RECORDINGS, *REAL_TRACES):
         for claim in recording.claims:
             words = marks.marked((ROOT / "docs" / claim.page).read_text())
             assert any(marks.holds_words(marked, claim.says) for marked in words), (recording.id, claim.says)
-            assert claim.at_least is not None or claim.at_most is not None
+            assert claim.at_least is not None and claim.at_most is not None, (recording.id, claim.says)
+            assert claim.at_least <= claim.at_most, (recording.id, claim.says)
 
 
 def test_the_claims_table_lists_each_claim_with_its_value(tmp_path):
@@ -294,3 +317,160 @@ def test_the_straggler_is_one_rank_of_the_committed_straggler_recording():
     found = RecordingData(by_id("multigpu-straggler"), ROOT / "docs" / "generated" / "multigpu-straggler")
     assert sorted(claims.measured(StragglerIs(rank), found) for rank in (0, 1)) == [0.0, 1.0]
     assert 0 < claims.measured(StragglerWait(), found) <= 1
+
+
+def test_queries_inside_counts_the_occupancy_queries_that_an_op_of_that_name_encloses_on_their_thread():
+    query = "cudaOccupancyMaxActiveBlocksPerMultiprocessor"
+    found = data(cpu("aten::cudnn_convolution", 0, 50), cpu(query, 10, 1, kind="runtime"),
+                 cpu("aten::mm", 100, 20), cpu(f"{query}WithFlags", 105, 1, kind="runtime"),
+                 cpu(query, 30, 1, kind="runtime", tid=2))
+    # The third query lies inside the convolution's time but on another thread.
+    assert claims.measured(QueriesInside("convolution"), found) == pytest.approx(1 / 3)
+    assert claims.measured(QueriesInside("aten::mm"), found) == pytest.approx(1 / 3)
+    assert claims.measured(QueriesInside("convolution"), data(cpu("aten::mm", 0, 5))) is None
+
+
+def test_freed_inside_is_what_a_region_frees_between_its_ops_over_what_they_allocate():
+    rows = [{"name": "forward", "cpu_memory_bytes": 0, "self_cpu_memory_bytes": -512,
+             "device_memory_bytes": 256, "self_device_memory_bytes": -256},
+            {"name": "aten::addmm", "cpu_memory_bytes": 512, "self_cpu_memory_bytes": 512}]
+    found = data(cpu("forward", 0, 10, kind="annotation"), rows=rows)
+    assert claims.measured(FreedInside("forward"), found) == 1
+    assert claims.measured(FreedInside("forward", memory="device"), found) == 0.5
+    assert claims.measured(FreedInside("aten::addmm"), found) is None  # its ops allocate nothing
+    assert claims.measured(FreedInside("absent"), found) is None
+
+
+def real_trace(trace_id, tmp_path):
+    return RealTraceData(next(real for real in REAL_TRACES if real.id == trace_id), ROOT, tmp_path)
+
+
+def test_communication_is_split_by_the_call_that_launched_it_not_by_the_kernels_name(tmp_path):
+    sixteen = real_trace("multigpu-a100-16rank-overlap", tmp_path)
+    assert claims.measured(CommunicationKernelNamed("ncclKernel_SendRecv"), sixteen) == 1
+    reduced, exchanged = (claims.measured(CommunicationByCall(call), sixteen)
+                          for call in ("nccl:all_reduce", "nccl:all_to_all"))
+    assert reduced > exchanged > 0 and reduced + exchanged < 1  # kernels launched before the trace belong to neither
+    two = real_trace("multigpu-a100-2rank-overlap", tmp_path)
+    assert claims.measured(CommunicationKernelNamed("ncclKernel_SendRecv"), two) == 0
+    assert claims.measured(CommunicationByCall("nccl:all_to_all"), two) == 0
+
+
+def test_the_largest_bucket_against_the_step_it_is_sent_in(tmp_path):
+    # The 2-rank job's five buckets a step are of like sizes; the 16-rank job's second bucket holds nearly all.
+    assert 0.2 < claims.measured(LargestBucketShare(), real_trace("multigpu-a100-2rank-overlap", tmp_path)) < 0.5
+    assert claims.measured(LargestBucketShare(), real_trace("multigpu-a100-16rank-overlap", tmp_path)) > 0.99
+
+
+def test_a_rank_host_share_reads_that_ranks_trace():
+    found = RecordingData(by_id("multigpu-straggler"), ROOT / "docs" / "generated" / "multigpu-straggler")
+    asleep = claims.measured(RankHostShare(1, "region", "straggle"), found)
+    assert 0 < asleep <= claims.measured(RankHostShare(1, "region"), found) <= 1
+    assert claims.measured(RankHostShare(0, "region", "straggle"), found) is None  # rank 0 never sleeps
+    assert claims.measured(RankHostShare(2, "region"), found) is None  # a job of two ranks
+
+
+def test_a_regions_time_in_ops_and_in_none_against_a_later_regions():
+    found = data(cpu("eager", 0, 100, kind="annotation"), cpu("aten::add", 10, 10),
+                 cpu("compiled", 200, 40, kind="annotation"), cpu("Torch-Compiled Region: 0/0", 205, 30),
+                 cpu("compiled", 300, 30, kind="annotation"), cpu("Torch-Compiled Region: 0/0", 302, 26))
+    assert claims.measured(RegionTimeRatio("eager", "compiled", "outside ops"), found) == 9  # 90 µs over 10
+    assert claims.measured(RegionTimeRatio("eager", "compiled", "in ops"), found) == pytest.approx(1 / 3)
+    assert claims.measured(RegionTimeRatio("eager", "compiled", "in all"), found) == 2.5
+    assert claims.measured(RegionTimeRatio("compiled", "compiled", "in all"), found) == pytest.approx(4 / 3)
+    assert claims.measured(RegionTimeRatio("compiled", "eager", "in all"), found) is None  # no eager after it
+
+
+def test_which_calls_launched_the_triton_kernels_and_what_explain_counts_of_them():
+    found = data(cpu("cuLaunchKernelEx", 0, 2, kind="driver", correlation=1),
+                 cpu("cudaLaunchKernel", 10, 2, kind="runtime", correlation=2),
+                 cpu("cudaGraphLaunch", 20, 2, kind="runtime", correlation=3),
+                 gpu("triton_poi_fused_0", 3, 1, correlation=1), gpu("triton_poi_fused_1", 13, 1, correlation=2),
+                 gpu("triton_per_fused_2", 24, 1, correlation=3), gpu("sm90_gemm", 26, 1, correlation=3),
+                 gpu("triton_unlaunched", 40, 1))
+    every_way = LaunchedBy(("cuLaunchKernelEx", "cuLaunchKernel", "cudaGraphLaunch"))
+    assert claims.measured(every_way, found) == pytest.approx(2 / 3)  # the kernel without a launch is left out
+    assert claims.measured(LaunchedBy(("cudaGraphLaunch",), kernels="gemm"), found) == 1
+    assert claims.measured(LaunchedBy(("cuLaunchKernel",), kernels="cutlass"), found) is None
+    assert claims.measured(CompileMarker("cuda_graph_launches"), found) == 1
+    assert claims.measured(CompileMarker("triton_kernels"), found) == 4
+    assert claims.measured(CompileMarker("absent"), found) is None
+
+
+def test_the_self_time_of_a_compiled_graphs_call_in_two_regions():
+    found = data(cpu("plain", 0, 100, kind="annotation"), cpu("## Call CompiledFxGraph a ##", 10, 50),
+                 cpu("aten::addmm", 20, 20),
+                 cpu("with a relu", 200, 100, kind="annotation"), cpu("## Call CompiledFxGraph b ##", 210, 60),
+                 cpu("aten::addmm", 215, 20), cpu("aten::copy_", 216, 14))
+    measure = SelfTimeRatio("## Call CompiledFxGraph", "plain", "with a relu")
+    assert claims.measured(measure, found) == pytest.approx(30 / 40)  # the copy_ inside addmm is not its child
+    assert claims.measured(SelfTimeRatio("## Call", "plain", "absent"), found) is None
+
+
+def test_the_median_step_against_another_recordings_and_the_share_of_a_call_spent_compiling():
+    baseline = data(*steps(10, 10, 30))
+    found = data(*steps(30, 10, 20), cpu("call", 100, 100, kind="annotation"), cpu("dynamo", 105, 90),
+                 cpu("call", 300, 10, kind="annotation"))
+    found.sibling = lambda recording_id: baseline
+    assert claims.measured(MedianStepRatio("compile-fusion-eager"), found) == 2
+    assert claims.measured(CompileShare("call"), found) == pytest.approx(0.9)
+    assert claims.measured(CompileShare("absent"), found) is None
+
+
+def test_the_longest_sync_inside_a_step_and_whether_the_longest_of_all_comes_after_the_steps():
+    sync = "cudaStreamSynchronize"
+    found = data(*steps(100, 200), cpu(sync, 10, 5, kind="runtime"), cpu(sync, 150, 40, kind="runtime"),
+                 cpu("cudaDeviceSynchronize", 310, 90, kind="runtime"))
+    assert claims.measured(SyncInsideStep(), found) == pytest.approx(40 / 200)
+    assert claims.measured(LongestSyncAfterSteps(), found) == 1
+    inside = data(*steps(100, 200), cpu(sync, 150, 40, kind="runtime"), cpu(sync, 310, 9, kind="runtime"))
+    assert claims.measured(LongestSyncAfterSteps(), inside) == 0
+    assert claims.measured(SyncInsideStep(), data(*steps(100))) is None
+    assert claims.measured(LongestSyncAfterSteps(), data(cpu(sync, 0, 5, kind="runtime"))) is None
+
+
+def test_the_spread_of_the_kernels_a_name_selects_and_an_ops_median_against_another_recording():
+    found = data(*(gpu("cutlass_a", 10 * i, 10) for i in range(4)), gpu("cutlass_a", 50, 20),
+                 gpu("cutlass_b", 100, 2), gpu("cutlass_b", 110, 10), gpu("cutlass_b", 130, 10), gpu("nccl", 200, 50),
+                 cpu("aten::view", 0, 20), cpu("aten::view", 30, 40))
+    assert claims.measured(KernelSpread("cutlass", "p95", "most"), found) == pytest.approx(18 / 10)
+    assert claims.measured(KernelSpread("cutlass", "mean", "least"), found) == pytest.approx(22 / 3 / 10)
+    assert claims.measured(KernelSpread("absent", "p95", "most"), found) is None
+    baseline = data(cpu("aten::view", 0, 1), cpu("aten::view", 5, 3), cpu("aten::view", 10, 2))
+    found.sibling = lambda recording_id: baseline
+    assert claims.measured(OpMedianOver("aten::view", "baseline"), found) == pytest.approx(30 / 2)
+    assert claims.measured(OpMedianOver("aten::empty", "baseline"), found) is None
+
+
+def memory_event(ts, size, tid=1):
+    return {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "ts": ts, "pid": 100, "tid": tid,
+            "args": {"Bytes": size}}
+
+
+def test_frees_in_a_region_ops_with_shapes_kernels_joined_to_ops_and_the_profilers_overhead(tmp_path):
+    events = [cpu("zero_grad", 0, 10, kind="annotation"), cpu("zero_grad", 100, 10, kind="annotation"),
+              memory_event(5, -64), memory_event(104, -64), memory_event(106, -32), memory_event(107, 16),
+              memory_event(108, -8, tid=2),
+              cpu("aten::mm", 20, 5, external_id=1, **{"Input Dims": [[2, 2], [2, 2]]}),
+              cpu("aten::add", 30, 5, external_id=2), gpu("gemm", 21, 2, external_id=1),
+              gpu("add", 31, 2, external_id=77)]
+    path = tmp_path / "trace.json.gz"
+    path.write_bytes(gzip.compress(json.dumps({"traceEvents": events}).encode()))
+    found = data(*events)
+    found.trace_path = lambda rank=0: path
+    assert claims.measured(FreesInRegion("zero_grad", "first"), found) == 1
+    assert claims.measured(FreesInRegion("zero_grad", "last"), found) == 2  # the other thread's free is not its own
+    assert claims.measured(FreesInRegion("absent", "first"), found) is None
+    assert claims.measured(OpsWithShapes(), found) == pytest.approx(1 / 2)
+    assert claims.measured(KernelsJoined(), found) == pytest.approx(1 / 2)
+    assert claims.measured(OverheadEvents(), found) == 0
+    assert claims.measured(OverheadEvents(), data(cpu("Activity Buffer Request", 0, 5, kind="overhead"))) == 1
+    assert claims.measured(KernelsJoined(), data(cpu("aten::mm", 0, 5))) is None
+
+
+def test_a_real_trace_compares_its_ops_with_a_committed_recording_beside_its_fragments():
+    generated = ROOT / "docs" / "generated"
+    two = RealTraceData(next(real for real in REAL_TRACES if real.id == "reading-a100-2rank"), ROOT,
+                        generated / "reading-a100-2rank")
+    assert two.sibling("reading-footprint-cost").folder == generated / "reading-footprint-cost"
+    assert claims.measured(OpMedianOver("aten::view", "reading-footprint-cost"), two) > 1  # slower on the A100 host
