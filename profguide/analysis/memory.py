@@ -49,3 +49,16 @@ def ratio_at_end(sizes, part, whole):
 def to_trace_clock(times, document):
     """Timeline times (µs since the epoch) on the trace's clock, which counts from ``baseTimeNanoseconds``."""
     return times - document.get("baseTimeNanoseconds", 0) / 1000
+
+
+def frees_in_region(document, region):
+    """For each occurrence of the region ``region`` in a trace document, in order of start: how many frees
+    (``[memory]`` events of negative bytes) it records on its thread. The profiler records a free only where its
+    allocator reports one: PyTorch's CPU allocator reports none for memory allocated before profiling began."""
+    events = document.get("traceEvents", [])
+    frees = [event for event in events
+             if event.get("name") == "[memory]" and event.get("args", {}).get("Bytes", 0) < 0]
+    occurrences = sorted((event for event in events if event.get("ph") == "X" and event.get("name") == region),
+                         key=lambda event: event["ts"])
+    return [sum(event["tid"] == free.get("tid") and event["ts"] <= free["ts"] <= event["ts"] + event["dur"]
+                for free in frees) for event in occurrences]

@@ -120,6 +120,8 @@ class RealTraceData(RankTraces):
         return len(self.recording.files) or 1
 
     files = ()
+    # Its fragments' folder lies beside the recordings' folders: a claim may compare the trace with a recording.
+    sibling = RecordingData.sibling
 
     @property
     def title(self):

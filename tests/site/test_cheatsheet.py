@@ -1,5 +1,8 @@
 """profguide.site.cheatsheet: each row quotes what its claim measured, and names only claims that exist."""
 
+import posixpath
+import re
+
 import pytest
 
 from profguide.site import cheatsheet
@@ -43,3 +46,14 @@ def test_every_row_of_the_guide_names_a_claim_that_a_recording_or_real_trace_mak
     made = {(item.id, claim.says) for item in (*RECORDINGS, *REAL_TRACES) for claim in item.claims}
     named = [sign.evidence for signs in cheatsheet.SIGNS.values() for sign in signs if sign.evidence]
     assert len(named) >= 20 and set(named) <= made
+
+
+def test_every_row_links_the_page_whose_sentence_its_number_checks():
+    pages = {(item.id, claim.says): claim.page for item in (*RECORDINGS, *REAL_TRACES) for claim in item.claims}
+    folder = "reading-output"  # the cheat sheet's links are relative to its page, reading-output/cheat-sheet.md
+    for signs in cheatsheet.SIGNS.values():
+        for sign in signs:
+            if sign.evidence:
+                linked = {posixpath.normpath(posixpath.join(folder, target.split("#")[0]))
+                          for target in re.findall(r"\]\(([^)]+)\)", sign.shown)}
+                assert pages[sign.evidence] in linked, (sign.see, pages[sign.evidence])

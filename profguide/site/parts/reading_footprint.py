@@ -14,10 +14,11 @@ RECORDINGS = (
         device="cpu",
         title="Training steps with and without the profiler: {rounds} rounds of {steps} steps each, width {width}",
         claims=(
-            Claim(PAGE, "With all three options on, the median step is slower than without the profiler",
-                  StepTimeRatio("all three", "no profiler"), at_least=1.05),
+            Claim(PAGE, "With all three options on, the median step is clearly slower than without the profiler, "
+                        "but less than twice as slow", StepTimeRatio("all three", "no profiler"), at_least=1.1,
+                  at_most=2),
             Claim(PAGE, "`with_stack` costs more than the defaults", StepTimeRatio("with_stack", "defaults"),
-                  at_least=1.0),
+                  at_least=1.02, at_most=2),
         ),
     ),
     Recording(
@@ -30,7 +31,7 @@ RECORDINGS = (
         figure=Figure(highlight=("ProfilerStep#4",)),
         claims=(
             Claim(PAGE, "the trace ends with `ProfilerStep#4`", StepNumber("last"), at_least=4, at_most=4),
-            Claim(PAGE, "It holds no op at all", OpsInStep("last"), at_most=0),
+            Claim(PAGE, "It holds no op at all", OpsInStep("last"), at_least=0, at_most=0),
         ),
     ),
 )

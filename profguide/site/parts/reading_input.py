@@ -29,20 +29,22 @@ def pipeline_run(workers, claims):
 
 RECORDINGS = (
     pipeline_run(0, (
-        Claim(PAGE, "the ops that `__getitem__` calls, `aten::randn` among them, sit inside it",
-              OpsInRegion(SINGLE_NEXT, "aten::randn"), at_least=1),
+        Claim(PAGE, "the ops that `__getitem__` calls, one `aten::randn` for each sample of the batch, sit "
+                    "inside it", OpsInRegion(SINGLE_NEXT, "aten::randn"), at_least=PIPELINE_PARAMS["batch_size"],
+              at_most=PIPELINE_PARAMS["batch_size"]),
         Claim(PAGE, "waiting for data is the largest single part of every step", HostLead("data loading"),
-              at_least=1),
-        Claim(PAGE, "calls the run without workers `input-bound`", VerdictIs("input-bound"), at_least=1),
+              at_least=1, at_most=10),
+        Claim(PAGE, "calls the run without workers `input-bound`", VerdictIs("input-bound"), at_least=1, at_most=1),
     )),
     pipeline_run(2, (
-        Claim(PAGE, "no `aten::randn` is left under `__next__`", OpsInRegion(MULTI_NEXT, "aten::randn"), at_most=0),
+        Claim(PAGE, "no `aten::randn` is left under `__next__`", OpsInRegion(MULTI_NEXT, "aten::randn"), at_least=0,
+              at_most=0),
         Claim(PAGE, "what is left under it are a few `aten::empty` and `aten::set_` calls",
-              OpsInRegion(MULTI_NEXT, "aten::set_"), at_least=1, at_most=10),
+              OpsInRegion(MULTI_NEXT, "aten::set_"), at_least=2, at_most=10),
         Claim(PAGE, "the share of each step spent waiting for data falls several times over",
-              HostShareFall("data loading", NO_WORKERS), at_least=4),
+              HostShareFall("data loading", NO_WORKERS), at_least=3, at_most=20),
         Claim(PAGE, "With two workers, waiting for data is a small part of each step", HostShare("data loading"),
-              at_most=0.2),
-        Claim(PAGE, "and the run with two `compute-bound`", VerdictIs("compute-bound"), at_least=1),
+              at_least=0.01, at_most=0.2),
+        Claim(PAGE, "and the run with two `compute-bound`", VerdictIs("compute-bound"), at_least=1, at_most=1),
     )),
 )

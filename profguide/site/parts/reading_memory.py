@@ -1,8 +1,19 @@
 """The recordings of Part 2, Reading the output: Memory."""
 
-from profguide.site.recordings import Claim, MemoryLeftAtEnd, MemoryRatioAtEnd, Recording, RowValue, Table
+from profguide.site.recordings import (
+    Claim,
+    FreesInRegion,
+    MemoryLeftAtEnd,
+    MemoryRatioAtEnd,
+    Recording,
+    RowValue,
+    Table,
+)
 
 PAGE = "reading-output/memory.md"
+ZERO_GRAD = "Optimizer.zero_grad#Adam.zero_grad"
+# The snippet's model: three Linear layers, a weight and a bias each.
+PARAMETER_TENSORS = 6
 
 RECORDINGS = (
     Recording(
@@ -24,18 +35,27 @@ RECORDINGS = (
             Claim(PAGE, "the gradients, as large as the parameters, stay from one step to the next",
                   MemoryRatioAtEnd("GRADIENT", "PARAMETER"), at_least=0.9, at_most=1.1),
             Claim(PAGE, "activations come and go inside each step: none are left when the last step ends",
-                  MemoryLeftAtEnd("ACTIVATION"), at_most=0.01),
-            Claim(PAGE, "the row of `Optimizer.zero_grad#Adam.zero_grad` has a negative Self CPU Mem",
-                  RowValue("Optimizer.zero_grad#Adam.zero_grad", "self_cpu_memory_bytes"), at_most=-1, device="cpu"),
+                  MemoryLeftAtEnd("ACTIVATION"), at_least=0, at_most=0.01),
+            Claim(PAGE, "the row of `Optimizer.zero_grad#Adam.zero_grad` has a negative Self CPU Mem of a few "
+                        "megabytes", RowValue(ZERO_GRAD, "self_cpu_memory_bytes"), at_least=-10_000_000,
+                  at_most=-1_000_000, device="cpu"),
+            # On the CPU only: the CUDA caching allocator reports the free of every block, profiled or not.
+            Claim(PAGE, "the first recorded `zero_grad` records no free at all", FreesInRegion(ZERO_GRAD, "first"),
+                  at_least=0, at_most=0, device="cpu"),
+            Claim(PAGE, "on a GPU run, the first recorded `zero_grad` should record its six frees too",
+                  FreesInRegion(ZERO_GRAD, "first"), at_least=PARAMETER_TENSORS, at_most=PARAMETER_TENSORS,
+                  device="cuda"),
+            Claim(PAGE, "the last one records one free for each of the model's six weights and biases",
+                  FreesInRegion(ZERO_GRAD, "last"), at_least=PARAMETER_TENSORS, at_most=PARAMETER_TENSORS),
             Claim(PAGE, "`AddmmBackward0` allocates megabytes", RowValue("AddmmBackward0", "cpu_memory_bytes"),
-                  at_least=1_000_000, device="cpu"),
+                  at_least=1_000_000, at_most=100_000_000, device="cpu"),
             Claim(PAGE, "yet its own Self CPU Mem is zero", RowValue("AddmmBackward0", "self_cpu_memory_bytes"),
                   at_least=0, at_most=0, device="cpu"),
             Claim(PAGE, "`autograd::engine::evaluate_function: AddmmBackward0` is the autograd engine running one "
                         "backward node: inside it, the gradients and saved tensors the node no longer needs are "
                         "freed, more than its own allocations",
                   RowValue("autograd::engine::evaluate_function: AddmmBackward0", "self_cpu_memory_bytes"),
-                  at_most=-1, device="cpu"),
+                  at_least=-100_000_000, at_most=-1, device="cpu"),
         ),
     ),
 )

@@ -5,11 +5,18 @@ from profguide.site.recordings import (
     Figure,
     GpuBusyShare,
     IdleShare,
+    KernelsJoined,
+    KernelSpread,
+    LongestSyncAfterSteps,
     MeanOverMedian,
+    OpMedianOver,
+    OpsWithShapes,
+    OverheadEvents,
     PeakShare,
     QueueingOverLaunch,
     RealTrace,
     Recording,
+    SyncInsideStep,
     SyncOverStep,
     SyncsPerStep,
 )
@@ -20,6 +27,12 @@ HTA = {"source": "HolisticTraceAnalysis test data, commit f4d0062c",
        "source_url": "https://github.com/facebookresearch/HolisticTraceAnalysis/tree/f4d0062c",
        "licence": "MIT"}
 
+FOOTPRINT = "reading-output/footprint.md"
+NO_BUFFER_REQUEST = "Neither A100 trace of *Where the GPU waits* holds one"
+# The matrix multiplies from NVIDIA's CUTLASS templates, by name: the GEMM kernels of the 16-rank trace ("gemm" would
+# take in fbgemm_gpu's kernels, which are no matrix multiplies).
+CUTLASS = "cutlass"
+
 RECORDINGS = (
     Recording(
         id="reading-gemm-flops",
@@ -29,7 +42,8 @@ RECORDINGS = (
         cpu_params={"size": 512, "dtype": "float32"},
         title="{calls} multiplies of {size}×{size} {dtype} matrices, FLOPs counted",
         claims=(
-            Claim(PAGE, "reaches more than half of the datasheet's peak", PeakShare(), at_least=0.5, device="cuda"),
+            Claim(PAGE, "should reach more than half of the datasheet's peak", PeakShare(), at_least=0.5,
+                  at_most=1, device="cuda"),
         ),
     ),
 )
@@ -42,11 +56,16 @@ REAL_TRACES = (
         **HTA,
         figure=Figure(step=5),
         claims=(
-            Claim(PAGE, "The GPU was busy less than a third of the time", GpuBusyShare(), at_most=1 / 3),
+            Claim(PAGE, "The GPU was busy about a quarter of the time", GpuBusyShare(), at_least=0.2, at_most=0.3),
             Claim(PAGE, "most of the window went by with the GPU waiting for the host to launch",
-                  IdleShare("host"), at_least=0.5),
+                  IdleShare("host"), at_least=0.5, at_most=0.9),
+            Claim(PAGE, "even `aten::view`, which makes a new view of a tensor's sizes and does no arithmetic, "
+                        "takes more than ten times as long here",
+                  OpMedianOver("aten::view", "reading-footprint-cost"), at_least=10, at_most=100),
             Claim(PAGE, "waited more than ten times as long as an op launched onto an empty stream",
-                  QueueingOverLaunch(), at_least=10),
+                  QueueingOverLaunch(), at_least=10, at_most=100),
+            Claim(PAGE, "The two-rank trace records no op's input shapes", OpsWithShapes(), at_least=0, at_most=0),
+            Claim(FOOTPRINT, NO_BUFFER_REQUEST, OverheadEvents(), at_least=0, at_most=0),
         ),
     ),
     RealTrace(
@@ -57,10 +76,27 @@ REAL_TRACES = (
         figure=Figure(step=552),
         claims=(
             Claim(PAGE, "the GPU sat idle for most of the window with its next op already queued",
-                  IdleShare("queued"), at_least=0.5),
-            Claim(PAGE, "Every step calls a synchronisation at least ten times", SyncsPerStep(), at_least=10),
-            Claim(PAGE, "the longest synchronisation lasts more than half a step", SyncOverStep(), at_least=0.5),
-            Claim(PAGE, "its mean is more than three times its median", MeanOverMedian(), at_least=3),
+                  IdleShare("queued"), at_least=0.5, at_most=0.9),
+            Claim(PAGE, "Every step calls a synchronisation at least ten times", SyncsPerStep(), at_least=10,
+                  at_most=30),
+            Claim(PAGE, "none of them lasts a hundredth of its step", SyncInsideStep(), at_least=0, at_most=0.01),
+            Claim(PAGE, "the GPU spent less than a hundredth of the window waiting for a host blocked in a sync",
+                  IdleShare("sync"), at_least=0, at_most=0.01),
+            Claim(PAGE, "The longest synchronisation of the trace starts only after the last step has ended",
+                  LongestSyncAfterSteps(), at_least=1, at_most=1),
+            Claim(PAGE, "it lasts longer than half a step", SyncOverStep(), at_least=0.5, at_most=1),
+            Claim(PAGE, "its mean is about five times its median", MeanOverMedian(), at_least=4, at_most=6.5),
+            Claim(PAGE, "its p95 dozens of times", KernelSpread("ncclKernel_SendRecv", "p95", "most"),
+                  at_least=24, at_most=100),
+            Claim(PAGE, "every CUTLASS matrix multiply in this trace has its p95 within a third of its median",
+                  KernelSpread(CUTLASS, "p95", "most"), at_least=1, at_most=4 / 3),
+            Claim(PAGE, "one of them has its mean well below its median",
+                  KernelSpread(CUTLASS, "mean", "least"), at_least=0.5, at_most=0.9),
+            Claim(PAGE, "The sixteen-rank trace records them for nearly every op", OpsWithShapes(), at_least=0.9,
+                  at_most=1),
+            Claim(PAGE, "none of its kernels carries the `External id` of an op", KernelsJoined(), at_least=0,
+                  at_most=0),
+            Claim(FOOTPRINT, NO_BUFFER_REQUEST, OverheadEvents(), at_least=0, at_most=0),
         ),
     ),
 )
