@@ -366,9 +366,13 @@ def straggler_sentence(job):
         others = (f"the {count_of(len(waits), 'other rank')} waited {least} to "
                   f"{format_duration(longest['wait_us'])} for it; the longest, {others}")
     shared = count_of(job["shared_collectives"], "collective")
-    return (f"The straggler is {label(rows[straggler])}: its time in the {shared} every rank ran was the "
-            f"shortest, {format_duration(rows[straggler]['shared_collective_us'])}, because "
-            f"the others were already waiting in them when it arrived; {others}.")
+    # Added one by one, not the Communication column's union: each collective's length is one arrival.
+    theirs = sorted(row["shared_collective_us"] for row in waits)
+    against = (f"{format_duration(theirs[0])} on {label(waits[0])}" if len(waits) == 1 else
+               f"{format_duration(theirs[0])} to {format_duration(theirs[-1])} on the other ranks")
+    return (f"The straggler is {label(rows[straggler])}: the {shared} every rank ran lasted "
+            f"{format_duration(rows[straggler]['shared_collective_us'])} on it, their durations added one by one, "
+            f"against {against}, because the others were already waiting in them when it arrived; {others}.")
 
 
 def is_straggler(job, row):
@@ -391,8 +395,10 @@ def rank_cells(row, straggler=False):
 def job_notes(job):
     """What the table's columns measure, how the ranks were matched, and what the table leaves out."""
     notes = ["Busy and idle: the GPU's, over explain's window; on a rank without GPU work, the main thread's time "
-             "in ops and in none over the recorded steps. Exposed: communication that nothing else on the rank "
-             "(computation kernels; the main thread's ops) overlapped."]
+             "in ops and in no op over the recorded steps (a sleep inside a record_function region is in no op). "
+             "Communication: the time in that window when any of the rank's collectives ran, those side by side "
+             "counted once. Exposed: the part of it that nothing else on the rank (computation kernels; the main "
+             "thread's ops) overlapped."]
     aligned = job["aligned_on"]
     if aligned:
         notes.append(f"Collectives matched by name, stream and order: {job['shared_collectives']:,} on every rank; "

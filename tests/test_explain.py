@@ -344,6 +344,8 @@ def test_a_folder_names_the_straggler_in_every_form(capsys, tmp_path):
     assert lines[0] == f"{tmp_path.name}: 2 rank traces of a job of 2, gloo"
     assert lines[1].startswith("Job verdict: straggler. Rank 1 is the straggler")
     assert "rank 0 waited 900 µs for it (45.0% of its time)" in out
+    # The straggler's time is set beside the others' in the same measure, not beside their Communication column.
+    assert "ran lasted 300 µs on it, their durations added one by one, against 1.20 ms on rank 0" in out
     code, out, _ = explain(capsys, tmp_path, "--markdown")
     assert code == 0 and "| Rank | Measured on | Window |" in out and "| rank 1 | main thread |" in out
     code, out, _ = explain(capsys, tmp_path, "--json")

@@ -194,3 +194,31 @@ def ranks_named(infos):
         return None
     return sum(isinstance(info, dict) and info.get("rank") == rank and info.get("world_size") == len(infos)
                for rank, info in enumerate(infos)) / len(infos)
+
+
+def communication_by_call(document):
+    """The communication kernels' time by the collective that launched them and by kernel name.
+
+    A kernel's name need not name its collective (a job's all-reduces can all run as
+    ``ncclKernel_SendRecv_…``), so each kernel is joined to its launch call by ``correlation``, and the
+    backend op that encloses that call on its thread (``nccl:all_reduce``) names the collective. A kernel
+    whose launch the trace does not hold (launched before the profiler started) has no call.
+    Returns [{"call", "kernel", "count", "us"}], most time first; ``call`` is the backend op
+    (``nccl:all_reduce``, ``nccl:all_to_all``…) or None.
+    """
+    events = complete_events(document)
+    launches = {}
+    for event in events:
+        correlation = (event.get("args") or {}).get("correlation")
+        if event.get("cat") in ("cuda_runtime", "cuda_driver") and correlation is not None:
+            launches[correlation] = event
+    backend = [e for e in events if layer_of(e) == "backend"]
+    rows = {}
+    for kernel in (e for e in events if layer_of(e) == "kernel"):
+        launch = launches.get((kernel.get("args") or {}).get("correlation"))
+        op = enclosing(launch, backend) if launch else None
+        call = op["name"] if op else None
+        row = rows.setdefault((call, kernel["name"]), {"call": call, "kernel": kernel["name"], "count": 0, "us": 0.0})
+        row["count"] += 1
+        row["us"] += float(kernel.get("dur") or 0)
+    return sorted(rows.values(), key=lambda row: -row["us"])

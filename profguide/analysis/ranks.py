@@ -98,7 +98,8 @@ def rank_number(info, key):
 def time_split(trace, summary):
     """What the rank's table row says about its time: (measured on, window (start, end), busy µs, idle µs,
     communication µs, exposed communication µs). On a GPU, over ``explain``'s window; without GPU work, over
-    the recorded steps on the main thread, busy being its time in ops."""
+    the recorded steps on the main thread, busy being its time in ops: a ``record_function`` region's own
+    time (a sleep inside one) is Python between ops, idle as the rest is."""
     if summary["window"]:
         window = (summary["window"]["start_us"], summary["window"]["end_us"])
         comm = communication(trace, window)
@@ -110,7 +111,7 @@ def time_split(trace, summary):
     windows = (np.array([w["start_us"] for w in host["windows"]]),
                np.array([w["start_us"] + w["dur_us"] for w in host["windows"]]))
     comm_us, exposed_us = host_communication(trace, windows, collectives(trace)[0])
-    idle = host["by_activity"]["python"]["us"]
+    idle = host["by_activity"]["python"]["us"] + host["by_activity"]["region"]["us"]
     return ("main thread", (float(windows[0].min()), float(windows[1].max())), host["dur_us"] - idle, idle,
             comm_us, exposed_us)
 

@@ -488,7 +488,27 @@ def compile_times(data):
     return {"compile-times.md": "\n".join(lines) + "\n\n" + sentence + "\n\n" + render.provenance_note(data.meta)}
 
 
+def communication_calls(data):
+    """Rank 0's communication kernels by the collective whose backend op launched them and by kernel name, each
+    with its kernels, their time added one by one and its share of all of it."""
+    rows = collectives.communication_by_call(trace_document(data.trace_path()))
+    total = sum(row["us"] for row in rows)
+    if not total:
+        raise FragmentError("no communication kernel (NCCL, RCCL) in this trace")
+    lines = ["| Launched by | Kernel | Kernels | Time | Share |", "|---|---|---:|---:|---:|"]
+    for row in rows:
+        call = render.code(row["call"]) if row["call"] else "no launch in the trace"
+        lines.append(f"| {call} | {render.code(kernel_name(row['kernel']))} | {row['count']:,} "
+                     f"| {format_duration(row['us'])} | {row['us'] / total:.1%} |")
+    sentence = ("Each communication kernel is joined to the call that launched it: its correlation id leads to "
+                "the launch call, and the backend op around that call on its thread names the collective. A "
+                "kernel whose launch the trace does not hold was launched before the profiler started. Time: the "
+                "kernels' durations added one by one.")
+    return {"communication-calls.md": "\n".join(lines) + "\n\n" + sentence + "\n" + source_note(data)}
+
+
 FRAGMENTS = {
+    "communication-calls.md": communication_calls,
     "compile-calls.md": compile_calls,
     "compile-times.md": compile_times,
     "fusion.md": fusion,

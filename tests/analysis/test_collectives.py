@@ -99,3 +99,30 @@ def test_a_real_nccl_trace_all_reduces_the_same_buckets_every_step(a100):
     steps = collectives.step_buckets(a100)
     assert len(steps) > 1 and all(row["sizes"] == steps[0]["sizes"] for row in steps)
     assert len(steps[0]["sizes"]) > 1 and all(size > 0 for size in steps[0]["sizes"])
+
+
+def test_communication_kernels_are_told_apart_by_the_call_that_launched_them():
+    # Two kernels of one name: one launched inside nccl:all_reduce, one inside nccl:all_to_all; a third was
+    # launched before the trace began (no launch call holds its correlation).
+    kernel = "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)"
+    document = {"traceEvents": [
+        x("nccl:all_reduce", 0, 10, cat="user_annotation"),
+        x("cudaLaunchKernel", 2, 3, cat="cuda_runtime", correlation=1),
+        x("nccl:all_to_all", 20, 10, cat="user_annotation"),
+        x("cudaLaunchKernel", 22, 3, cat="cuda_runtime", correlation=2),
+        x(kernel, 30, 60, cat="kernel", pid=0, tid=STREAM, correlation=1),
+        x(kernel, 100, 30, cat="kernel", pid=0, tid=STREAM, correlation=2),
+        x(kernel, 140, 10, cat="kernel", pid=0, tid=STREAM, correlation=9)]}
+    rows = collectives.communication_by_call(document)
+    assert [(row["call"], row["count"], row["us"]) for row in rows] == [
+        ("nccl:all_reduce", 1, 60), ("nccl:all_to_all", 1, 30), (None, 1, 10)]
+    assert {row["kernel"] for row in rows} == {kernel}
+
+
+def test_the_sixteen_rank_trace_all_reduces_through_kernels_named_sendrecv():
+    rows = collectives.communication_by_call(trace_document(TRACES / "a100_80gb_nccl_16rank_rank0.json.gz"))
+    by_call = {}
+    for row in rows:
+        by_call[row["call"]] = by_call.get(row["call"], 0) + row["us"]
+    assert all("SendRecv" in row["kernel"] for row in rows)
+    assert max(by_call, key=by_call.get) == "nccl:all_reduce"

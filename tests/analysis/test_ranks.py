@@ -85,6 +85,16 @@ def test_exposed_host_communication_is_what_the_main_thread_does_not_overlap():
     assert rank["busy_us"] + rank["idle_us"] == pytest.approx(rank["window"]["dur_us"])
 
 
+def test_a_sleep_inside_a_region_is_idle_time_on_a_host_rank():
+    # The main thread sleeps 500 µs inside a record_function region and runs one 100 µs op: busy is the op.
+    trace = make_trace(event("ProfilerStep#1", 0, 1000, kind="annotation", tid=1),
+                       event("straggle", 100, 500, kind="annotation", tid=1),
+                       event("aten::mm", 700, 100, tid=1),
+                       distributedInfo={"backend": "gloo", "rank": 0, "world_size": 2})
+    rank = rank_summary(trace, "r.json")
+    assert rank["busy_us"] == pytest.approx(100) and rank["idle_us"] == pytest.approx(900)
+
+
 def test_a_gpu_rank_takes_explains_window_and_communication():
     trace = load(TRACES / "a100_nccl_2rank_rank0.json.gz")
     rank = rank_summary(trace, "rank0")

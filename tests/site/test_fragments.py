@@ -8,7 +8,7 @@ import re
 import pytest
 
 from profguide.site import fragments
-from profguide.site.catalogue import RECORDINGS
+from profguide.site.catalogue import RECORDINGS, by_id
 from profguide.site.data import RealTraceData, RecordingData
 from profguide.site.recordings import Figure, RealTrace, Recording
 from tests.helpers import ROOT, TINY, event, gpu_event, make_trace
@@ -132,3 +132,15 @@ def test_tflops_needs_kernels_and_compares_each_multiply_with_the_peak(recorded)
     assert "| `aten::mm` | [[1000, 1000], [1000, 1000]] | `float` | 1 | 2.0 | 200 µs | 10.0 TFLOP/s | 19.5 TFLOP/s " \
            "| 51% |" in text
     assert "Recorded on NVIDIA A100-SXM4-80GB" in text
+
+
+def test_communication_calls_name_the_collective_that_launched_each_kernel(tmp_path):
+    sixteen = RealTrace(id="sixteen", file="docs/traces/a100_80gb_nccl_16rank_rank0.json.gz", title="sixteen ranks",
+                        source="HTA", source_url="https://example.org", licence="MIT")
+    table = fragments.communication_calls(RealTraceData(sixteen, ROOT, tmp_path))["communication-calls.md"]
+    rows = [line for line in table.splitlines() if line.startswith("| <code>") or line.startswith("| no launch")]
+    assert rows[0].startswith("| <code>nccl:all&#95;reduce</code> | <code>ncclKernel&#95;SendRecv")
+    assert any(row.startswith("| no launch in the trace") for row in rows)
+    committed = RecordingData(by_id("multigpu-ddp"), ROOT / "docs" / "generated" / "multigpu-ddp")
+    with pytest.raises(fragments.FragmentError, match="no communication kernel"):
+        fragments.communication_calls(committed)  # gloo on the CPU: no kernels

@@ -1,18 +1,18 @@
 """The recordings of Part 3, Multi-GPU: data-parallel jobs of several ranks, one trace per rank."""
 
-from profguide.site.parts.multigpu_ranks import STRAGGLER_CLAIMS
+from profguide.site.parts.multigpu_ranks import DDP_CLAIMS, STRAGGLER_CLAIMS
 from profguide.site.parts.reading_waits import HTA
 from profguide.site.recordings import (
     BackendOutsideCall,
     Claim,
     CollectivesPerStep,
+    ColumnShare,
     CommStreamShare,
     EnclosedShare,
     Figure,
     RanksNamed,
     RealTrace,
     Recording,
-    RowValue,
 )
 
 PER_RANK = "multi-gpu/per-rank.md"
@@ -40,13 +40,16 @@ def ddp_run(recording_id, title, claims=(), **params):
 
 RECORDINGS = (
     ddp_run("multigpu-ddp", "DistributedDataParallel on {hidden}-wide layers, 2 ranks", claims=(
-        Claim(PER_RANK, "each rank's trace names its own rank and the size of the job", RanksNamed(), at_least=1),
+        Claim(PER_RANK, "each rank's trace names its own rank and the size of the job", RanksNamed(), at_least=1,
+              at_most=1),
         Claim(COLLECTIVES, "every `gloo:all_reduce` runs on one of gloo's own threads, outside the call that "
-              "asked for it", BackendOutsideCall(), at_least=1, device="cpu"),
+              "asked for it", BackendOutsideCall(), at_least=1, at_most=1, device="cpu"),
         Claim(COLLECTIVES, "every `c10d::allreduce_` is called from inside an `AccumulateGrad`",
-              EnclosedShare("c10d::allreduce_", "AccumulateGrad"), at_least=1),
+              EnclosedShare("c10d::allreduce_", "AccumulateGrad"), at_least=1, at_most=1),
+        # "More than one" is a few: a step of dozens of buckets needs other words.
         Claim(COLLECTIVES, "every step all-reduces its gradients in more than one bucket", CollectivesPerStep(),
-              at_least=2),
+              at_least=2, at_most=10),
+        *DDP_CLAIMS,
     )),
     ddp_run("multigpu-straggler", "The same job with rank {slow_rank} {slow_ms:g} ms late to each backward",
             slow_rank=1, slow_ms=50.0, claims=STRAGGLER_CLAIMS),
@@ -60,11 +63,15 @@ RECORDINGS = (
         timeout_s=300,
         title="fully_shard on {hidden}-wide layers, 2 ranks",
         claims=(
-            Claim(COLLECTIVES, "it all-gathers parameters", RowValue("c10d::_allgather_base_", "count"), at_least=1),
-            Claim(COLLECTIVES, "and reduce-scatters gradients",
-                  RowValue("c10d::_reduce_scatter_base_", "count"), at_least=1),
+            Claim(COLLECTIVES, "it all-gathers parameters twice for each time it reduce-scatters gradients",
+                  ColumnShare("c10d::_allgather_base_", "c10d::_reduce_scatter_base_", "count"), at_least=2,
+                  at_most=2),
             Claim(COLLECTIVES, "gloo carries out each reduce-scatter as a `gloo:all_reduce`",
-                  RowValue("gloo:all_reduce", "count"), at_least=1, device="cpu"),
+                  ColumnShare("gloo:all_reduce", "c10d::_reduce_scatter_base_", "count"), at_least=1, at_most=1,
+                  device="cpu"),
+            Claim(COLLECTIVES, "a GPU run should show each one as NCCL's own `nccl:_reduce_scatter_base`",
+                  ColumnShare("nccl:_reduce_scatter_base", "c10d::_reduce_scatter_base_", "count"), at_least=1,
+                  at_most=1, device="cuda"),
         ),
     ),
 )
@@ -78,11 +85,12 @@ REAL_TRACES = (
         figure=Figure(step=5, highlight=(NCCL_ALL_REDUCE,)),
         claims=(
             Claim(COLLECTIVES, "each `nccl:all_reduce` runs inside its `c10d::allreduce_`, on the same thread",
-                  BackendOutsideCall(), at_most=0),
-            Claim(COLLECTIVES, "NCCL's kernels have their stream to themselves", CommStreamShare(), at_least=1),
+                  BackendOutsideCall(), at_least=0, at_most=0),
+            Claim(COLLECTIVES, "NCCL's kernels have their stream to themselves", CommStreamShare(), at_least=1,
+                  at_most=1),
             Claim(COLLECTIVES, "here too every `c10d::allreduce_` is called from inside an `AccumulateGrad`",
-                  EnclosedShare("c10d::allreduce_", "AccumulateGrad"), at_least=1),
-            Claim(COLLECTIVES, "more than one bucket a step here too", CollectivesPerStep(), at_least=2),
+                  EnclosedShare("c10d::allreduce_", "AccumulateGrad"), at_least=1, at_most=1),
+            Claim(COLLECTIVES, "more than one bucket a step here too", CollectivesPerStep(), at_least=2, at_most=10),
         ),
     ),
 )

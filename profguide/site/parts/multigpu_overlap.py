@@ -3,10 +3,15 @@
 from profguide.site.parts.reading_waits import HTA
 from profguide.site.recordings import (
     Claim,
+    CollectivesPerStep,
+    CommunicationByCall,
     CommunicationExposed,
     CommunicationHidden,
+    CommunicationKernelNamed,
+    EnclosedShare,
     Figure,
     IdleShare,
+    LargestBucketShare,
     RealTrace,
 )
 
@@ -22,11 +27,11 @@ REAL_TRACES = (
                                          "ncclWork*)",)),
         claims=(
             Claim(PAGE, "less than a fifth of the all-reduce time is hidden behind computation",
-                  CommunicationHidden(), at_most=0.2),
+                  CommunicationHidden(), at_least=0.1, at_most=0.2),
             Claim(PAGE, "exposed communication takes less than a tenth of every step",
-                  CommunicationExposed("most"), at_most=0.1),
+                  CommunicationExposed("most"), at_least=0.05, at_most=0.1),
             Claim(PAGE, "The GPU waits for the host to launch its kernels most of the step", IdleShare("host"),
-                  at_least=0.5),
+                  at_least=0.5, at_most=0.9),
         ),
     ),
     RealTrace(
@@ -36,9 +41,21 @@ REAL_TRACES = (
         **HTA,
         claims=(
             Claim(PAGE, "almost none of its communication overlaps computation", CommunicationHidden(),
-                  at_most=0.05),
+                  at_least=0, at_most=0.05),
             Claim(PAGE, "exposed communication takes more than a tenth of every step",
-                  CommunicationExposed("least"), at_least=0.1),
+                  CommunicationExposed("least"), at_least=0.1, at_most=0.2),
+            Claim(PAGE, "every communication kernel in it is an `ncclKernel_SendRecv`",
+                  CommunicationKernelNamed("ncclKernel_SendRecv"), at_least=1, at_most=1),
+            Claim(PAGE, "about two thirds of their time was launched by all-reduces",
+                  CommunicationByCall("nccl:all_reduce"), at_least=0.6, at_most=0.75),
+            Claim(PAGE, "about a sixth by all-to-alls", CommunicationByCall("nccl:all_to_all"), at_least=0.12,
+                  at_most=0.2),
+            Claim(PAGE, "each of its all-reduces is sent from inside an `AccumulateGrad`",
+                  EnclosedShare("c10d::allreduce_", "AccumulateGrad"), at_least=1, at_most=1),
+            Claim(PAGE, "Each step all-reduces its gradients in two buckets", CollectivesPerStep(), at_least=2,
+                  at_most=2),
+            Claim(PAGE, "the larger of the two carries nearly all of the bytes", LargestBucketShare(), at_least=0.9,
+                  at_most=1),
         ),
     ),
 )
