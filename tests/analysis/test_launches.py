@@ -78,3 +78,17 @@ def test_kernel_families():
     assert launches.kernel_family("sm80_xmma_fprop_implicit_gemm_tf32f32_execute_kernel_cudnn_infer") == "gemm"
     assert launches.kernel_family("void at::native::elementwise_kernel<128, 2>") == "elementwise"
     assert launches.kernel_family("ncclKernel_AllReduce_RING_LL_Sum_float") == "other"
+
+
+def test_every_kind_of_launch_call_is_joined_to_its_kernels_whatever_its_name():
+    # Triton 3.x launches with cuLaunchKernelEx, Inductor's static launcher with cuLaunchKernel, a CUDA graph's
+    # replay with one cudaGraphLaunch whose kernels all carry its correlation id.
+    t = make(cpu("cuLaunchKernelEx", 0, 2, kind="driver", correlation=1),
+             cpu("cuLaunchKernel", 10, 2, kind="driver", correlation=2),
+             cpu("cudaGraphLaunch", 20, 2, kind="runtime", correlation=3),
+             gpu("triton_a", 3, 1, correlation=1), gpu("triton_b", 13, 1, correlation=2),
+             gpu("graph_first", 24, 5, correlation=3), gpu("graph_second", 29, 5, correlation=3))
+    timing = launches.launch_delays(t)
+    assert timing["launch_delay_us"]["driver"]["count"] == 2
+    assert timing["launch_delay_us"]["runtime"]["count"] == 1  # the graph's first kernel, on an empty stream
+    assert timing["queueing_us"]["count"] == 1 and timing["queueing_us"]["max"] == 7  # its second, behind the first

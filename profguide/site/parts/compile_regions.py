@@ -4,16 +4,23 @@ from profguide.site.parts.reading_waits import HTA
 from profguide.site.recordings import (
     CallsThatCompile,
     Claim,
+    CompileShare,
     Figure,
     FirstOverMedian,
+    LaunchedBy,
     NamedInRegion,
     OpsInRegion,
     RealTrace,
     Recording,
+    RegionTimeRatio,
+    SelfTimeRatio,
 )
 
 IN_A_TRACE, COST, BREAKS = "torch-compile/in-a-trace.md", "torch-compile/cost.md", "torch-compile/graph-breaks.md"
 GRAPH_CALL = "## Call CompiledFxGraph"
+# The calls that launch Triton kernels: Triton's own launcher (recent versions), Inductor's static launcher, and
+# a CUDA graph's replay.
+TRITON_LAUNCHES = ("cuLaunchKernelEx", "cuLaunchKernel", "cudaGraphLaunch")
 
 
 def calls_recording(recording_id, dynamic, claims):
@@ -54,15 +61,36 @@ RECORDINGS = (
                   OpsInRegion("compiled, with a ReLU", "aten::relu"), at_least=0, at_most=0),
             Claim(IN_A_TRACE, "so its region is `1/0`",
                   NamedInRegion("compiled, with a ReLU", "Torch-Compiled Region: 1/0"), at_least=1, at_most=1),
-            Claim(IN_A_TRACE, "the ReLU has no event of its own",
-                  OpsInRegion("compiled, with a ReLU", "aten::addmm"), at_least=1, at_most=1),
-            Claim(IN_A_TRACE, "its kernels are launched with `cuLaunchKernel`",
-                  OpsInRegion("compiled, with a ReLU", "cuLaunchKernel"), at_least=1, device="cuda"),
+            Claim(IN_A_TRACE, "On the CPU, the graph with the ReLU still calls `aten::addmm`",
+                  OpsInRegion("compiled, with a ReLU", "aten::addmm"), at_least=1, at_most=1, device="cpu"),
+            Claim(IN_A_TRACE, "the graph with the ReLU has no more self time than the graph without it",
+                  SelfTimeRatio(GRAPH_CALL, "compiled, with a ReLU", "compiled"), at_least=0.5, at_most=1,
+                  device="cpu"),
+            Claim(IN_A_TRACE, "On the CPU, the `aten::copy_` under `addmm` copies the bias into the output",
+                  OpsInRegion("compiled", "aten::copy_"), at_least=1, at_most=1, device="cpu"),
+            # CUDA addmm takes cublasLt's bias epilogue for a 1-D bias: no copy of the bias, no memcpy.
+            Claim(IN_A_TRACE, "a GPU run should show no `aten::copy_` and no `cudaMemcpyAsync` under the compiled call",
+                  OpsInRegion("compiled", "aten::copy_"), at_least=0, at_most=0, device="cuda"),
+            Claim(IN_A_TRACE, "a GPU run should show no `aten::copy_` and no `cudaMemcpyAsync` under the compiled call",
+                  OpsInRegion("compiled", "cudaMemcpyAsync"), at_least=0, at_most=0, device="cuda"),
+            # On a GPU, Inductor unfuses an addmm whose users are pointwise: mm, then bias and ReLU in one kernel.
+            Claim(IN_A_TRACE, "On a GPU, the graph with the ReLU should call `aten::mm` instead",
+                  OpsInRegion("compiled, with a ReLU", "aten::mm"), at_least=1, at_most=1, device="cuda"),
+            Claim(IN_A_TRACE, "each should be launched by a driver call, `cuLaunchKernel` or `cuLaunchKernelEx`, or "
+                  "from a CUDA graph by `cudaGraphLaunch`", LaunchedBy(TRITON_LAUNCHES), at_least=1, at_most=1,
+                  device="cuda"),
+            Claim(IN_A_TRACE, "the `eager` region lasts two to four times as long as the `compiled` one",
+                  RegionTimeRatio("eager", "compiled", "in all"), at_least=2, at_most=4),
+            Claim(IN_A_TRACE, "the first region, `eager`, spends many times as long in no op as the compiled call",
+                  RegionTimeRatio("eager", "compiled", "outside ops"), at_least=5, at_most=50),
+            Claim(IN_A_TRACE, "counted by the ops under each region, the eager call and the compiled one take about "
+                  "as long", RegionTimeRatio("eager", "compiled", "in ops"), at_least=0.8, at_most=1.25),
         ),
     ),
     calls_recording("compile-cost", None, (
-        Claim(COST, "The first call took many times as long as the calls after it", FirstOverMedian("call"),
-              at_least=20),
+        Claim(COST, "The first call took more than a thousand times as long as the calls after it",
+              FirstOverMedian("call"), at_least=1000, at_most=10000),
+        Claim(COST, "nearly all of it went to compiling", CompileShare("call"), at_least=0.9, at_most=1),
         Claim(COST, "the first new shape compiled again", CallsThatCompile("call"), at_least=2, at_most=2),
     )),
     calls_recording("compile-cost-static", False, (
@@ -89,7 +117,11 @@ RECORDINGS = (
             Claim(BREAKS, "Its graph calls `aten::mm`", OpsInRegion("Torch-Compiled Region: 0/0", "aten::mm"),
                   at_least=1, at_most=1),
             Claim(BREAKS, "so it has no `aten::` op under it", NamedInRegion("Torch-Compiled Region: 1/0", "aten::"),
-                  at_most=0),
+                  at_least=0, at_most=0),
+            Claim(BREAKS, "a GPU run should show a `cudaStreamSynchronize` under it",
+                  OpsInRegion("call", "cudaStreamSynchronize"), at_least=1, at_most=1, device="cuda"),
+            Claim(BREAKS, "spends many times as long in no op as either call after it",
+                  RegionTimeRatio("call", "call", "outside ops"), at_least=5, at_most=50),
             Claim(BREAKS, "and a second cache lookup", NamedInRegion("call", "TorchDynamo Cache Lookup"),
                   at_least=2, at_most=2),
         ),
