@@ -87,6 +87,12 @@ def test_the_benchmark_fragment_quotes_the_results_file():
     assert render.scaling_series(RESULTS)[0] == ("profguide explain", [(100_000, 0.5), (1_000_000, 1.8)])
 
 
+def test_the_benchmark_fragment_says_which_goals_the_run_meets():
+    slow = {**RESULTS, "ratios": {**RESULTS["ratios"], "hta_over_profguide_time": 13.7}}
+    assert "| `explain` at least 15× faster than HTA | 20.00× | ✓ yes |" in render.benchmark_fragment(RESULTS, "x.svg")
+    assert "| `explain` at least 15× faster than HTA | 13.70× | ✗ no |" in render.benchmark_fragment(slow, "x.svg")
+
+
 REAL_META = {"real": True, "recording": "real", "file": "docs/traces/job<1>.json.gz", "device_name": "NVIDIA A100",
              "source": "HTA test data", "source_url": "https://example.org/hta", "licence": "MIT", "rank": 0,
              "world_size": 16, "device": "cuda"}
