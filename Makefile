@@ -42,7 +42,8 @@ test-newest:
 	test -x $(NEWEST)/bin/python || python3 -m venv $(if $(HAVE_GPU),--system-site-packages) $(NEWEST)
 	$(NEWEST)/bin/python -m pip install -q --upgrade pip
 	$(if $(HAVE_GPU),,$(NEWEST)/bin/python -m pip install -q --upgrade $(TORCH_CPU))
-	$(NEWEST)/bin/python -c "import torch; print('torch==' + torch.__version__)" > $(NEWEST)/torch.txt
+	$(NEWEST)/bin/python -c "from importlib.metadata import version; print('torch==' + version('torch'))" \
+		> $(NEWEST)/torch.txt  # the torch in place stays: the CPU build, or a GPU machine's own
 	$(NEWEST)/bin/python -m pip install -q --upgrade --upgrade-strategy eager -c $(NEWEST)/torch.txt -e ".[docs,test]"
 	$(NEWEST)/bin/python -m pip check
 	$(NEWEST)/bin/python -m pip list --format freeze > $(NEWEST)/versions.txt
