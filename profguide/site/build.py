@@ -170,8 +170,9 @@ def site_files(root, checks, included):
     if unknown:
         raise FragmentError(f"no site fragment named {', '.join(unknown)} (known: {', '.join(makers)})")
     made = {name: text for fragment in included for name, text in makers[fragment]().items()}
-    return {**made, marks.DATA.rpartition("/")[2]: claims.mark_entries(checks),
-            glossary.ABBREVIATIONS: glossary.abbreviations((Path(root) / "docs" / glossary.PAGE).read_text())}
+    page = Path(root) / "docs" / glossary.PAGE
+    tooltips = {glossary.ABBREVIATIONS: glossary.abbreviations(page.read_text())} if page.is_file() else {}
+    return {**made, marks.DATA.rpartition("/")[2]: claims.mark_entries(checks), **tooltips}
 
 
 def build(recordings, root, generated=None, refresh=False, check=False, gpus=None, stream=None, real_traces=()):

@@ -148,6 +148,8 @@ def axe_pages(server, queue, found):
             lines = axe_violations(page, f"{path or 'home'} (light)")
             page.locator('label[title="Switch to the dark scheme"]').click()
             page.wait_for_selector('body[data-md-color-scheme="slate"]')
+            # The switch's own tooltip fades in under the pointer: colours are measured once they are at rest.
+            page.wait_for_function("document.getAnimations().every(a => a.playState !== 'running')")
             lines += axe_violations(page, f"{path or 'home'} (dark)", AXE_COLOUR_RULES)
             page.close()
             found[path] = lines
