@@ -755,9 +755,11 @@ class Claim:
     device: str | None = None
 
     def bound(self):
-        """The bound in words: '≥ 2', '≤ 0.5', both, or '= 3'."""
+        """The bound in words: '0.5 to 0.9', '= 3', or, open on one side, '≥ 2' or '≤ 0.5'."""
         if self.at_least is not None and self.at_least == self.at_most:
             return f"= {self.at_least:g}"
+        if self.at_least is not None and self.at_most is not None:
+            return f"{self.at_least:g} to {self.at_most:g}"
         parts = []
         if self.at_least is not None:
             parts.append(f"≥ {self.at_least:g}")

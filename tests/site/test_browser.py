@@ -250,3 +250,26 @@ def test_at_a_phones_width_only_tables_code_and_figures_scroll_sideways(browser,
                                 ".filter(box => box.scrollWidth > box.clientWidth && box.tabIndex !== 0).length")
     assert unfocusable == 0
     page.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_checked_sentence_shows_its_mark_and_what_was_measured(browser, server, scheme):
+    """basics/ has both kinds of mark: a tick on a CPU recording, and a GPU prediction beside a CPU stand-in.
+    Focusing a mark shows its tooltip; following it opens the page's list of checked sentences at its row."""
+    page, errors = open_page(browser, server + "basics/", scheme)
+    for kind, label in (("holds", "✓"), ("waits", "waits for a GPU run")):
+        mark = page.locator(f"a.claim-mark.claim-{kind}").first
+        assert mark.is_visible() and mark.inner_text() == label
+        box = mark.bounding_box()
+        assert box["width"] > 4 and box["height"] > 4
+        mark.focus()
+        tooltip = page.locator(".md-tooltip2--active")
+        tooltip.wait_for()
+        assert tooltip.inner_text().startswith("Checked:" if kind == "holds" else "Not checked yet")
+    anchor = mark.get_attribute("href")
+    mark.click()
+    row = page.locator("tr", has=page.locator(f"span[id='{anchor[1:]}']"))
+    row.wait_for()
+    assert page.locator("details.abstract").first.get_attribute("open") is not None and row.is_visible()
+    assert errors == []
+    page.close()
