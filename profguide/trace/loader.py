@@ -11,7 +11,7 @@ It reads regular files only (a FIFO or a device would never end), no more
 than ``max_bytes`` of JSON (a small gzip file can inflate without bound), and
 nothing nested deeper than ``MAX_DEPTH`` (counted on the bytes as they are
 read, so that the answer does not hang on ``sys.getrecursionlimit()``, which
-importing ``torch._dynamo`` raises); anything it cannot read becomes a
+compiling with ``torch.compile`` raises); anything it cannot read becomes a
 ``TraceError`` with one line.
 """
 
@@ -109,7 +109,7 @@ def check_source(path):
 # How deep a trace's JSON may nest. Real Kineto traces nest 5 to 7 levels (the document, traceEvents, an
 # event, its args, Input Dims, one input's dims, a list inside those); 64 leaves room for any profiler's
 # metadata and stays far below the depth at which msgspec's recursive decoder meets the interpreter's
-# recursion limit (1000 by default, raised by torch._dynamo and Inductor to 2000-3000) or, with the limit
+# recursion limit (1000 by default; Inductor's compile_fx raises it to 2000) or, with the limit
 # raised further still, the C stack. The bound is the loader's own, whatever that limit is.
 MAX_DEPTH = 64
 SCAN_BLOCK = BLOCK  # one read of more than this (read_bytes reads the whole file) is scanned a block at a time
@@ -131,6 +131,7 @@ class Nesting(NamedTuple):
 
 
 START = Nesting()  # before a document's first byte
+
 
 def unescaped(data):
     """``data`` without its escaped backslashes, then without its escaped quotes. Python's ``replace`` pairs
