@@ -38,7 +38,6 @@ from profguide.analysis.verdict import measured_window, summarise
 from profguide.errors import RecordingError
 from profguide.explain import explain_ranks
 from profguide.site import marks
-from profguide.site.data import trace_document
 from profguide.site.recordings import (
     BackendOutsideCall,
     CallsThatCompile,
@@ -240,9 +239,14 @@ def queueing_over_launch(_measure, data):
     return queueing["p50"] / delay["p50"] if delay and queueing and delay["p50"] > 0 else None
 
 
+def in_step(starts, step):
+    """Which of the times ``starts`` fall inside ``step``'s window."""
+    return (starts >= step["start_us"]) & (starts < step["start_us"] + step["dur_us"])
+
+
 def started_in(starts, step):
     """How many of the times ``starts`` fall inside ``step``'s window."""
-    return int(((starts >= step["start_us"]) & (starts < step["start_us"] + step["dur_us"])).sum())
+    return int(in_step(starts, step).sum())
 
 
 def syncs_per_step(_measure, data):
@@ -252,11 +256,8 @@ def syncs_per_step(_measure, data):
 
 
 def sync_over_step(_measure, data):
-    steps = profiler_steps(data.trace)
-    longest = synchronisations(data.trace)["longest"]
-    if not steps or not longest:
-        return None
-    return longest[0]["dur_us"] / float(np.median([s["dur_us"] for s in steps]))
+    median, longest = median_step(data.trace), synchronisations(data.trace)["longest"]
+    return longest[0]["dur_us"] / median if median and longest else None
 
 
 def mean_over_median(_measure, data):
@@ -365,7 +366,7 @@ def verdict_is(measure, data):
 
 def collective_measure(measure, data):
     """The measures of a collective's anatomy, on rank 0's trace document (they read args and thread names)."""
-    document = trace_document(data.trace_path())
+    document = data.document
     if isinstance(measure, BackendOutsideCall):
         return collectives.outside_calls_share(document, measure.collective)
     if isinstance(measure, EnclosedShare):
@@ -422,8 +423,8 @@ def calls_that_compile(measure, data):
 def sync_inside_step(_measure, data):
     trace, syncs = data.trace, host_syncs(data.trace)
     starts, durations = trace.ts[syncs], trace.dur[syncs]
-    shares = [durations[(starts >= step["start_us"]) & (starts < step["start_us"] + step["dur_us"])].max(initial=0)
-              / step["dur_us"] for step in profiler_steps(trace) if step["dur_us"] > 0]
+    shares = [durations[in_step(starts, step)].max(initial=0) / step["dur_us"]
+              for step in profiler_steps(trace) if step["dur_us"] > 0]
     return float(max(shares)) if shares and len(syncs) else None
 
 
@@ -451,7 +452,7 @@ def op_median_over(measure, data):
 
 
 def frees_in(measure, data):
-    counts = frees_in_region(trace_document(data.trace_path()), measure.region)
+    counts = frees_in_region(data.document, measure.region)
     return float(counts[0 if measure.which == "first" else -1]) if counts else None
 
 
@@ -460,7 +461,7 @@ def overhead_events(_measure, data):
 
 
 def ops_with_shapes(_measure, data):
-    ops = [event for event in trace_document(data.trace_path()).get("traceEvents", []) if event.get("cat") == "cpu_op"]
+    ops = [event for event in data.document.get("traceEvents", []) if event.get("cat") == "cpu_op"]
     return sum("Input Dims" in (event.get("args") or {}) for event in ops) / len(ops) if ops else None
 
 
@@ -497,7 +498,7 @@ def freed_inside(measure, data):
 def communication_split(measure, data):
     """The share of the communication kernels' time that one collective launched, or that kernels of one name
     take, on rank 0's trace document (the join reads the events' correlation args)."""
-    rows = collectives.communication_by_call(trace_document(data.trace_path()))
+    rows = collectives.communication_by_call(data.document)
     total = sum(row["us"] for row in rows)
     if isinstance(measure, CommunicationByCall):
         part = sum(row["us"] for row in rows if row["call"] == measure.call)
@@ -519,7 +520,7 @@ def rank_host_share(measure, data):
 
 def largest_bucket_share(_measure, data):
     shares = []
-    for row in collectives.step_buckets(trace_document(data.trace_path())):
+    for row in collectives.step_buckets(data.document):
         known = [size for size in row["sizes"] if size]
         if known:
             shares.append(max(known) / sum(known))

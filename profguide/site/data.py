@@ -41,6 +41,12 @@ class RankTraces:
     def trace(self):
         return self.traces[0]
 
+    @cached_property
+    def document(self):
+        """Rank 0's trace as the JSON document torch wrote (``trace_document``), parsed once for every fragment
+        and claim that reads its args, instants or top-level fields."""
+        return trace_document(self.trace_path())
+
 
 @dataclass(eq=False)
 class RecordingData(RankTraces):

@@ -29,7 +29,6 @@ from profguide.figures.ranks import job_svg
 from profguide.figures.timeline import timeline_svg
 from profguide.site import render
 from profguide.site.catalogue import RECORDINGS
-from profguide.site.data import trace_document
 from profguide.text import count_of, format_duration, format_size, kernel_name
 from profguide.trace.model import KIND
 
@@ -160,7 +159,7 @@ def calls(data):
 
 def events(data):
     """The events of rank 0's trace by kind (``ph``), with the share of complete events in words."""
-    document = trace_document(data.trace_path())
+    document = data.document
     counts = Counter(event.get("ph") for event in document["traceEvents"] if isinstance(event, dict))
     total = sum(counts.values())
     sentence = (f"Of the {count_of(total, 'event')} in this recording's trace, {counts.get('X', 0):,} are "
@@ -207,7 +206,7 @@ def memory_figure(data):
         raise FragmentError("no memory-timeline.json in this recording (its Recording needs memory_timeline=True)")
     try:
         times, sizes = memory.memory_timeline(data.json_file("memory-timeline.json"))
-        times = memory.to_trace_clock(times, trace_document(data.trace_path()))
+        times = memory.to_trace_clock(times, data.document)
         steps = [(f"ProfilerStep#{s['step']}", s["start_us"]) for s in profiler_steps(data.trace)]
         where = "the GPU" if data.meta["device"] == "cuda" else "the CPU"
         svg = memory_timeline_svg(times, sizes, steps, title=f"Memory on {where} by category: {data.title}")
@@ -297,7 +296,7 @@ def communication_steps(data):
 def collective_anatomy(data):
     """Rank 0's collectives layer by layer: the call, its parameters, the backend's op, the GPU's share, the
     reducer; each with the thread or stream it runs on; then each step's buckets and their sizes."""
-    document = trace_document(data.trace_path())
+    document = data.document
     rows = collectives.anatomy(document)
     if not rows:
         raise FragmentError("no collective (c10d::, gloo:, nccl:) in this trace")
@@ -491,7 +490,7 @@ def compile_times(data):
 def communication_calls(data):
     """Rank 0's communication kernels by the collective whose backend op launched them and by kernel name, each
     with its kernels, their time added one by one and its share of all of it."""
-    rows = collectives.communication_by_call(trace_document(data.trace_path()))
+    rows = collectives.communication_by_call(data.document)
     total = sum(row["us"] for row in rows)
     if not total:
         raise FragmentError("no communication kernel (NCCL, RCCL) in this trace")

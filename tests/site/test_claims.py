@@ -9,7 +9,7 @@ import pytest
 
 from profguide.site import claims, marks
 from profguide.site.catalogue import REAL_TRACES, RECORDINGS, by_id
-from profguide.site.data import RealTraceData, RecordingData
+from profguide.site.data import RealTraceData, RecordingData, trace_document
 from profguide.site.recordings import (
     BackendOutsideCall,
     Claim,
@@ -457,7 +457,7 @@ def test_frees_in_a_region_ops_with_shapes_kernels_joined_to_ops_and_the_profile
     path = tmp_path / "trace.json.gz"
     path.write_bytes(gzip.compress(json.dumps({"traceEvents": events}).encode()))
     found = data(*events)
-    found.trace_path = lambda rank=0: path
+    found.document = trace_document(path)
     assert claims.measured(FreesInRegion("zero_grad", "first"), found) == 1
     assert claims.measured(FreesInRegion("zero_grad", "last"), found) == 2  # the other thread's free is not its own
     assert claims.measured(FreesInRegion("absent", "first"), found) is None
