@@ -1,16 +1,9 @@
-"""The ``profguide`` command: explain and draw a trace; record, build and list the guide's recordings.
+"""The profguide command: explain and draw a trace; record, build and list the guide's recordings.
 
-Usage::
-
-    profguide explain TRACE|DIR [--json | --markdown] [--step N]
-    profguide draw TRACE|DIR --out FILE.svg [--window START:END | --step N]
-    profguide record [--all | ID ...] [--device cpu|cuda] [--out DIR] [--root DIR]
-    profguide build [--refresh] [--check] [--root DIR]
-    profguide list
-
-``explain`` and ``draw`` work on any trace. ``record`` and ``build`` work on a
-checkout of the guide: the nearest folder above the working one that holds
-``mkdocs.yml`` and ``snippets/``, or the one ``--root`` names.
+explain and draw work on any trace: a file, a folder of per-rank traces, or
+standard input ('-'). record and build work on a checkout of the guide: the
+nearest folder above the working one that holds mkdocs.yml and snippets/, or
+the one --root names. Each command's --help gives examples.
 """
 
 import argparse
@@ -19,15 +12,110 @@ import os
 import sys
 from pathlib import Path
 
-from profguide.site.catalogue import REAL_TRACES, RECORDINGS, by_id
+from profguide.errors import ProfguideError, UsageError
 from profguide.text import format_tick
+
+STANDARD_STREAM = Path("-")  # `explain -` reads standard input; `draw --out -` writes to standard output
+
+EXAMPLES = {
+    "record": """\
+examples:
+  profguide record basics-matmul-64 --device cpu   one recording, on the CPU
+  profguide record --all --out /tmp/recordings     every recording, into another folder
+
+Recording needs torch: pip install 'profguide[record]'.
+""",
+    "build": """\
+examples:
+  profguide build             render what the pages include from the committed recordings
+  profguide build --check     write nothing; exit 1 if a recording is stale or a claim fails
+  profguide build --refresh   re-record what is stale (needs torch), then render
+""",
+    "list": """\
+examples:
+  profguide list              every recording: its id, its device, what it shows
+  profguide list | grep cuda  the recordings made on a GPU
+""",
+    "explain": """\
+examples:
+  profguide explain trace.json.gz               the verdict, the evidence, where to look in Perfetto
+  profguide explain trace.json.gz --step 12     over ProfilerStep#12 and the GPU work it launched
+  profguide explain logs/                       a folder of per-rank traces: the job and its straggler
+  profguide explain trace.json --json > s.json  the summary as JSON, for a script
+  zcat trace.json.gz | profguide explain -      a trace on standard input, gzipped or not
+""",
+    "draw": """\
+examples:
+  profguide draw trace.json.gz --out timeline.svg                   the busiest stretch of the trace
+  profguide draw trace.json.gz --out step.svg --step 12             ProfilerStep#12 and its GPU work
+  profguide draw trace.json.gz --out zoom.svg --window 12ms:15.5ms  a window, as Perfetto times it
+  profguide draw logs/ --out ranks.svg                              the ranks one above the other
+  zcat trace.json.gz | profguide draw - --out - > timeline.svg      standard input to standard output
+""",
+}
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse whose usage errors are one line that says where the help is, with exit status 2."""
+
+    def error(self, message):
+        self.exit(2, f"profguide: {message} (try '{self.prog} --help')\n")
+
+
+class Version(argparse.Action):
+    """``--version``: looked up only when asked, so that other commands do not pay for importlib.metadata."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, help="print profguide's version and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"profguide {installed_version()}")
+        parser.exit()
+
+
+def installed_version():
+    """The installed package's version; the source's, for a checkout run with PYTHONPATH (a bare GPU box)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("profguide")
+    except PackageNotFoundError:
+        from profguide import __version__
+
+        return f"{__version__} (not installed)"
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(prog="profguide", description=__doc__.splitlines()[0])
-    commands = parser.add_subparsers(dest="command", required=True)
+    parser = Parser(prog="profguide", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action=Version)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    rec = commands.add_parser("record", help="run recordings under torch.profiler")
+    def command(name, help):
+        return commands.add_parser(name, help=help, description=help[0].upper() + help[1:] + ".",
+                                   epilog=EXAMPLES[name], formatter_class=argparse.RawDescriptionHelpFormatter)
+
+    exp = command("explain", "say what a trace shows: verdict, evidence, where to look")
+    exp.add_argument("trace", type=Path, help="a .json or .json.gz trace, a folder of per-rank traces, or - for "
+                     "standard input")
+    form = exp.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true", help="machine-readable output (a stable interface)")
+    form.add_argument("--markdown", action="store_true", help="Markdown output")
+    exp.add_argument("--step", type=int, metavar="N", help="measure over ProfilerStep#N only")
+    add_max_size(exp)
+
+    drw = command("draw", "draw a trace as an SVG timeline")
+    drw.add_argument("trace", type=Path, help="a .json or .json.gz trace, - for standard input, or a folder of "
+                     "per-rank traces (drawn one above the other, aligned on a collective)")
+    drw.add_argument("--out", type=Path, required=True, help="the SVG file to write (a new file or a regular one; "
+                     "never the trace itself), or - for standard output")
+    add_max_size(drw)
+    where = drw.add_mutually_exclusive_group()
+    where.add_argument("--window", metavar="START:END",
+                       help="times after the trace's first event, as Perfetto shows them: µs, or with "
+                            "a unit (12ms:15.5ms)")
+    where.add_argument("--step", type=int, metavar="N", help="draw ProfilerStep#N and the GPU work it launched")
+
+    rec = command("record", "run the guide's recordings under torch.profiler")
     which = rec.add_mutually_exclusive_group(required=True)
     which.add_argument("--all", action="store_true", help="every recording")
     which.add_argument("ids", nargs="*", default=[], metavar="ID", help="recordings to run")
@@ -39,34 +127,14 @@ def parse_args(argv):
     rec.add_argument("--out", type=Path, help="output folder (default: docs/generated in the checkout)")
     rec.add_argument("--root", type=Path, help="the guide's checkout (default: found from the working folder)")
 
-    bld = commands.add_parser("build", help="refresh stale recordings, render what pages include, check claims")
+    bld = command("build", "refresh stale recordings, render what pages include, check claims")
     bld.add_argument("--refresh", action="store_true", help="re-record stale or missing recordings")
     bld.add_argument("--check", action="store_true",
                      help="write nothing; exit 1 if anything is stale, out of date, unused, or a claim fails")
     bld.add_argument("--root", type=Path, help="the guide's checkout (default: found from the working folder)")
     bld.add_argument("--generated", type=Path, help="recordings folder (default: docs/generated in the checkout)")
 
-    commands.add_parser("list", help="list the recordings")
-
-    exp = commands.add_parser("explain", help="say what a trace shows: verdict, evidence, where to look")
-    exp.add_argument("trace", type=Path, help="a .json or .json.gz trace, or a folder of per-rank traces")
-    form = exp.add_mutually_exclusive_group()
-    form.add_argument("--json", action="store_true", help="machine-readable output (a stable interface)")
-    form.add_argument("--markdown", action="store_true", help="Markdown output")
-    exp.add_argument("--step", type=int, metavar="N", help="measure over ProfilerStep#N only")
-    add_max_size(exp)
-
-    drw = commands.add_parser("draw", help="draw a trace as an SVG timeline")
-    drw.add_argument("trace", type=Path, help="a .json or .json.gz trace, or a folder of per-rank traces (drawn one "
-                     "above the other, aligned on a collective)")
-    drw.add_argument("--out", type=Path, required=True,
-                     help="the SVG file to write (a new file or a regular one; never the trace itself)")
-    add_max_size(drw)
-    where = drw.add_mutually_exclusive_group()
-    where.add_argument("--window", metavar="START:END",
-                       help="times after the trace's first event, as Perfetto shows them: µs, or with "
-                            "a unit (12ms:15.5ms)")
-    where.add_argument("--step", type=int, metavar="N", help="draw ProfilerStep#N and the GPU work it launched")
+    command("list", "list the guide's recordings")
     return parser.parse_args(argv)
 
 
@@ -95,22 +163,36 @@ def add_max_size(command):
                          help=f"read at most this much JSON per trace, after gunzip (default {format_size(MAX_BYTES)})")
 
 
+def require_torch(what):
+    """A UsageError unless torch can be imported: the recorder runs torch.profiler, an optional dependency."""
+    from importlib.util import find_spec
+
+    if find_spec("torch") is None:
+        raise UsageError(f"{what} runs torch.profiler, and torch is not installed: pip install 'profguide[record]'")
+
+
 def run_record(args):
     from profguide.site import launch
+    from profguide.site.catalogue import RECORDINGS, by_id
     from profguide.site.project import checked_root
 
     root = checked_root(args.root)
     recordings = RECORDINGS if args.all else [by_id(i) for i in args.ids]
+    require_torch("profguide record")
     launch.record_all(recordings, args.device, root, args.out or root / "docs" / "generated")
     return 0
 
 
 def run_build(args):
     from profguide.site import build
+    from profguide.site.catalogue import REAL_TRACES, RECORDINGS
     from profguide.site.project import checked_root
 
-    statuses, _ = build.build(RECORDINGS, checked_root(args.root), args.generated, refresh=args.refresh,
-                              check=args.check, real_traces=REAL_TRACES)
+    root = checked_root(args.root)
+    if args.refresh:
+        require_torch("profguide build --refresh")
+    statuses, _ = build.build(RECORDINGS, root, args.generated, refresh=args.refresh, check=args.check,
+                              real_traces=REAL_TRACES)
     for status in statuses:
         print(f"{status.id:<28} {status.state:<8} {status.action}")
         for line in status.problems:
@@ -124,24 +206,50 @@ def run_build(args):
 
 
 def run_list(_args):
+    from profguide.site.catalogue import RECORDINGS
+
     for recording in RECORDINGS:
         processes = f" ({recording.ranks} processes)" if recording.ranks > 1 else ""
         print(f"{recording.id:<28} {recording.device:<5} {recording.title_with(recording.params)}{processes}")
     return 0
 
 
+def input_name(path):
+    """How messages and summaries name the input: its file name, or <stdin>."""
+    from profguide.text import shown
+    from profguide.trace.loader import STDIN
+
+    return STDIN if path == STANDARD_STREAM else shown(path.name or path)
+
+
+def load_input(args, doing="loading"):
+    """The trace ``args.trace`` names: a file, or standard input for '-' (gzipped or not, capped as a file is)."""
+    from profguide import trace
+    from profguide.progress import bar
+    from profguide.trace.loader import load_stream
+
+    progress = bar(f"{doing} {input_name(args.trace)}")
+    if args.trace != STANDARD_STREAM:
+        return trace.load(args.trace, progress=progress, max_bytes=args.max_size)
+    if sys.stdin is None or sys.stdin.isatty():
+        raise UsageError("standard input is a terminal, not a trace: pipe one in "
+                         "(zcat trace.json.gz | profguide explain -) or name the file")
+    return load_stream(sys.stdin.buffer, progress=progress, max_bytes=args.max_size)
+
+
 def run_explain(args):
     from profguide import explain
+    from profguide.analysis import job
     from profguide.progress import bar
     from profguide.text import shown
 
-    if args.trace.is_dir():
-        found = explain.explain_folder(args.trace, args.step, max_bytes=args.max_size,
-                                       progress=lambda path: bar(f"loading {shown(path.name)}"))
+    if args.trace != STANDARD_STREAM and args.trace.is_dir():
+        found = job.folder_job(args.trace, args.step, max_bytes=args.max_size,
+                               progress=lambda path: bar(f"loading {shown(path.name)}"))
         render = explain.job_to_markdown if args.markdown else explain.job_to_text
     else:
-        found = explain.explain_file(args.trace, args.step, progress=bar(f"loading {shown(args.trace.name)}"),
-                                     max_bytes=args.max_size)
+        found = job.trace_summary(load_input(args), input_name(args.trace) if args.trace == STANDARD_STREAM
+                                  else args.trace, args.step)  # the summary names a file by its whole path
         render = explain.to_markdown if args.markdown else explain.to_text
     if args.json:
         print(explain.to_json(found))
@@ -173,38 +281,58 @@ def parse_window(text, extent):
     try:
         start, end = (parse_offset(part) for part in text.split(":"))
     except ValueError:
-        raise KeyError(f"--window {text!r}: expected START:END, such as 0:1500 or 12ms:15.5ms") from None
+        raise UsageError(f"--window {text!r}: expected START:END, such as 0:1500 or 12ms:15.5ms") from None
     if not end > start:
-        raise KeyError(f"--window {text!r}: END must come after START")
+        raise UsageError(f"--window {text!r}: END must come after START")
     start, end = max(origin + start, origin), min(origin + end, last)
     if not end > start:
-        raise KeyError(f"--window {text!r}: the trace spans 0 to {format_tick(last - origin)}; nothing is there")
+        raise UsageError(f"--window {text!r}: the trace spans 0 to {format_tick(last - origin)}; nothing is there")
     return start, end
 
 
+def check_output(out, inputs):
+    """Before the work: a one-line OutputError unless ``out`` is standard output or a file one may replace."""
+    from profguide.files import check_target
+
+    if out != STANDARD_STREAM:
+        check_target(out, inputs)
+
+
+def write_svg(out, svg, inputs):
+    """Write ``svg`` to the file ``out``, or to standard output for '-'; return (where it went, in words, and
+    the stream a report of it goes to: standard error when the SVG took standard output)."""
+    from profguide.files import replace_file
+    from profguide.text import shown
+
+    if out == STANDARD_STREAM:
+        sys.stdout.write(svg)
+        sys.stdout.flush()
+        return "standard output", sys.stderr
+    replace_file(out, svg, inputs)
+    return shown(out), sys.stdout
+
+
 def run_draw(args):
-    from profguide import trace
     from profguide.analysis.select import activity_window, step_window
     from profguide.figures.timeline import timeline_svg
-    from profguide.files import check_target, replace_file
-    from profguide.progress import bar
-    from profguide.text import count_of, shown
+    from profguide.text import count_of
 
-    if args.trace.is_dir():
+    if args.trace != STANDARD_STREAM and args.trace.is_dir():
         return draw_folder(args)
-    check_target(args.out, [args.trace])  # before the work, not after
-    loaded = trace.load(args.trace, progress=bar(f"loading {shown(args.trace.name)}"), max_bytes=args.max_size)
+    inputs = [] if args.trace == STANDARD_STREAM else [args.trace]
+    check_output(args.out, inputs)  # before the work, not after
+    loaded = load_input(args)
     if args.step is not None:
         window = step_window(loaded, args.step)
     elif args.window is not None:
         window = parse_window(args.window, (float(loaded.ts.min()), float(loaded.end.max())))
     else:
         window = activity_window(loaded)
-    svg = timeline_svg(loaded, window, title=f"Timeline of {shown(args.trace.name)}")
-    replace_file(args.out, svg, [args.trace])
+    svg = timeline_svg(loaded, window, title=f"Timeline of {input_name(args.trace)}")
+    written, report = write_svg(args.out, svg, inputs)
     drawn = svg.count("<rect x=")
     shown_events = int(((loaded.end >= window[0]) & (loaded.ts <= window[1])).sum())
-    print(f"wrote {shown(args.out)} ({len(svg.encode()) // 1024} KiB, {count_of(drawn, 'slice')} drawn)")
+    print(f"wrote {written} ({len(svg.encode()) // 1024} KiB, {count_of(drawn, 'slice')} drawn)", file=report)
     if drawn < shown_events:
         print(f"left out {count_of(shown_events - drawn, 'slice')} too narrow to see or beyond the busiest lanes: "
               "use --window or --step to zoom in", file=sys.stderr)
@@ -213,56 +341,50 @@ def run_draw(args):
 
 def draw_folder(args):
     """``draw DIR``: the ranks of the job in the folder one above the other, aligned on a collective."""
-    from profguide import explain, trace
+    from profguide import trace
+    from profguide.analysis.job import folder_job, rank_files
     from profguide.figures.ranks import job_svg
-    from profguide.files import check_target, replace_file
     from profguide.progress import bar
     from profguide.text import count_of, shown
 
     if args.window is not None:
-        raise KeyError("--window: for one trace; a folder's ranks are drawn over their windows, or --step N")
-    files = explain.rank_files(args.trace)
-    check_target(args.out, files)
+        raise UsageError("--window: for one trace; a folder's ranks are drawn over their windows, or --step N")
+    files = rank_files(args.trace)
+    check_output(args.out, files)
 
     def load(row):
         path = Path(row["file"])
         return trace.load(path, progress=bar(f"drawing {shown(path.name)}"), max_bytes=args.max_size)
 
-    job = explain.explain_folder(args.trace, args.step, max_bytes=args.max_size,
-                                 progress=lambda path: bar(f"loading {shown(path.name)}"))
-    svg, drawn = job_svg(job, load, title=f"The ranks in {shown(args.trace.name or args.trace)}")
-    replace_file(args.out, svg, files)
+    job = folder_job(args.trace, args.step, max_bytes=args.max_size,
+                     progress=lambda path: bar(f"loading {shown(path.name)}"))
+    svg, drawn = job_svg(job, load, title=f"The ranks in {input_name(args.trace)}")
+    written, report = write_svg(args.out, svg, files)
     left = len(job["ranks"]) - drawn
-    print(f"wrote {shown(args.out)} ({len(svg.encode()) // 1024} KiB, {count_of(drawn, 'rank')} drawn"
-          + (f"; {left:,} more left out: the straggler and the ranks that waited longest are drawn)" if left else ")"))
+    print(f"wrote {written} ({len(svg.encode()) // 1024} KiB, {count_of(drawn, 'rank')} drawn"
+          + (f"; {left:,} more left out: the straggler and the ranks that waited longest are drawn)" if left else ")"),
+          file=report)
     return 0
 
 
-def main(argv=None):
-    from profguide.errors import OutputError, ProjectError, RecordingError, TraceError
+HANDLERS = {"record": run_record, "build": run_build, "list": run_list, "explain": run_explain, "draw": run_draw}
 
+
+def main(argv=None):
     # A name from a trace or a path that is not UTF-8 prints as escapes rather than stopping the output.
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="backslashreplace")
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    handler = {"record": run_record, "build": run_build, "list": run_list, "explain": run_explain,
-               "draw": run_draw}[args.command]
     try:
-        code = handler(args)
+        code = HANDLERS[args.command](args)
         sys.stdout.flush()
         return code
     except BrokenPipeError:
         # The reader stopped early (`| head`): leave quietly, as other command-line tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
-    except (RecordingError, TraceError, ProjectError, OutputError) as error:
+    except ProfguideError as error:  # only these are the reader's to fix; anything else is a bug: a traceback
         print(f"profguide: {error}", file=sys.stderr)
-        return 2
-    except KeyError as error:
-        print(f"profguide: {error.args[0]}", file=sys.stderr)
-        return 2
-    except OSError as error:
-        print(f"profguide: {error.filename or ''}: {error.strerror}", file=sys.stderr)
         return 2
     except MemoryError:
         print("profguide: out of memory", file=sys.stderr)

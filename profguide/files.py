@@ -27,6 +27,8 @@ def check_target(path, inputs=()):
         mode = path.stat().st_mode
     except FileNotFoundError:
         mode = None
+    except OSError as error:
+        raise OutputError(f"{shown(path)}: {error.strerror or error}") from None
     if mode is not None and stat.S_ISDIR(mode):
         raise OutputError(f"{shown(path)}: is a folder")
     if mode is not None and not stat.S_ISREG(mode):
@@ -43,7 +45,10 @@ def replace_file(path, text, inputs=()):
     behind on failure."""
     path = Path(path)
     check_target(path, inputs)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as error:
+        raise OutputError(f"{shown(path)}: {error.strerror or error}") from None
     try:
         umask = os.umask(0)
         os.umask(umask)
@@ -51,6 +56,8 @@ def replace_file(path, text, inputs=()):
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.write(text)
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as error:
         Path(temporary).unlink(missing_ok=True)
+        if isinstance(error, OSError):  # a full disk, a quota: the reader's to fix, in one line
+            raise OutputError(f"{shown(path)}: {error.strerror or error}") from None
         raise

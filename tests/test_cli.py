@@ -1,11 +1,21 @@
 """The profguide command: clear one-line errors and a non-zero exit on bad requests."""
 
+import gzip
+import io
+import json
+import os
+import re
+import shlex
 import shutil
+import sys
 
 import pytest
 
+import profguide
 from profguide import cli
+from profguide.errors import UsageError
 from profguide.site import launch
+from profguide.site.catalogue import RECORDINGS
 from tests.helpers import ROOT, TRACES, run_script
 
 
@@ -44,7 +54,7 @@ def test_record_needs_ids_or_all():
 def test_list_names_every_recording_with_its_device(capsys):
     assert cli.main(["list"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == len(cli.RECORDINGS)
+    assert len(lines) == len(RECORDINGS)
     assert lines[0].split()[:2] == ["basics-matmul-64", "cuda"]
 
 
@@ -81,3 +91,153 @@ def test_a_folder_of_ranks_needs_no_checkout_and_no_torch(tmp_path):
                        pythonpath=(tmp_path / "installed",))
     assert drawn.returncode == 0, drawn.stderr
     assert "2 ranks drawn" in drawn.stdout and (tmp_path / "r.svg").read_text().startswith("<svg")
+
+
+def test_version_is_the_installed_one_and_the_source_agrees(capsys):
+    from importlib.metadata import version
+
+    tomllib = pytest.importorskip("tomllib")
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out == f"profguide {version('profguide')}\n"
+    # The fallback for a checkout run with PYTHONPATH (a bare GPU box) says the same version.
+    assert tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"] == profguide.__version__
+
+
+@pytest.mark.parametrize("command", [None, *cli.EXAMPLES])
+def test_help_is_plain_text(capsys, command):
+    with pytest.raises(SystemExit) as exited:
+        cli.main([command, "--help"] if command else ["--help"])
+    assert exited.value.code == 0
+    text = capsys.readouterr().out
+    assert "``" not in text and "::" not in text  # no reStructuredText markup
+    if command:
+        assert cli.EXAMPLES[command] in text  # the examples, laid out as written
+
+
+@pytest.mark.parametrize("command", list(cli.EXAMPLES))
+def test_every_example_in_the_help_is_a_command_that_parses(command):
+    examples = [line.split("profguide ", 1)[1] for line in cli.EXAMPLES[command].splitlines()
+                if "profguide " in line and not line.startswith("Recording")]
+    assert examples
+    for example in examples:
+        # The command alone: cut at a pipe or a redirection, and at the two spaces before what it does.
+        argv = shlex.split(re.split(r" [|>] |  ", example)[0])
+        assert argv[0] == command and cli.parse_args(argv).command == command, example
+
+
+@pytest.mark.parametrize(("argv", "prog"), [
+    ([], "profguide"),
+    (["nope"], "profguide"),
+    (["explain"], "profguide explain"),
+    (["explain", "t.json", "--json", "--markdown"], "profguide explain"),
+    (["explain", "t.json", "--max-size", "lots"], "profguide explain"),
+    (["draw", "t.json"], "profguide draw"),
+    (["draw", "t.json", "--out", "t.svg", "--step", "x"], "profguide draw"),
+    (["record", "--all", "--device", "tpu"], "profguide record"),
+])
+def test_a_usage_error_is_one_line_that_points_to_the_help(capsys, argv, prog):
+    with pytest.raises(SystemExit) as exited:
+        cli.main(argv)
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("profguide: ") and err.endswith(f" (try '{prog} --help')\n")
+
+
+def with_input(monkeypatch, data):
+    """Standard input holding ``data`` (bytes), as a pipe gives it."""
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(io.BytesIO(data))))
+
+
+def test_explain_reads_standard_input_gzipped_or_not(capsys, monkeypatch):
+    source = TRACES / "a100_alexnet_cuda_sync.json.gz"
+    assert cli.main(["explain", str(source), "--json"]) == 0
+    expected = {**json.loads(capsys.readouterr().out), "file": "<stdin>"}
+    for data in (source.read_bytes(), gzip.decompress(source.read_bytes())):
+        with_input(monkeypatch, data)
+        assert cli.main(["explain", "-", "--json"]) == 0
+        assert json.loads(capsys.readouterr().out) == expected
+    with_input(monkeypatch, source.read_bytes())
+    assert cli.main(["explain", "-"]) == 0
+    assert capsys.readouterr().out.startswith("<stdin> (")
+
+
+@pytest.mark.parametrize(("data", "says"), [
+    (b"", "<stdin>: not valid JSON"),
+    (b"\x1f\x8b\x08\x00garbage", "<stdin>: truncated or corrupt gzip data"),
+    (gzip.compress(b'{"traceEvents": [' + b" " * 4096 + b"]}"), "<stdin>: holds more than 1 KiB of JSON"),
+])
+def test_bad_standard_input_is_one_line_and_exit_2(capsys, monkeypatch, data, says):
+    with_input(monkeypatch, data)
+    assert cli.main(["explain", "-", "--max-size", "1K"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"profguide: {says}"), err
+
+
+def test_a_terminal_on_standard_input_is_one_line_and_exit_2(capsys, monkeypatch):
+    leader, follower = os.openpty()
+    with os.fdopen(leader, "rb"), open(follower, encoding="utf-8") as terminal:
+        monkeypatch.setattr(sys, "stdin", terminal)
+        assert cli.main(["explain", "-"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("profguide: standard input is a terminal"), err
+
+
+def test_draw_reads_standard_input_and_writes_standard_output(capsys, monkeypatch, tmp_path):
+    source = TRACES / "a100_alexnet_cuda_sync.json.gz"
+    with_input(monkeypatch, source.read_bytes())
+    assert cli.main(["draw", "-", "--out", str(tmp_path / "a.svg")]) == 0
+    assert capsys.readouterr().out.startswith(f"wrote {tmp_path / 'a.svg'} (")
+    with_input(monkeypatch, source.read_bytes())
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["draw", "-", "--out", "-"]) == 0
+    written = capsys.readouterr()
+    assert written.out == (tmp_path / "a.svg").read_text()  # the SVG alone: its report went to stderr
+    assert written.err.startswith("wrote standard output (")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.svg"]  # no file named '-'
+
+
+def test_a_folder_draws_to_standard_output(capsys, tmp_path):
+    folder = tmp_path / "ranks"
+    folder.mkdir()
+    for rank in (0, 1):
+        shutil.copy(TRACES / f"nccl_128rank_sampled_rank{rank}.json.gz", folder)
+    assert cli.main(["draw", str(folder), "--out", "-"]) == 0
+    drawn = capsys.readouterr()
+    assert drawn.out.startswith("<svg") and "2 ranks drawn" in drawn.err
+
+
+def test_only_profguide_errors_become_one_line_a_bug_keeps_its_traceback(capsys, monkeypatch):
+    source = str(TRACES / "a100_alexnet_cuda_sync.json.gz")
+
+    def bad_step(_args):
+        raise UsageError("no ProfilerStep#9 in this trace (steps: none)")
+
+    monkeypatch.setitem(cli.HANDLERS, "explain", bad_step)
+    assert cli.main(["explain", source]) == 2
+    assert capsys.readouterr().err == "profguide: no ProfilerStep#9 in this trace (steps: none)\n"
+    for bug in (KeyError("ts"), OSError(5, "Input/output error"), ValueError("bad")):
+        def buggy(_args, bug=bug):
+            raise bug
+
+        monkeypatch.setitem(cli.HANDLERS, "explain", buggy)
+        with pytest.raises(type(bug)):
+            cli.main(["explain", source])
+
+
+def test_every_one_line_error_is_a_profguide_error():
+    from profguide import errors
+
+    found = [value for value in vars(errors).values() if isinstance(value, type) and issubclass(value, Exception)]
+    assert {e.__name__ for e in found} >= {"TraceError", "UsageError", "OutputError", "RecordingError",
+                                           "ProjectError"}
+    assert all(issubclass(error, errors.ProfguideError) for error in found)
+
+
+def test_an_unknown_step_or_window_is_a_usage_error_in_one_line(capsys, tmp_path):
+    source = str(TRACES / "a100_alexnet_cuda_sync.json.gz")
+    assert cli.main(["explain", source, "--step", "999"]) == 2
+    assert capsys.readouterr().err.startswith("profguide: no ProfilerStep#999 in this trace")
+    assert cli.main(["draw", source, "--out", str(tmp_path / "a.svg"), "--window", "9:1"]) == 2
+    assert capsys.readouterr().err == "profguide: --window '9:1': END must come after START\n"

@@ -51,7 +51,18 @@ def test_a_failed_write_leaves_nothing_behind(tmp_path, monkeypatch):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", broken_replace)
-    with pytest.raises(OSError):
+    with pytest.raises(OutputError) as raised:
         replace_file(target, "new")
+    assert str(raised.value) == f"{target}: No space left on device"  # the reader's to fix: one line, no traceback
     assert target.read_text() == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.svg"]
+
+
+def test_a_bug_in_writing_is_not_taken_for_the_reader_s_mistake(tmp_path, monkeypatch):
+    def buggy_replace(*_):
+        raise TypeError("a bug")
+
+    monkeypatch.setattr(os, "replace", buggy_replace)
+    with pytest.raises(TypeError):
+        replace_file(tmp_path / "out.svg", "new")
+    assert list(tmp_path.iterdir()) == []

@@ -1,5 +1,6 @@
 """Every recording of the guide, in the order of its pages, and lookup by id (standard library only)."""
 
+from profguide.errors import UsageError
 from profguide.site.parts import (
     basics,
     compile_fusion,
@@ -34,9 +35,9 @@ REAL_TRACES = (*reading_dispatch.REAL_TRACES, *reading_waits.REAL_TRACES, *multi
 
 
 def by_id(recording_id, recordings=RECORDINGS):
-    """Return the recording named ``recording_id``; raise KeyError with the known ids."""
+    """Return the recording named ``recording_id``; raise UsageError with the known ids."""
     for recording in recordings:
         if recording.id == recording_id:
             return recording
     known = ", ".join(r.id for r in recordings)
-    raise KeyError(f"no recording named {recording_id!r} (known: {known})")
+    raise UsageError(f"no recording named {recording_id!r} (known: {known})")

@@ -3,6 +3,7 @@
 import pytest
 
 from profguide.analysis import select
+from profguide.errors import UsageError
 from tests.helpers import event as cpu
 from tests.helpers import gpu_event as gpu
 from tests.helpers import make_trace as make
@@ -28,5 +29,5 @@ def test_step_window_reaches_the_end_of_the_gpu_work_it_launched():
              cpu("cudaLaunchKernel", 40, 2, kind="runtime", correlation=1),
              gpu("k", 45, 30, correlation=1))
     assert select.step_window(t, 1) == (0, 75)
-    with pytest.raises(KeyError, match=r"no ProfilerStep#2 in this trace \(steps: 1\)"):
+    with pytest.raises(UsageError, match=r"no ProfilerStep#2 in this trace \(steps: 1\)"):
         select.step_window(t, 2)
