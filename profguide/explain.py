@@ -5,19 +5,17 @@ Times that point into the trace are given from the trace's first event, as
 Perfetto's timeline shows them.
 """
 
-import json
 import re
 from html import escape
 from pathlib import Path
 
-from profguide import trace
+import msgspec
+
 from profguide.analysis.host import CPU_LABELS
-from profguide.analysis.ranks import job_summary, label, rank_summary, ranks_to_show
-from profguide.analysis.select import step_window
-from profguide.analysis.verdict import summarise
-from profguide.errors import TraceError
-from profguide.limits import MAX_BYTES
-from profguide.text import count_of, cut, format_duration, shown
+from profguide.analysis.ranks import label, ranks_to_show
+from profguide.analysis.summary import CompileMarkers, FolderJob, HostBreakdown, RankRow, TraceSummary
+from profguide.stats import median
+from profguide.text import cell, code_cell, count_of, cut, format_duration, markdown_table, shown
 
 RANKS_SHOWN = 16  # a folder of more ranks: the text lists the straggler and those that waited longest (--json all)
 HOST_STEPS_SHOWN = 8  # a trace without GPU work: the steps whose split the text lists (--json has all)
@@ -30,86 +28,31 @@ IDLE_LABELS = {
 }
 
 
-def explain_file(path, step=None, progress=None, max_bytes=MAX_BYTES):
-    """The summary of one trace file, over a step's window or HTA's window."""
-    return explain_trace(trace.load(path, progress=progress, max_bytes=max_bytes), path, step)
+def to_json(summary: TraceSummary | FolderJob) -> str:
+    """The stable ``--json`` form of a trace's summary or of a folder's job (``profguide.analysis.summary``)."""
+    return msgspec.json.format(msgspec.json.encode(summary, order="sorted"), indent=1).decode()
 
 
-def explain_trace(loaded, path, step=None):
-    """The summary of a loaded trace; ``path`` names it."""
-    window = step_window(loaded, step) if step is not None else None
-    meaning = f"ProfilerStep#{step} and the GPU work it launched" if step is not None else None
-    summary = summarise(loaded, window, meaning)
-    summary["file"] = str(path)
-    summary["trace_start_us"] = float(loaded.ts.min())
-    rank = (loaded.distributed_info or {}).get("rank")
-    summary["rank"] = rank if isinstance(rank, int) else None
-    return summary
-
-
-def rank_files(folder):
-    """The rank traces in ``folder``: its files named like traces (``*trace*.json[.gz]``, as
-    tensorboard_trace_handler and profguide name them) when it has any, so that a recording's other JSON
-    files are left alone; else every .json and .json.gz file."""
-    files = trace.trace_files(folder)
-    named = [path for path in files if "trace" in path.name.removesuffix(".gz").removesuffix(".json")]
-    return named or files
-
-
-def explain_folder(path, step=None, progress=None, max_bytes=MAX_BYTES):
-    """The job whose rank traces are in the folder ``path``. ``progress(file)``, if given, makes the progress
-    callback of one file's loading."""
-    loaded = ((file, trace.load(file, progress=progress(file) if progress else None, max_bytes=max_bytes))
-              for file in rank_files(path))
-    return {"folder": str(path), **explain_ranks(loaded, step)}
-
-
-def explain_ranks(named_traces, step=None):
-    """The job of the (file, trace) pairs ``named_traces`` yields, one per rank: each trace is summarised
-    and dropped before the next is taken, so that memory holds one trace and the small summaries."""
-    rows, owners = [], {}
-    meaning = f"ProfilerStep#{step} and the GPU work it launched" if step is not None else None
-    for file, loaded in named_traces:
-        try:
-            window = step_window(loaded, step) if step is not None else None
-        except KeyError as error:
-            raise KeyError(f"{shown(file)}: {error.args[0]}") from None
-        row = rank_summary(loaded, file, window, meaning)
-        del loaded
-        if row["rank"] is not None and row["rank"] in owners:
-            raise TraceError(f"{shown(file)}: says it is rank {row['rank']}, as {shown(owners[row['rank']])} "
-                             "does; a folder holds one trace per rank")
-        owners[row["rank"]] = file
-        rows.append(row)
-    rows.sort(key=lambda row: (row["rank"] is None, row["rank"] or 0, row["file"]))
-    return job_summary(rows)
-
-
-def to_json(summary):
-    """The stable ``--json`` form of a trace's summary or of a folder's job."""
-    return json.dumps(summary, indent=1, sort_keys=True, default=str, allow_nan=False)
-
-
-def percent(value):
+def percent(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1f}%"
 
 
-def at(summary, ts):
+def at(summary: TraceSummary, ts: float) -> str:
     """A point in the trace as Perfetto shows it: time since the trace's first event."""
     return f"+{format_duration(ts - summary['trace_start_us'])}"
 
 
-def headline(summary):
+def headline(summary: TraceSummary) -> str:
     device = cut(summary["device"]) if summary["device"] else "device not named in the trace"
     rank = f", rank {summary['rank']}" if summary["rank"] is not None else ""
     return f"{shown(Path(summary['file']).name)} ({device}{rank}, {count_of(summary['events'], 'complete event')})"
 
 
-def share(part, whole):
+def share(part: float, whole: float) -> str:
     return f"{100 * part / whole:.1f}%" if whole else "n/a"
 
 
-def host_lines(host, steps_shown=HOST_STEPS_SHOWN):
+def host_lines(host: HostBreakdown, steps_shown: int = HOST_STEPS_SHOWN) -> list[str]:
     """Where the host's time went on a trace without GPU work: in all, each step (a few), other threads."""
     windows = host["windows"]
     labels = [row["label"].removeprefix("ProfilerStep") for row in windows]
@@ -136,17 +79,17 @@ def host_lines(host, steps_shown=HOST_STEPS_SHOWN):
     return lines
 
 
-def verdict_lines(summary):
+def verdict_lines(summary: TraceSummary) -> list[str]:
     lines = [f"Verdict: {summary['verdict']}. {summary['verdict_text']}"]
     if summary["host"]:
         lines += host_lines(summary["host"])
-    window = summary["window"]
-    if window:
+    window, idle = summary["window"], summary["idle"]
+    if window and idle:
         lines.append(
             f"GPU busy {percent(summary['gpu_busy_pct'])}, idle {percent(summary['gpu_idle_pct'])} "
             f"of {format_duration(window['dur_us'])} ({summary['window_definition']})."
         )
-        causes = summary["idle"]["by_cause"]
+        causes = idle["by_cause"]
         parts = [
             f"{IDLE_LABELS[cause]} {100 * row['idle_us'] / window['dur_us']:.1f}% ({row['gaps']:,} gaps)"
             for cause, row in causes.items()
@@ -157,7 +100,7 @@ def verdict_lines(summary):
         activities = [
             f"{row['meaning']} {100 * row['idle_us'] / window['dur_us']:.1f}%"
             + (f" ({cut(row['top'][0][0], 60)})" if row["top"] and activity != "python" else "")
-            for activity, row in sorted(summary["idle"]["by_activity"].items(), key=lambda item: -item[1]["idle_us"])
+            for activity, row in sorted(idle["by_activity"].items(), key=lambda item: -item[1]["idle_us"])
             if window["dur_us"] and 100 * row["idle_us"] / window["dur_us"] >= 0.05  # 0.0% would say nothing
         ]
         if activities:
@@ -165,16 +108,15 @@ def verdict_lines(summary):
     return lines
 
 
-def evidence_lines(summary):
+def evidence_lines(summary: TraceSummary) -> list[str]:
     lines = []
     steps = summary["steps"]
     if steps:
-        durations = sorted(s["dur_us"] for s in steps)
         slowest = max(steps, key=lambda s: s["dur_us"])
         lines.append(
             f"Steps: {count_of(len(steps), 'ProfilerStep')} (#{steps[0]['step']}"
             f"{'' if len(steps) == 1 else '..#' + str(steps[-1]['step'])}), median "
-            f"{format_duration(durations[len(durations) // 2])}, slowest #{slowest['step']} "
+            f"{format_duration(median([s['dur_us'] for s in steps]))}, slowest #{slowest['step']} "
             f"{format_duration(slowest['dur_us'])}."
         )
     for api, stats in summary["launch_delay_us"].items():
@@ -223,20 +165,21 @@ def evidence_lines(summary):
             f"{percent(comm['overlap_pct'])} overlapped with computation "
             f"({format_duration(comm['exposed_us'])} exposed)."
         )
-    for row in summary["memory_traffic"][:3]:
-        bandwidth = f" at {row['gb_per_s']:.1f} GB/s" if row["gb_per_s"] else ""
-        size = f", {row['bytes'] / 1e6:,.1f} MB" if row["bytes"] else ""
-        lines.append(f"{cut(row['name'])}: {row['count']:,}×, {format_duration(row['total_us'])}{size}{bandwidth}.")
-    for row in summary["gemm"][:3]:
-        if row["tflops"] is None:
+    for traffic in summary["memory_traffic"][:3]:
+        bandwidth = f" at {traffic['gb_per_s']:.1f} GB/s" if traffic["gb_per_s"] else ""
+        size = f", {traffic['bytes'] / 1e6:,.1f} MB" if traffic["bytes"] else ""
+        lines.append(f"{cut(traffic['name'])}: {traffic['count']:,}×, {format_duration(traffic['total_us'])}"
+                     f"{size}{bandwidth}.")
+    for gemm in summary["gemm"][:3]:
+        if gemm["tflops"] is None:
             continue
         peak = (
-            f" ({row['pct_of_peak']:.0f}% of the datasheet's {row['peak_tflops']:g} TFLOP/s)"
-            if row["pct_of_peak"] is not None else ""
+            f" ({gemm['pct_of_peak']:.0f}% of the datasheet's {gemm['peak_tflops']:g} TFLOP/s)"
+            if gemm["pct_of_peak"] is not None else ""
         )
         lines.append(
-            f"{row['op']} {row['input_dims']} {cut(row['dtype'])}: {row['tflops']:.1f} TFLOP/s{peak} "
-            f"over {row['calls']:,} calls."
+            f"{gemm['op']} {gemm['input_dims']} {cut(gemm['dtype'])}: {gemm['tflops']:.1f} TFLOP/s{peak} "
+            f"over {gemm['calls']:,} calls."
         )
     lines += compile_lines(summary["compile"])
     for reason, count in summary["skipped_events"].items():
@@ -244,7 +187,7 @@ def evidence_lines(summary):
     return lines
 
 
-def compile_lines(compiled):
+def compile_lines(compiled: CompileMarkers) -> list[str]:
     """What torch.compile left in the trace, a line per kind of evidence; none when it left nothing."""
     lines = []
     if compiled["compiled_regions"]:
@@ -277,7 +220,7 @@ def compile_lines(compiled):
     return lines
 
 
-def kernel_lines(summary, limit=5):
+def kernel_lines(summary: TraceSummary, limit: int = 5) -> list[str]:
     return [
         f"{format_duration(row['total_us']):>9}  {row['count']:>6,}×  mean {format_duration(row['mean'])}, "
         f"p50 {format_duration(row['p50'])}, p95 {format_duration(row['p95'])}, max {format_duration(row['max'])}  "
@@ -286,14 +229,12 @@ def kernel_lines(summary, limit=5):
     ]
 
 
-def where_to_look(summary):
+def where_to_look(summary: TraceSummary) -> list[str]:
     lines = []
-    if summary["window"]:
-        lines.append(
-            f"The window runs from {at(summary, summary['window']['start_us'])} to "
-            f"{at(summary, summary['window']['end_us'])}."
-        )
-        for gap in summary["idle"]["longest_gaps"][:3]:
+    window, idle = summary["window"], summary["idle"]
+    if window and idle:
+        lines.append(f"The window runs from {at(summary, window['start_us'])} to {at(summary, window['end_us'])}.")
+        for gap in idle["longest_gaps"][:3]:
             if gap["dur_us"] > 0:
                 lines.append(
                     f"Idle gap of {format_duration(gap['dur_us'])} at {at(summary, gap['start_us'])} "
@@ -302,7 +243,7 @@ def where_to_look(summary):
     return lines
 
 
-def to_text(summary):
+def to_text(summary: TraceSummary) -> str:
     headed = [
         ("Evidence:", evidence_lines(summary)),
         ("Top kernels by total time in the window:", kernel_lines(summary)),
@@ -315,36 +256,33 @@ def to_text(summary):
     return "\n".join(lines) + "\n"
 
 
-def markdown_text(text):
+def markdown_text(text: str) -> str:
     """Text from a trace, safe in Markdown: HTML escaped, and the characters that start emphasis or code
     escaped with a backslash (``__next__`` would turn bold)."""
     return re.sub(r"([\\`*_])", r"\\\1", escape(text))
 
 
-def to_markdown(summary):
+def to_markdown(summary: TraceSummary) -> str:
     lines = [f"**{markdown_text(headline(summary))}**", "",
              f"**{summary['verdict']}**: {markdown_text(summary['verdict_text'])}", ""]
     lines += [f"- {markdown_text(line)}" for line in verdict_lines(summary)[1:] + evidence_lines(summary)]
     if summary["top_kernels"]:
-        lines += ["", "| Kernel | Total | Calls | Mean | p50 | p95 | Max |", "|---|---:|---:|---:|---:|---:|---:|"]
-        for row in summary["top_kernels"][:10]:
-            name = markdown_text(cut(row["name"])).replace("|", "&#124;")
-            lines.append(
-                f"| {name} | {format_duration(row['total_us'])} | {row['count']:,} | {format_duration(row['mean'])} "
-                f"| {format_duration(row['p50'])} | {format_duration(row['p95'])} | {format_duration(row['max'])} |"
-            )
+        rows = [(code_cell(row["name"]), format_duration(row["total_us"]), f"{row['count']:,}",
+                 *(format_duration(row[key]) for key in ("mean", "p50", "p95", "max")))
+                for row in summary["top_kernels"][:10]]
+        lines += ["", markdown_table(("Kernel", "Total", "Calls", "Mean", "p50", "p95", "Max"), rows, "lrrrrrr")]
     looks = where_to_look(summary)
     if looks:
         lines += ["", "Where to look:", ""] + [f"- {line}" for line in looks]
     return "\n".join(lines) + "\n"
 
 
-def shown_ranks(job):
+def shown_ranks(job: FolderJob) -> list[RankRow]:
     """The rows the text and Markdown list, in rank order (``ranks_to_show``)."""
     return [job["ranks"][index] for index in ranks_to_show(job, RANKS_SHOWN)]
 
 
-def job_headline(job):
+def job_headline(job: FolderJob) -> str:
     rows = job["ranks"]
     world = f" of a job of {job['world_size']:,}" if job["world_size"] else ""
     backends = sorted({row["backend"] for row in rows if row["backend"]})
@@ -352,17 +290,17 @@ def job_headline(job):
     return f"{shown(Path(job['folder']).name or job['folder'])}: {count_of(len(rows), 'rank trace')}{world}{backend}"
 
 
-def straggler_sentence(job):
+def straggler_sentence(job: FolderJob) -> str:
     """Who the straggler is and how long each other rank waited for it, or why no straggler is named."""
     rows, straggler = job["ranks"], job["straggler"]
     if straggler is None:
         return ""
     waits = [row for index, row in enumerate(rows) if index != straggler]
-    longest = max(waits, key=lambda row: row["wait_us"])
+    longest = max(waits, key=lambda row: row["wait_us"] or 0.0)  # every rank has a wait when a straggler is named
     others = (f"{label(longest)} waited {format_duration(longest['wait_us'])} for it"
               + (f" ({percent(longest['wait_pct'])} of its time)" if longest["wait_pct"] is not None else ""))
     if len(waits) > 1:
-        least = format_duration(min(row["wait_us"] for row in waits))
+        least = format_duration(min(row["wait_us"] or 0.0 for row in waits))
         others = (f"the {count_of(len(waits), 'other rank')} waited {least} to "
                   f"{format_duration(longest['wait_us'])} for it; the longest, {others}")
     shared = count_of(job["shared_collectives"], "collective")
@@ -375,7 +313,7 @@ def straggler_sentence(job):
             f"against {against}, because the others were already waiting in them when it arrived; {others}.")
 
 
-def is_straggler(job, row):
+def is_straggler(job: FolderJob, row: RankRow) -> bool:
     return job["straggler"] is not None and job["ranks"][job["straggler"]] is row
 
 
@@ -383,7 +321,7 @@ RANK_COLUMNS = ("Rank", "Measured on", "Window", "Busy", "Idle", "Communication"
                 "Verdict")
 
 
-def rank_cells(row, straggler=False):
+def rank_cells(row: RankRow, straggler: bool = False) -> tuple[str, ...]:
     window = row["window"]["dur_us"] if row["window"] else 0.0
     wait = "–" if row["wait_us"] is None else "the straggler" if straggler else (
         format_duration(row["wait_us"]) + (f" ({percent(row['wait_pct'])})" if row["wait_pct"] is not None else ""))
@@ -392,7 +330,7 @@ def rank_cells(row, straggler=False):
             format_duration(row["exposed_us"]), wait, row["verdict"])
 
 
-def job_notes(job):
+def job_notes(job: FolderJob) -> list[str]:
     """What the table's columns measure, how the ranks were matched, and what the table leaves out."""
     notes = ["Busy and idle: the GPU's, over explain's window; on a rank without GPU work, the main thread's time "
              "in ops and in no op over the recorded steps (a sleep inside a record_function region is in no op). "
@@ -411,7 +349,7 @@ def job_notes(job):
     return notes
 
 
-def job_to_text(job):
+def job_to_text(job: FolderJob) -> str:
     rows = shown_ranks(job)
     cells = [RANK_COLUMNS] + [rank_cells(row, is_straggler(job, row)) for row in rows]
     widths = [max(len(str(line[column])) for line in cells) for column in range(len(RANK_COLUMNS))]
@@ -423,19 +361,17 @@ def job_to_text(job):
     return "\n".join(lines) + "\n"
 
 
-def job_markdown_body(job):
+def job_markdown_body(job: FolderJob) -> str:
     """The job's verdict, straggler, per-rank table and notes in Markdown, without the headline."""
     rows = shown_ranks(job)
     lines = [f"**{job['verdict']}**: {markdown_text(job['verdict_text'])}", ""]
     sentence = straggler_sentence(job)
     if sentence:
         lines += [markdown_text(sentence), ""]
-    lines += ["| " + " | ".join(RANK_COLUMNS) + " |", "|---|---|" + "---:|" * 6 + "---|"]
-    for row in rows:
-        cells = rank_cells(row, is_straggler(job, row))
-        lines.append("| " + " | ".join(markdown_text(str(cell)).replace("|", "&#124;") for cell in cells) + " |")
-    return "\n".join(lines + [""] + [markdown_text(note) + "\n" for note in job_notes(job)])
+    table = markdown_table(RANK_COLUMNS, [[cell(value) for value in rank_cells(row, is_straggler(job, row))]
+                                          for row in rows], "ll" + "r" * 6 + "l")
+    return "\n".join(lines) + table + "\n" + "\n".join(markdown_text(note) + "\n" for note in job_notes(job))
 
 
-def job_to_markdown(job):
+def job_to_markdown(job: FolderJob) -> str:
     return f"**{markdown_text(job_headline(job))}**\n\n" + job_markdown_body(job)

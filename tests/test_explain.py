@@ -4,19 +4,22 @@ import gzip
 import io
 import json
 import shutil
+from typing import get_args
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from profguide import cli
 from profguide import explain as explain_module
+from profguide.analysis import summary as summary_types
 from profguide.analysis import verdict
+from profguide.analysis.summary import FolderJob, TraceSummary
 from tests.helpers import ROOT, TRACES
 
 GPU_TRACES = sorted(p for p in TRACES.glob("*.json.gz") if p.name != "cpu_only_gloo.json.gz")
-STABLE_KEYS = {"verdict", "verdict_text", "gpu_busy_pct", "gpu_idle_pct", "window", "window_definition", "steps",
-               "top_kernels"}
+GENERATED = ROOT / "docs" / "generated"
 
 
 def explain(capsys, *args):
@@ -25,15 +28,60 @@ def explain(capsys, *args):
     return code, out, err
 
 
-@pytest.mark.parametrize("path", GPU_TRACES, ids=lambda p: p.name)
-def test_json_carries_the_stable_keys(capsys, path):
+def typed_output(capsys, path, shape):
+    """``explain PATH --json``, checked against its type: every key of the type there, and no other."""
     code, out, err = explain(capsys, path, "--json")
     assert code == 0, err
-    summary = json.loads(out)
-    assert STABLE_KEYS <= set(summary)
-    assert summary["window"]["dur_us"] > 0
+    decoded = msgspec.json.decode(out, type=shape)  # raises on a missing key or a value of the wrong type
+    assert set(json.loads(out)) == shape.__required_keys__
+    assert decoded["schema_version"] == summary_types.SCHEMA_VERSION
+    return decoded
+
+
+@pytest.mark.parametrize("path", GPU_TRACES, ids=lambda p: p.name)
+def test_json_of_a_gpu_trace_has_the_typed_shape(capsys, path):
+    summary = typed_output(capsys, path, TraceSummary)
+    assert summary["window"]["dur_us"] > 0 and summary["idle"] is not None and summary["host"] is None
     assert summary["gpu_busy_pct"] + summary["gpu_idle_pct"] == pytest.approx(100)
     assert summary["verdict"] in cli_verdicts()
+
+
+@pytest.mark.parametrize("path", [GENERATED / "basics-cpu-only" / "trace.json.gz", TRACES / "cpu_only_gloo.json.gz"],
+                         ids=lambda p: p.parent.name + "/" + p.name)
+def test_json_of_a_cpu_trace_has_the_same_shape_with_nulls(capsys, path):
+    summary = typed_output(capsys, path, TraceSummary)
+    assert summary["window"] is None and summary["idle"] is None and summary["gpu_busy_pct"] is None
+    assert summary["host"] is not None
+
+
+@pytest.mark.parametrize("folder", ["multigpu-straggler", "multigpu-ddp"])
+def test_json_of_a_folder_of_ranks_has_the_typed_shape(capsys, folder):
+    job = typed_output(capsys, GENERATED / folder, FolderJob)
+    assert len(job["ranks"]) == 2
+    assert all(set(row) == summary_types.RankRow.__required_keys__ for row in job["ranks"])
+
+
+def test_the_committed_schema_is_the_one_the_types_make():
+    # A key renamed or retyped in profguide.analysis.summary fails here until `profguide build` rewrites the
+    # schema and the reference page's field tables, both under docs/generated/site/.
+    generated = ROOT / "docs" / "generated" / "site"
+    regenerate = "profguide build rewrites the schema and the field tables"
+    assert json.loads((generated / "explain.schema.json").read_text()) == summary_types.json_schema(), regenerate
+    assert (generated / "explain-fields.md").read_text() == summary_types.field_tables(), regenerate
+    page = (ROOT / "docs" / "reference" / "explain.md").read_text()
+    assert '--8<-- "docs/generated/site/explain-fields.md"' in page
+    assert "(../generated/site/explain.schema.json)" in page
+
+
+def test_every_key_of_the_output_is_documented():
+    for name, schema in summary_types.json_schema()["$defs"].items():
+        assert schema.get("description"), name
+        undocumented = [key for key, spec in schema["properties"].items() if not spec.get("description")]
+        assert not undocumented, (name, undocumented)
+
+
+def test_the_schema_version_is_the_one_the_types_accept():
+    assert get_args(summary_types.SchemaVersion) == (summary_types.SCHEMA_VERSION,)
 
 
 def cli_verdicts():
@@ -122,9 +170,8 @@ def test_step_window(capsys):
 def test_a_folder_of_rank_traces(capsys, tmp_path):
     for name in ("nccl_128rank_sampled_rank0.json.gz", "nccl_128rank_sampled_rank1.json.gz"):
         shutil.copy(TRACES / name, tmp_path / name)
-    code, out, _ = explain(capsys, tmp_path, "--json")
-    assert code == 0
-    assert [r["rank"] for r in json.loads(out)["ranks"]] == [0, 1]
+    job = typed_output(capsys, tmp_path, FolderJob)  # GPU ranks: the same keys as the CPU ranks' job
+    assert [r["rank"] for r in job["ranks"]] == [0, 1]
 
 
 def write(tmp_path, name, data):
@@ -244,7 +291,7 @@ def test_any_list_of_events_gets_an_answer_or_one_line(capsys, tmp_path, events,
     if code == 0:
         assert err == ""
         if output == ["--json"]:
-            assert STABLE_KEYS <= set(json.loads(out))
+            assert set(msgspec.json.decode(out, type=TraceSummary)) == TraceSummary.__required_keys__
     else:
         assert code == 2 and out == ""
         assert err.startswith("profguide: ") and err.count("\n") == 1

@@ -9,19 +9,25 @@ group); the backend's own op (``gloo:all_reduce`` on one of gloo's threads,
 on a GPU, the same name on a stream around the NCCL kernel that moves the data.
 DDP's reducer adds ops of its own around them.
 
-These need the events' args and the threads' names, which the trace model
-leaves out, so the functions here read the trace's JSON document (a dict);
+These need the threads' names and the args that size a message, which the
+trace carries beside its columns (``Trace.thread_names``, ``Trace.comm_args``);
 the traces they are meant for are a recording's or one rank's of a real job.
 """
 
 import re
-import statistics
+from collections.abc import Sequence
 from math import prod
+from typing import Any
 
-BACKEND_OP = re.compile(r"^(gloo|nccl|mpi|ucc|xccl):(\w+)$")
-COMM_KERNEL = re.compile(r"^(nccl|rccl)", re.IGNORECASE)
+import numpy as np
+import numpy.typing as npt
+
+from profguide.analysis.select import Indices, Lane, launch_of, names_where, profiler_steps
+from profguide.patterns import BACKEND_OP, COMMUNICATION
+from profguide.stats import median
+from profguide.trace.model import KIND, Trace
+
 THREAD_LABEL = re.compile(r"\((.+)\)\s*$")
-STEP = re.compile(r"^ProfilerStep#(\d+)$")
 # The layers in the order a collective goes through them, and what each is, in words.
 LAYERS = {
     "call": "the op the call dispatches",
@@ -36,158 +42,145 @@ DTYPE_BYTES = {"float": 4, "double": 8, "c10::half": 2, "half": 2, "c10::bfloat1
                "long": 8, "long int": 8, "int": 4, "short": 2, "signed char": 1, "unsigned char": 1, "bool": 1}
 
 
-def complete_events(document):
-    """The complete (``ph: X``) events of a trace document."""
-    return [e for e in document.get("traceEvents") or () if isinstance(e, dict) and e.get("ph") == "X"]
+LAYER_NAMES = tuple(LAYERS)
+# The category torch gives each layer's events: the layer is told by it (and by the event's name).
+LAYER_CATEGORY = {"call": "cpu_op", "parameters": "cpu_op", "backend": "user_annotation",
+                  "stream": "gpu_user_annotation", "kernel": "kernel", "reducer": "cpu_op"}
+NO_LAYER = -1
 
 
-def layer_of(event):
-    """The layer of a collective an event belongs to (a key of ``LAYERS``), or None."""
-    category, name = event.get("cat"), str(event.get("name", ""))
-    if category == "cpu_op" and name.startswith("c10d::"):
-        return "call"
-    if category == "cpu_op" and name == "record_param_comms":
-        return "parameters"
-    if BACKEND_OP.match(name):
-        return {"user_annotation": "backend", "gpu_user_annotation": "stream"}.get(category)
-    if category == "kernel" and COMM_KERNEL.match(name):
-        return "kernel"
-    if category == "cpu_op" and "reducer::" in name:
-        return "reducer"
-    return None
+def layers(trace: Trace) -> npt.NDArray[np.int8]:
+    """Each event's layer of a collective, as an index into ``LAYER_NAMES``, or NO_LAYER."""
+    kind, ops = trace.kind, trace.kind == KIND["cpu_op"]
+    backend = names_where(trace, BACKEND_OP.match)
+    masks = {
+        "call": ops & names_where(trace, lambda name: name.startswith("c10d::")),
+        "parameters": ops & names_where(trace, lambda name: name == "record_param_comms"),
+        "backend": (kind == KIND["annotation"]) & backend,
+        "stream": (kind == KIND["gpu_annotation"]) & backend,
+        "kernel": (kind == KIND["kernel"]) & names_where(trace, COMMUNICATION.search),
+        "reducer": ops & names_where(trace, lambda name: "reducer::" in name),
+    }
+    found = np.full(len(trace), NO_LAYER, dtype=np.int8)
+    for layer in reversed(LAYER_NAMES):  # where two layers would claim an event, the earlier one takes it
+        found[masks[layer]] = LAYER_NAMES.index(layer)
+    return found
 
 
-def thread_labels(document):
+def in_layer(trace: Trace, layer: str) -> Indices:
+    """The indices of the events of ``layer``, in trace order."""
+    return np.flatnonzero(layers(trace) == LAYER_NAMES.index(layer))
+
+
+def thread_labels(trace: Trace) -> dict[Lane, str]:
     """(pid, tid) → the name the trace gives the lane: ``pt_gloo_runloop``, ``pt_autograd_0``, ``stream 40``.
 
     torch names a thread more than once (``python`` and then ``pt_gloo_runloop``);
     the name that differs from the main thread's is the one that says what the thread does.
     """
-    names = {}
-    for event in document.get("traceEvents") or ():
-        if isinstance(event, dict) and event.get("ph") == "M" and event.get("name") == "thread_name":
-            raw = str((event.get("args") or {}).get("name", "")).strip()
-            label = match.group(1) if (match := THREAD_LABEL.search(raw)) else raw
-            names.setdefault((event.get("pid"), event.get("tid")), []).append(label)
+    names = {lane: [match.group(1) if (match := THREAD_LABEL.search(raw.strip())) else raw.strip() for raw in raws]
+             for lane, raws in trace.thread_names.items()}
     main = {pid: labels[0] for (pid, tid), labels in names.items() if pid == tid and labels}
     return {lane: next((label for label in labels if label != main.get(lane[0])), labels[0])
             for lane, labels in names.items() if labels}
 
 
-def lane(event):
-    return event.get("pid"), event.get("tid")
-
-
-def anatomy(document):
+def anatomy(trace: Trace) -> list[dict[str, Any]]:
     """The collective's events grouped by layer, name and the thread or stream they run on, in layer order:
     [{"layer", "name", "category", "runs_on", "lanes", "count", "median_us"}]."""
-    labels = thread_labels(document)
-    groups = {}
-    for event in sorted(complete_events(document), key=lambda e: float(e.get("ts") or 0)):
-        layer = layer_of(event)
-        if layer is None:
-            continue
-        runs_on = labels.get(lane(event), f"thread {event.get('tid')}")
-        group = groups.setdefault((layer, event["name"], runs_on), {"lanes": set(), "durations": [],
-                                                                   "category": event.get("cat")})
-        group["lanes"].add(lane(event))
-        group["durations"].append(float(event.get("dur") or 0))
-    order = list(LAYERS)
-    return [{"layer": layer, "name": name, "category": group["category"], "runs_on": runs_on,
-             "lanes": len(group["lanes"]), "count": len(group["durations"]),
-             "median_us": statistics.median(group["durations"])}
-            for (layer, name, runs_on), group in sorted(groups.items(), key=lambda item: order.index(item[0][0]))]
+    labels, found = thread_labels(trace), layers(trace)
+    groups: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for index in np.flatnonzero(found != NO_LAYER):
+        layer, lane = LAYER_NAMES[found[index]], trace.lanes[trace.lane[index]]
+        runs_on = labels.get(lane, f"thread {lane[1]}")
+        group = groups.setdefault((layer, trace.names[trace.name[index]], runs_on), {"lanes": set(), "durations": []})
+        group["lanes"].add(lane)
+        group["durations"].append(float(trace.dur[index]))
+    return [{"layer": layer, "name": name, "category": LAYER_CATEGORY[layer], "runs_on": runs_on,
+             "lanes": len(group["lanes"]), "count": len(group["durations"]), "median_us": median(group["durations"])}
+            for (layer, name, runs_on), group in sorted(groups.items(), key=lambda item: LAYER_NAMES.index(item[0][0]))]
 
 
-def encloses(outer, inner):
-    """Whether ``outer`` holds ``inner`` in time on the same thread."""
-    start, end = float(outer["ts"]), float(outer["ts"]) + float(outer.get("dur") or 0)
-    return lane(outer) == lane(inner) and start <= float(inner["ts"]) and \
-        float(inner["ts"]) + float(inner.get("dur") or 0) <= end
+def enclosing(trace: Trace, inner: int | np.integer[Any], outers: Indices) -> int | None:
+    """The first of ``outers`` (event indices) other than ``inner`` that holds event ``inner`` in time on its
+    thread, or None."""
+    holds = ((trace.lane[outers] == trace.lane[inner]) & (trace.ts[outers] <= trace.ts[inner])
+             & (trace.end[outers] >= trace.end[inner]) & (outers != inner))
+    found = np.flatnonzero(holds)
+    return int(outers[found[0]]) if len(found) else None
 
 
-def enclosing(event, candidates):
-    """The first of ``candidates`` that holds ``event``, or None (the candidates are few per trace)."""
-    return next((outer for outer in candidates if outer is not event and encloses(outer, event)), None)
+def backend_ops(trace: Trace, collective: str) -> Indices:
+    """The indices of the backend's host-side ops of one collective (``all_reduce``), in order of start."""
+    named = names_where(trace, lambda name: (found := BACKEND_OP.match(name)) is not None and found[2] == collective)
+    return np.flatnonzero(named & (layers(trace) == LAYER_NAMES.index("backend")))
 
 
-def backend_ops(events, collective):
-    """The backend's host-side ops of one collective (``all_reduce``), in order of start."""
-    ops = [e for e in events if layer_of(e) == "backend" and BACKEND_OP.match(e["name"]).group(2) == collective]
-    return sorted(ops, key=lambda e: float(e["ts"]))
-
-
-def outside_calls_share(document, collective="all_reduce"):
+def outside_calls_share(trace: Trace, collective: str = "all_reduce") -> float | None:
     """The share of the backend's ops of ``collective`` that run outside the call that asked for them (on
     another thread): 1 for gloo, whose own threads do the work; 0 for NCCL, which enqueues it from the call."""
-    events = complete_events(document)
-    ops = backend_ops(events, collective)
-    if not ops:
+    ops = backend_ops(trace, collective)
+    if not len(ops):
         return None
-    calls = [e for e in events if layer_of(e) == "call"]
-    return sum(enclosing(op, calls) is None for op in ops) / len(ops)
+    calls = in_layer(trace, "call")
+    return sum(enclosing(trace, op, calls) is None for op in ops) / len(ops)
 
 
-def inside_share(document, inner, outer_contains):
+def inside_share(trace: Trace, inner: str, outer_contains: str) -> float | None:
     """The share of the events named ``inner`` that an event whose name holds ``outer_contains`` encloses."""
-    events = complete_events(document)
-    inners = [e for e in events if e.get("name") == inner]
-    if not inners:
+    inners = np.flatnonzero(names_where(trace, lambda name: name == inner))
+    if not len(inners):
         return None
-    outers = [e for e in events if outer_contains in str(e.get("name", "")) and e.get("name") != inner]
-    return sum(enclosing(event, outers) is not None for event in inners) / len(inners)
+    outers = np.flatnonzero(names_where(trace, lambda name: outer_contains in name and name != inner))
+    return sum(enclosing(trace, event, outers) is not None for event in inners) / len(inners)
 
 
-def message_bytes(event, parameters):
-    """The bytes one backend op sends: from its ``Input Dims`` (recorded with ``record_shapes``), else from
-    the ``record_param_comms`` event of ``parameters`` around it; None when neither says."""
-    args = event.get("args") or {}
+def message_bytes(trace: Trace, index: int, parameters: Indices) -> int | None:
+    """The bytes one backend op (event ``index``) sends: from its ``Input Dims`` (recorded with
+    ``record_shapes``), else from the ``record_param_comms`` event of ``parameters`` around it; None when
+    neither says."""
+    args = trace.comm_args.get(index, {})
     dims, types = args.get("Input Dims"), args.get("Input type")
-    if dims and isinstance(dims[0], list) and all(isinstance(n, int) for n in dims[0]) and types:
+    elements: object  # a count where the trace gives one
+    if dims and isinstance(dims, list) and isinstance(dims[0], list) and all(isinstance(n, int) for n in dims[0]) \
+            and isinstance(types, list) and types:
         elements, dtype = prod(dims[0]), types[0]
     else:
-        around = enclosing(event, parameters) or {}
-        elements, dtype = (around.get("args") or {}).get("In msg nelems"), (around.get("args") or {}).get("dtype")
+        around = enclosing(trace, index, parameters)
+        found = trace.comm_args.get(around, {}) if around is not None else {}
+        elements, dtype = found.get("In msg nelems"), found.get("dtype")
     size = DTYPE_BYTES.get(str(dtype).lower())
     return elements * size if isinstance(elements, int) and size else None
 
 
-def step_buckets(document, collective="all_reduce"):
+def step_buckets(trace: Trace, collective: str = "all_reduce") -> list[dict[str, Any]]:
     """Each ``ProfilerStep#N``: the backend ops of ``collective`` that start in it and the bytes of each,
     [{"step", "sizes"}] (a size is None where the trace does not say)."""
-    events = complete_events(document)
-    steps = sorted((e for e in events if e.get("cat") == "user_annotation" and STEP.match(str(e.get("name", "")))),
-                   key=lambda e: float(e["ts"]))
-    ops = backend_ops(events, collective)
-    parameters = [e for e in events if layer_of(e) == "parameters"]
-    rows = []
-    for step in steps:
-        start, end = float(step["ts"]), float(step["ts"]) + float(step.get("dur") or 0)
-        inside = [op for op in ops if start <= float(op["ts"]) < end]
-        rows.append({"step": int(STEP.match(step["name"]).group(1)),
-                     "sizes": [message_bytes(op, parameters) for op in inside]})
+    ops, parameters = backend_ops(trace, collective), in_layer(trace, "parameters")
+    rows: list[dict[str, Any]] = []
+    for step in profiler_steps(trace):
+        start, end = step["start_us"], step["start_us"] + step["dur_us"]
+        inside = ops[(trace.ts[ops] >= start) & (trace.ts[ops] < end)]
+        rows.append({"step": step["step"], "sizes": [message_bytes(trace, int(op), parameters) for op in inside]})
     return rows
 
 
-def fewest_per_step(document, collective="all_reduce"):
+def fewest_per_step(trace: Trace, collective: str = "all_reduce") -> int | None:
     """The fewest backend ops of ``collective`` that start in any one step; None without steps."""
-    counts = [len(row["sizes"]) for row in step_buckets(document, collective)]
+    counts = [len(row["sizes"]) for row in step_buckets(trace, collective)]
     return min(counts) if counts else None
 
 
-def comm_stream_share(document):
+def comm_stream_share(trace: Trace) -> float | None:
     """Of the kernel time on the streams that run communication kernels, the share that is communication:
     1 when NCCL has its streams to itself."""
-    kernels = [e for e in complete_events(document) if e.get("cat") == "kernel"]
-    streams = {lane(e) for e in kernels if COMM_KERNEL.match(str(e.get("name", "")))}
-    on_them = [e for e in kernels if lane(e) in streams]
-    total = sum(float(e.get("dur") or 0) for e in on_them)
-    if not total:
-        return None
-    return sum(float(e.get("dur") or 0) for e in on_them if COMM_KERNEL.match(e["name"])) / total
+    kernels = trace.kind == KIND["kernel"]
+    comm = kernels & names_where(trace, COMMUNICATION.search)
+    total = float(trace.dur[kernels & np.isin(trace.lane, np.unique(trace.lane[comm]))].sum())
+    return float(trace.dur[comm].sum()) / total if total else None
 
 
-def ranks_named(infos):
+def ranks_named(infos: Sequence[object]) -> float | None:
     """The share of a job's rank traces whose ``distributedInfo`` names their own rank (their position among
     them) and the job's size."""
     if not infos:
@@ -196,7 +189,7 @@ def ranks_named(infos):
                for rank, info in enumerate(infos)) / len(infos)
 
 
-def communication_by_call(document):
+def communication_by_call(trace: Trace) -> list[dict[str, Any]]:
     """The communication kernels' time by the collective that launched them and by kernel name.
 
     A kernel's name need not name its collective (a job's all-reduces can all run as
@@ -206,19 +199,12 @@ def communication_by_call(document):
     Returns [{"call", "kernel", "count", "us"}], most time first; ``call`` is the backend op
     (``nccl:all_reduce``, ``nccl:all_to_all``…) or None.
     """
-    events = complete_events(document)
-    launches = {}
-    for event in events:
-        correlation = (event.get("args") or {}).get("correlation")
-        if event.get("cat") in ("cuda_runtime", "cuda_driver") and correlation is not None:
-            launches[correlation] = event
-    backend = [e for e in events if layer_of(e) == "backend"]
-    rows = {}
-    for kernel in (e for e in events if layer_of(e) == "kernel"):
-        launch = launches.get((kernel.get("args") or {}).get("correlation"))
-        op = enclosing(launch, backend) if launch else None
-        call = op["name"] if op else None
-        row = rows.setdefault((call, kernel["name"]), {"call": call, "kernel": kernel["name"], "count": 0, "us": 0.0})
+    kernels, backend = in_layer(trace, "kernel"), in_layer(trace, "backend")
+    rows: dict[tuple[str | None, str], dict[str, Any]] = {}
+    for kernel, launch in zip(kernels, launch_of(trace, kernels), strict=True):
+        op = enclosing(trace, launch, backend) if launch >= 0 else None
+        call, name = (trace.names[trace.name[op]] if op is not None else None), trace.names[trace.name[kernel]]
+        row = rows.setdefault((call, name), {"call": call, "kernel": name, "count": 0, "us": 0.0})
         row["count"] += 1
-        row["us"] += float(kernel.get("dur") or 0)
+        row["us"] += float(trace.dur[kernel])
     return sorted(rows.values(), key=lambda row: -row["us"])

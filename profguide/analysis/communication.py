@@ -1,19 +1,17 @@
 """Communication kernels (NCCL, RCCL, gloo) and how much of their time computation hides."""
 
-import re
-
 import numpy as np
 
 from profguide.analysis.idle import busy_intervals
-from profguide.analysis.intervals import union_length
+from profguide.analysis.intervals import Window, union_length
 from profguide.analysis.kernels import kernel_rows
 from profguide.analysis.select import kinds_mask, names_where, profiler_steps, step_window
-from profguide.trace.model import KIND
+from profguide.analysis.summary import Communication
+from profguide.patterns import COMMUNICATION
+from profguide.trace.model import KIND, Trace
 
-COMMUNICATION = re.compile(r"nccl|rccl|gloo", re.IGNORECASE)
 
-
-def communication(trace, window=(-np.inf, np.inf)):
+def communication(trace: Trace, window: Window = (-np.inf, np.inf)) -> Communication:
     """Communication kernels (NCCL, RCCL, gloo): their time and how much of it overlaps computation, inside
     ``window`` (the whole trace by default)."""
     is_comm = names_where(trace, COMMUNICATION.search)
@@ -37,12 +35,12 @@ def communication(trace, window=(-np.inf, np.inf)):
     }
 
 
-def step_communication(trace):
+def step_communication(trace: Trace) -> list[dict[str, float]]:
     """For each ProfilerStep, over its window (its start until the GPU finished what it launched): the time
     of computation alone, of communication hidden behind computation, of communication exposed, and of
     neither, which add up to the window: [{"step", "window_us", "compute_only_us", "overlapped_us",
     "exposed_us", "neither_us"}]."""
-    rows = []
+    rows: list[dict[str, float]] = []
     for step in profiler_steps(trace):
         window = step_window(trace, step["step"])
         found = communication(trace, window)

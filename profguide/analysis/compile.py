@@ -9,43 +9,46 @@ whose region opens inside the region of the frame that broke.
 """
 
 import re
+from collections.abc import Callable
 
 import numpy as np
 
-from profguide.analysis.intervals import clip, union_length
-from profguide.analysis.select import activity_window, kinds_mask, launch_of, names_where, profiler_steps
-from profguide.trace.model import KIND
+from profguide.analysis.intervals import Intervals, Window, clip, union_length
+from profguide.analysis.select import Indices, activity_window, kinds_mask, launch_of, names_where, profiler_steps
+from profguide.analysis.summary import CompileMarkers, EagerGap
+from profguide.patterns import COMPILED_GRAPH, COMPILED_REGION
+from profguide.trace.model import KIND, Trace
 
 COMPILE_ID = re.compile(r"compile_id=(\d+)/(\d+)")
 CUDA_GRAPH_LAUNCHES = frozenset({"cudaGraphLaunch", "hipGraphLaunch", "cuGraphLaunch"})
 
 
-def is_region(name):
-    return name.startswith("Torch-Compiled Region")
+def is_region(name: str) -> bool:
+    return name.startswith(COMPILED_REGION)
 
 
-def is_graph_call(name):
+def is_graph_call(name: str) -> bool:
     """The call of a compiled graph: Inductor's, or the autograd function that wraps it."""
-    return name.startswith("## Call CompiledFxGraph") or name.startswith("CompiledFunction")
+    return name.startswith(COMPILED_GRAPH)
 
 
-def is_compilation(name):
+def is_compilation(name: str) -> bool:
     """Dynamo compiling a frame: ``dynamo`` in torch 2.5 and later, ``_compile.compile_inner`` in older ones."""
     return name == "dynamo" or name.startswith("_compile.compile_inner")
 
 
-def host_named(trace, predicate):
+def host_named(trace: Trace, predicate: Callable[[str], object]) -> Indices:
     """Indices of the host ops and annotations whose name satisfies ``predicate``, in order of start."""
     return np.flatnonzero(names_where(trace, predicate) & kinds_mask(trace, ("cpu_op", "annotation")))
 
 
-def compile_ids(trace):
+def compile_ids(trace: Trace) -> list[tuple[int, int]]:
     """The distinct compile ids (frame, recompilation) the trace's compile annotations name, sorted."""
     return sorted({(int(m.group(1)), int(m.group(2)))
                    for name in trace.names if "_data" in name and (m := COMPILE_ID.search(name))})
 
 
-def steps_window(trace, window=None):
+def steps_window(trace: Trace, window: Window | None = None) -> Intervals:
     """(starts, ends) of ``window``, else of the recorded steps, else of the host's activity, as arrays."""
     if window is not None:
         return np.array([window[0]]), np.array([window[1]])
@@ -57,13 +60,13 @@ def steps_window(trace, window=None):
     return np.array([start]), np.array([end])
 
 
-def within(trace, indices, window):
+def within(trace: Trace, indices: Indices, window: Intervals) -> float:
     """The union length of events ``indices`` inside the windows (starts, ends)."""
     return sum(union_length(*clip(trace.ts[indices], trace.end[indices], (start, end)))
                for start, end in zip(*window, strict=True))
 
 
-def eager_gaps(trace, regions, calls, window=None):
+def eager_gaps(trace: Trace, regions: Indices, calls: Indices, window: Window | None = None) -> list[EagerGap] | None:
     """The host time between consecutive compiled regions of one ProfilerStep: from the end of the last
     graph call or region that ran since the previous region started (that region's start, when none ran)
     to the next region's start. Each gap is eager code, a graph break's or the step's own between two
@@ -74,7 +77,7 @@ def eager_gaps(trace, regions, calls, window=None):
     if not steps:
         return None
     marks = np.concatenate([regions, calls])
-    gaps = []
+    gaps: list[EagerGap] = []
     for step in steps:
         start, end = step["start_us"], step["start_us"] + step["dur_us"]
         inside = regions[(trace.ts[regions] >= start) & (trace.ts[regions] < end)]
@@ -86,7 +89,7 @@ def eager_gaps(trace, regions, calls, window=None):
     return gaps
 
 
-def compile_markers(trace, window=None):
+def compile_markers(trace: Trace, window: Window | None = None) -> CompileMarkers:
     """What torch.compile leaves in a trace: compiled regions and their share of the ``window`` (by default
     the recorded steps, or the host's activity without steps), compilations and the time they took, eager
     gaps between the compiled regions of one step, Triton kernels and their share of kernel time, CUDA graph
@@ -121,7 +124,7 @@ def compile_markers(trace, window=None):
     }
 
 
-def step_counts(trace):
+def step_counts(trace: Trace) -> list[dict[str, float]]:
     """Each ProfilerStep: its duration, the ops that started in it (all, and ``aten::`` ones), and the
     kernels whose launch call started in it."""
     ops = np.flatnonzero(trace.kind == KIND["cpu_op"])
@@ -129,7 +132,7 @@ def step_counts(trace):
     kernels = np.flatnonzero(trace.kind == KIND["kernel"])
     launch = launch_of(trace, kernels)
     launched_at = trace.ts[launch[launch >= 0]]
-    rows = []
+    rows: list[dict[str, float]] = []
     for step in profiler_steps(trace):
         start, end = step["start_us"], step["start_us"] + step["dur_us"]
         started = (trace.ts[ops] >= start) & (trace.ts[ops] < end)
@@ -139,7 +142,7 @@ def step_counts(trace):
     return rows
 
 
-def names_per_step(trace, kind):
+def names_per_step(trace: Trace, kind: str) -> dict[str, float]:
     """How many events of ``kind`` (``cpu_op``; ``kernel`` by its launch call's start) each name has per
     recorded step, on average over the ProfilerSteps; {} without steps."""
     steps = profiler_steps(trace)
@@ -149,7 +152,7 @@ def names_per_step(trace, kind):
         events, starts = events[launch >= 0], trace.ts[launch[launch >= 0]]
     else:
         starts = trace.ts[events]
-    counts = {}
+    counts: dict[str, int] = {}
     for step in steps:
         inside = events[(starts >= step["start_us"]) & (starts < step["start_us"] + step["dur_us"])]
         for code in trace.name[inside]:

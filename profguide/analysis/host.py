@@ -17,10 +17,12 @@ thread that runs them by the same activities.
 
 import numpy as np
 
-from profguide.analysis.intervals import covered, merge, union_length
-from profguide.analysis.select import STEP_NAME, SYNC_CALLS, kinds_mask, names_where, profiler_steps
+from profguide.analysis.intervals import Floats, Intervals, Window, covered, merge, union_length
+from profguide.analysis.select import SYNC_CALLS, Indices, kinds_mask, names_where, profiler_steps
+from profguide.analysis.summary import HostBreakdown, HostWindow, IdleActivity, OtherThread
+from profguide.patterns import STEP
 from profguide.text import printable
-from profguide.trace.model import KIND
+from profguide.trace.model import KIND, Trace
 
 ACTIVITIES = {
     "data loading": "loading data (a DataLoader's __next__)",
@@ -37,6 +39,7 @@ INHERITED = ("sync", "data loading", "optimizer", "backward")
 SYNC_OPS = frozenset({"aten::item", "aten::_local_scalar_dense", "aten::nonzero", "aten::is_nonzero", "aten::equal",
                       "cudaMemcpy", "hipMemcpy"})
 HOST_EVENT_KINDS = ("cpu_op", "annotation", "runtime", "driver", "python")
+Span = tuple[str, float, float]  # (label, start µs, end µs) of a stretch of host time to split
 OUTSIDE = "outside any op"  # the label of time the launching thread spent in no recorded event
 # Without a GPU nothing waits for a device (``aten::item`` only reads a number), and ops do the work itself.
 CPU_ACTIVITIES = {
@@ -51,7 +54,7 @@ CPU_LABELS = {"data loading": "loading data", "ops": "forward and other ops", "b
               "optimizer": "optimizer", "region": "in regions, between ops", "python": "Python outside ops"}
 
 
-def own_activity(name, kind, device_syncs=True):
+def own_activity(name: str, kind: int, device_syncs: bool = True) -> str:
     """The activity an event's own name and kind say, before the events around it are looked at.
 
     ``device_syncs=False`` for a trace without GPU work, where no call waits for a device.
@@ -66,17 +69,17 @@ def own_activity(name, kind, device_syncs=True):
         return "backward"
     if kind == KIND["annotation"]:
         # A ProfilerStep encloses the whole step: time in it and in no other event is unrecorded Python.
-        return "python" if name.startswith("ProfilerStep#") else "region"
+        return "python" if STEP.match(name) else "region"
     if kind == KIND["python"]:
         return "python"
     return "ops"
 
 
-def classify(trace, events, device_syncs=True):
+def classify(trace: Trace, events: Indices, device_syncs: bool = True) -> tuple[Indices, list[str], list[str]]:
     """For events of one lane in trace order: each one's parent (index into ``events``, -1 for none), its
     activity, and its label (the event that named the activity: the DataLoader region, the sync's op)."""
     parents = np.full(len(events), -1)
-    activities, labels, open_events = [], [], []
+    activities, labels, open_events = list[str](), list[str](), list[int]()
     starts, ends = trace.ts[events].tolist(), trace.end[events].tolist()
     names = [trace.names[code] for code in trace.name[events].tolist()]
     for position, (start, name, kind) in enumerate(zip(starts, names, trace.kind[events].tolist(), strict=True)):
@@ -98,17 +101,18 @@ def classify(trace, events, device_syncs=True):
     return parents, activities, labels
 
 
-def lane_events(trace, lane):
+def lane_events(trace: Trace, lane: int) -> Indices:
     """Indices of one lane's host events, in trace order."""
     return np.flatnonzero((trace.lane == lane) & kinds_mask(trace, HOST_EVENT_KINDS))
 
 
-def time_by_activity(parents, activities, labels, overlap, length):
+def time_by_activity(parents: Indices, activities: list[str], labels: list[str], overlap: Floats,
+                     length: float) -> dict[str, dict[str, float]]:
     """{activity: {label: µs}} over intervals of total ``length``, from each classified event's ``overlap``
     with them: an event gets its overlap less its children's, and time in no event is Python's."""
     nested = parents >= 0
     own_time = overlap - np.bincount(parents[nested], weights=overlap[nested], minlength=len(overlap))
-    spent = {}
+    spent: dict[str, dict[str, float]] = {}
     for index in np.flatnonzero(own_time > 0).tolist():  # a window holds few of a long trace's events
         by_label = spent.setdefault(activities[index], {})
         by_label[labels[index]] = by_label.get(labels[index], 0.0) + float(own_time[index])
@@ -118,7 +122,7 @@ def time_by_activity(parents, activities, labels, overlap, length):
     return spent
 
 
-def lane_activity(trace, lane, gaps):
+def lane_activity(trace: Trace, lane: int, gaps: Intervals) -> dict[str, dict[str, float]]:
     """Idle time of ``gaps`` (merged starts, ends) spent in each activity on one host lane:
     {activity: {label: µs}}."""
     events = lane_events(trace, lane)
@@ -128,13 +132,14 @@ def lane_activity(trace, lane, gaps):
     return time_by_activity(parents, activities, labels, overlap, (gaps[1] - gaps[0]).sum())
 
 
-def idle_by_activity(trace, gap_starts, gap_ends, launching_lanes):
+def idle_by_activity(trace: Trace, gap_starts: Floats, gap_ends: Floats,
+                     launching_lanes: Indices) -> dict[str, IdleActivity]:
     """Idle time by host activity, over the gaps each lane's late launch ended.
 
     Returns {activity: {"idle_us", "meaning", "top": [(label, µs), …]}}, every
     activity present, most time first in ``top``.
     """
-    totals = {activity: {} for activity in ACTIVITIES}
+    totals: dict[str, dict[str, float]] = {activity: {} for activity in ACTIVITIES}
     for lane in np.unique(launching_lanes[launching_lanes >= 0]):
         mine = launching_lanes == lane
         gaps = merge(gap_starts[mine], gap_ends[mine])
@@ -145,15 +150,20 @@ def idle_by_activity(trace, gap_starts, gap_ends, launching_lanes):
         activity: {
             "idle_us": float(sum(by_label.values())),
             "meaning": ACTIVITIES[activity],
-            "top": sorted(([label, us] for label, us in by_label.items()), key=lambda item: -item[1])[:3],
+            "top": most_time(by_label),
         }
         for activity, by_label in totals.items()
     }
 
 
-def main_lane(trace):
+def most_time(by_label: dict[str, float], limit: int = 3) -> list[tuple[str, float]]:
+    """The (label, µs) that took the most time, most first."""
+    return sorted(by_label.items(), key=lambda item: -item[1])[:limit]
+
+
+def main_lane(trace: Trace) -> int | None:
     """The host lane that runs the loop: the first ProfilerStep's, else the one with the most time in events."""
-    steps = np.flatnonzero(kinds_mask(trace, ("annotation",)) & names_where(trace, STEP_NAME.match))
+    steps = np.flatnonzero(kinds_mask(trace, ("annotation",)) & names_where(trace, STEP.match))
     if len(steps):
         return int(trace.lane[steps[np.argmin(trace.ts[steps])]])
     host = kinds_mask(trace, HOST_EVENT_KINDS)
@@ -164,7 +174,7 @@ def main_lane(trace):
                                                         trace.end[host & (trace.lane == lane)])))
 
 
-def host_windows(trace, lane, window=None):
+def host_windows(trace: Trace, lane: int, window: Window | None = None) -> list[Span]:
     """(label, start, end) of what to break down: each ProfilerStep inside ``window`` (every one by default),
     else ``window`` itself, else the lane's first event to its last."""
     inside = window or (-np.inf, np.inf)
@@ -179,11 +189,11 @@ def host_windows(trace, lane, window=None):
     return [("trace", float(trace.ts[events].min()), float(trace.end[events].max()))]
 
 
-def other_threads(trace, lane, windows, limit=3):
+def other_threads(trace: Trace, lane: int, windows: list[Span], limit: int = 3) -> list[OtherThread]:
     """The other host lanes busy during the windows: [{"thread", "busy_us", "top"}], busiest first."""
     merged = windows_union(windows)
     host = kinds_mask(trace, HOST_EVENT_KINDS)
-    rows = []
+    rows: list[OtherThread] = []
     for other in np.unique(trace.lane[host & (trace.lane != lane)]).tolist():
         events = np.flatnonzero(host & (trace.lane == other))
         inside = covered(merged, trace.ts[events], trace.end[events])
@@ -195,17 +205,17 @@ def other_threads(trace, lane, windows, limit=3):
     return sorted(rows, key=lambda row: -row["busy_us"])[:limit]
 
 
-def windows_union(windows):
+def windows_union(windows: list[Span]) -> Intervals:
     """(label, start, end) windows as merged (starts, ends)."""
     return merge(np.array([w[1] for w in windows], dtype=float), np.array([w[2] for w in windows], dtype=float))
 
 
-def lane_label(trace, lane):
+def lane_label(trace: Trace, lane: int) -> str:
     pid, tid = trace.lanes[lane]
     return printable(f"{pid}/{tid}")
 
 
-def host_breakdown(trace, window=None):
+def host_breakdown(trace: Trace, window: Window | None = None) -> HostBreakdown | None:
     """Where the host's time went, for a trace without GPU work: each ProfilerStep (inside ``window``, or
     ``window`` itself, or the whole trace when it has no step) on the thread that runs them, by activity.
 
@@ -222,7 +232,8 @@ def host_breakdown(trace, window=None):
     events = events[overlap > 0]
     parents, activities, labels = classify(trace, events, device_syncs=False)
     starts, ends = trace.ts[events], trace.end[events]
-    rows, totals = [], {activity: {} for activity in CPU_ACTIVITIES}
+    rows: list[HostWindow] = []
+    totals: dict[str, dict[str, float]] = {activity: {} for activity in CPU_ACTIVITIES}
     for label, start, end in windows:
         inside = np.clip(np.minimum(ends, end) - np.maximum(starts, start), 0, None)
         spent = time_by_activity(parents, activities, labels, inside, end - start)
@@ -238,7 +249,7 @@ def host_breakdown(trace, window=None):
         "dur_us": float(sum(row["dur_us"] for row in rows)),
         "by_activity": {
             activity: {"us": float(sum(by_label.values())), "meaning": CPU_ACTIVITIES[activity],
-                       "top": sorted(([name, us] for name, us in by_label.items()), key=lambda item: -item[1])[:3]}
+                       "top": most_time(by_label)}
             for activity, by_label in totals.items()
         },
         "other_threads": other_threads(trace, lane, windows),

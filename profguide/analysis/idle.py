@@ -1,20 +1,22 @@
 """GPU busy and idle time: merged busy intervals, the gaps between them, and each gap's cause."""
 
 import numpy as np
+import numpy.typing as npt
 
 from profguide.analysis.host import idle_by_activity
-from profguide.analysis.intervals import clip, inside_any, merge
-from profguide.analysis.select import gpu_work, host_syncs, launch_of
-from profguide.trace.model import KIND
+from profguide.analysis.intervals import Floats, Intervals, Mask, Window, clip, inside_any, merge
+from profguide.analysis.select import Indices, gpu_work, host_syncs, launch_of
+from profguide.analysis.summary import IdleBreakdown, IdleCause
+from profguide.trace.model import KIND, Trace
 
 
-def busy_intervals(trace, window, mask=None):
+def busy_intervals(trace: Trace, window: Window, mask: Mask | None = None) -> Intervals:
     """Merged intervals during which some GPU op (of ``mask``) ran, inside the window."""
     mask = gpu_work(trace) if mask is None else mask
     return merge(*clip(trace.ts[mask], trace.end[mask], window))
 
 
-def idle_gaps(busy, window):
+def idle_gaps(busy: Intervals, window: Window) -> Intervals:
     """The complement of merged busy intervals inside the window, as (starts, ends)."""
     starts, ends = busy
     gap_starts = np.concatenate(([window[0]], ends))
@@ -33,7 +35,7 @@ IDLE_CAUSES = {
 LATE_LAUNCH = ("host", "sync")  # the causes in which the GPU waited for the host: split by host activity
 
 
-def next_launches(trace, ops, gap_ends):
+def next_launches(trace: Trace, ops: Mask, gap_ends: Floats) -> tuple[Indices, Indices]:
     """For each gap: the op that ends it (the first GPU op of ``ops`` starting at or after its end) and
     the call that launched that op, as indices (-1 for none)."""
     work = np.flatnonzero(ops)
@@ -46,7 +48,7 @@ def next_launches(trace, ops, gap_ends):
     return next_op, launch
 
 
-def gap_causes(trace, gap_starts, gap_ends, launch):
+def gap_causes(trace: Trace, gap_starts: Floats, gap_ends: Floats, launch: Indices) -> npt.NDArray[np.object_]:
     """Why the GPU was idle in each gap, as a key of IDLE_CAUSES."""
     causes = np.full(len(gap_starts), "other", dtype=object)
     launch_end = np.where(launch >= 0, trace.end[np.maximum(launch, 0)], np.nan)
@@ -60,7 +62,7 @@ def gap_causes(trace, gap_starts, gap_ends, launch):
     return causes
 
 
-def idle_breakdown(trace, window, ops=None):
+def idle_breakdown(trace: Trace, window: Window, ops: Mask | None = None) -> IdleBreakdown:
     """GPU idle time inside the window, split by cause, the host's part by host activity, with the
     longest gaps.
 
@@ -72,7 +74,7 @@ def idle_breakdown(trace, window, ops=None):
     _, launch = next_launches(trace, ops, gap_ends)
     causes = gap_causes(trace, gap_starts, gap_ends, launch)
     lengths = gap_ends - gap_starts
-    by_cause = {
+    by_cause: dict[str, IdleCause] = {
         cause: {"idle_us": float(lengths[causes == cause].sum()), "gaps": int((causes == cause).sum()),
                 "meaning": meaning}
         for cause, meaning in IDLE_CAUSES.items()

@@ -1,9 +1,15 @@
 """Interval arithmetic over numpy arrays of starts and ends (µs): unions, clipping, coverage."""
 
 import numpy as np
+import numpy.typing as npt
+
+Floats = npt.NDArray[np.float64]  # times or durations, µs
+Intervals = tuple[Floats, Floats]  # (starts, ends)
+Window = tuple[float, float]  # (start, end) on the trace's clock
+Mask = npt.NDArray[np.bool_]  # one entry per event (or per time)
 
 
-def merge(starts, ends):
+def merge(starts: Floats, ends: Floats) -> Intervals:
     """The union of intervals as sorted, disjoint (starts, ends) arrays."""
     if not len(starts):
         return np.empty(0), np.empty(0)
@@ -15,26 +21,26 @@ def merge(starts, ends):
     return starts[new_run], ends[run_ends]
 
 
-def clip(starts, ends, window):
+def clip(starts: Floats, ends: Floats, window: Window) -> Intervals:
     """Intervals cut to the window, empty ones dropped."""
     starts, ends = np.maximum(starts, window[0]), np.minimum(ends, window[1])
     keep = ends > starts
     return starts[keep], ends[keep]
 
 
-def union_length(starts, ends):
+def union_length(starts: npt.ArrayLike, ends: npt.ArrayLike) -> float:
     merged_starts, merged_ends = merge(np.asarray(starts, float), np.asarray(ends, float))
     return float((merged_ends - merged_starts).sum())
 
 
-def covered(busy, starts, ends):
+def covered(busy: Intervals, starts: Floats, ends: Floats) -> Floats:
     """Length of the merged ``busy`` intervals inside each [start, end]."""
     busy_starts, busy_ends = busy
     if not len(busy_starts):
         return np.zeros(len(starts))
     done_before = np.concatenate(([0.0], np.cumsum(busy_ends - busy_starts)))  # busy time of the first k intervals
 
-    def busy_until(times):
+    def busy_until(times: Floats) -> Floats:
         started = np.searchsorted(busy_starts, times, side="right")
         last = np.maximum(started - 1, 0)
         still_ahead = np.where(started > 0, np.maximum(busy_ends[last] - times, 0), 0)
@@ -43,7 +49,7 @@ def covered(busy, starts, ends):
     return busy_until(np.asarray(ends, float)) - busy_until(np.asarray(starts, float))
 
 
-def inside_any(starts, ends, times):
+def inside_any(starts: Floats, ends: Floats, times: Floats) -> Mask:
     """For each time, whether it falls inside one of the intervals [start, end]."""
     if not len(starts):
         return np.zeros(len(times), dtype=bool)

@@ -1,12 +1,22 @@
 """Kernels and memory traffic: time by name with its distribution, occupancy, and achieved TFLOP/s."""
 
+from typing import TypedDict
+
 import numpy as np
 
+from profguide.analysis.intervals import Floats, Mask, Window
 from profguide.analysis.select import names_where
-from profguide.trace.model import KIND, NO_ID
+from profguide.analysis.summary import Distribution, GemmRow, KernelRow, MemoryTraffic, Occupancy
+from profguide.patterns import GEMM_FIRST_MATRIX
+from profguide.trace.model import KIND, NO_ID, Trace
 
-GEMM_FLOP_SHAPES = {"aten::mm": 0, "aten::addmm": 1, "aten::bmm": 0, "aten::baddbmm": 1, "aten::_scaled_mm": 0}
 
+class GemmTotals(TypedDict):
+    """The calls of one op, shape and type so far, as ``gemm_throughput`` adds them up."""
+
+    calls: int
+    flops: int
+    kernel_us: float
 
 # Dense (no sparsity) peak TFLOP/s from the vendors' datasheets, by input type: A100
 # (nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf),
@@ -22,10 +32,13 @@ PEAK_TFLOPS = (
 )
 
 
-def distribution(values):
-    """count, mean, p50, p95, max of an array (None when empty)."""
-    if not len(values):
-        return None
+def distribution(values: Floats) -> Distribution | None:
+    """``stats`` of an array; None when it is empty."""
+    return stats(values) if len(values) else None
+
+
+def stats(values: Floats) -> Distribution:
+    """count, mean, p50, p95, max of a non-empty array."""
     return {
         "count": int(len(values)),
         "mean": float(np.mean(values)),
@@ -35,7 +48,7 @@ def distribution(values):
     }
 
 
-def grouped(trace, selected):
+def grouped(trace: Trace, selected: Mask) -> dict[str, Floats]:
     """Events grouped by name: {name: durations array}."""
     codes = trace.name[selected]
     durations = trace.dur[selected]
@@ -49,21 +62,21 @@ def grouped(trace, selected):
     }
 
 
-def in_window(trace, window):
+def in_window(trace: Trace, window: Window) -> Mask:
     return (trace.ts >= window[0]) & (trace.ts < window[1])
 
 
-def kernel_rows(trace, selected, limit=None):
+def kernel_rows(trace: Trace, selected: Mask, limit: int | None = None) -> list[KernelRow]:
     """The selected events grouped by name, most total time first, with count, mean, p50, p95 and max."""
-    rows = [
-        {"name": name, "total_us": float(durations.sum()), **distribution(durations)}
+    rows: list[KernelRow] = [
+        {"name": name, "total_us": float(durations.sum()), **stats(durations)}
         for name, durations in grouped(trace, selected).items()
     ]
     rows.sort(key=lambda row: (-row["total_us"], row["name"]))
     return rows[:limit]
 
 
-def top_kernels(trace, window=None, limit=10):
+def top_kernels(trace: Trace, window: Window | None = None, limit: int = 10) -> list[KernelRow]:
     """Kernels by total time (those starting inside the window), with their duration statistics."""
     selected = trace.kind == KIND["kernel"]
     if window is not None:
@@ -71,9 +84,9 @@ def top_kernels(trace, window=None, limit=10):
     return kernel_rows(trace, selected, limit)
 
 
-def memory_traffic(trace):
+def memory_traffic(trace: Trace) -> list[MemoryTraffic]:
     """memcpy and memset by name: count, time, bytes and achieved bandwidth."""
-    rows = []
+    rows: list[MemoryTraffic] = []
     for kind in ("memcpy", "memset"):
         selected = trace.kind == KIND[kind]
         for name, durations in grouped(trace, selected).items():
@@ -89,7 +102,7 @@ def memory_traffic(trace):
     return rows
 
 
-def occupancy(trace, name_contains=""):
+def occupancy(trace: Trace, name_contains: str = "") -> list[Occupancy]:
     """Duration-weighted mean of the profiler's estimated achieved occupancy (%), by kernel name."""
     selected = (trace.kind == KIND["kernel"]) & np.isfinite(trace.occupancy)
     if name_contains:
@@ -100,19 +113,20 @@ def occupancy(trace, name_contains=""):
     weighted = np.bincount(inverse, weights=weights * values, minlength=len(codes))
     plain = np.bincount(inverse, weights=values, minlength=len(codes)) / np.maximum(
         np.bincount(inverse, minlength=len(codes)), 1)
-    rows = [{"name": trace.names[code], "occupancy_pct": float(w / t if t > 0 else p), "total_us": float(t)}
-            for code, t, w, p in zip(codes.tolist(), total.tolist(), weighted.tolist(), plain.tolist(), strict=True)]
+    rows: list[Occupancy] = [
+        {"name": trace.names[code], "occupancy_pct": float(w / t if t > 0 else p), "total_us": float(t)}
+        for code, t, w, p in zip(codes.tolist(), total.tolist(), weighted.tolist(), plain.tolist(), strict=True)]
     return sorted(rows, key=lambda row: -row["total_us"])
 
 
-def device_name(trace):
+def device_name(trace: Trace) -> str | None:
     for device in trace.device_properties:
         if isinstance(device, dict) and device.get("name"):
             return str(device["name"])
     return None
 
 
-def peak_tflops(name, dtype):
+def peak_tflops(name: str | None, dtype: str) -> float | None:
     """The datasheet's dense peak for a device name and input type, or None when unknown."""
     for model, peaks in PEAK_TFLOPS:
         if name and model in name.upper():
@@ -120,16 +134,16 @@ def peak_tflops(name, dtype):
     return None
 
 
-def shape(value):
+def shape(value: object) -> list[int] | None:
     """``value`` as a tensor shape (a list of non-negative whole numbers), or None."""
     if isinstance(value, list) and all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in value):
         return value
     return None
 
 
-def gemm_flops(op, dims):
+def gemm_flops(op: str, dims: object) -> int | None:
     """Floating-point operations of one matrix multiply from its input shapes, or None."""
-    skip = GEMM_FLOP_SHAPES.get(op)
+    skip = GEMM_FIRST_MATRIX.get(op)
     if skip is None or not isinstance(dims, list) or len(dims) < skip + 2:
         return None
     a, b = shape(dims[skip]), shape(dims[skip + 1])
@@ -142,13 +156,13 @@ def gemm_flops(op, dims):
     return None
 
 
-def gemm_throughput(trace):
+def gemm_throughput(trace: Trace) -> list[GemmRow]:
     """Achieved TFLOP/s of the matrix multiplies whose shapes were recorded, against the device's peak."""
     kernels = np.flatnonzero((trace.kind == KIND["kernel"]) & (trace.external_id != NO_ID))
     order = np.argsort(trace.external_id[kernels], kind="stable")
     kernel_ids, kernel_durs = trace.external_id[kernels][order], trace.dur[kernels][order]
     device = device_name(trace)
-    groups = {}
+    groups: dict[tuple[str, str, str], GemmTotals] = {}
     for index, (dims, types) in trace.shapes.items():
         name = trace.names[trace.name[index]]
         flops = gemm_flops(name, dims)
@@ -158,13 +172,13 @@ def gemm_throughput(trace):
         low, high = np.searchsorted(kernel_ids, external, "left"), np.searchsorted(kernel_ids, external, "right")
         if high == low:
             continue
-        dtype = str(types[GEMM_FLOP_SHAPES[name]]) if len(types) > GEMM_FLOP_SHAPES[name] else "?"
+        dtype = str(types[GEMM_FIRST_MATRIX[name]]) if len(types) > GEMM_FIRST_MATRIX[name] else "?"
         key = (name, str(dims), dtype)
         group = groups.setdefault(key, {"calls": 0, "flops": 0, "kernel_us": 0.0})
         group["calls"] += 1
         group["flops"] += flops
         group["kernel_us"] += float(kernel_durs[low:high].sum())
-    rows = []
+    rows: list[GemmRow] = []
     for (name, dims, dtype), group in groups.items():
         achieved = group["flops"] / group["kernel_us"] / 1e6 if group["kernel_us"] > 0 else None
         peak = peak_tflops(device, dtype)

@@ -1,24 +1,42 @@
 """From a launch call to its GPU op: launch delay against queueing, clock skew, the profiler's overhead, syncs."""
 
 from collections import Counter
+from typing import TypedDict
 
 import numpy as np
 
 from profguide.analysis.idle import busy_intervals
-from profguide.analysis.intervals import covered
-from profguide.analysis.kernels import distribution
-from profguide.analysis.select import gpu_work, host_syncs, kinds_mask, launch_of
-from profguide.trace.model import KIND
+from profguide.analysis.intervals import Floats, Mask, covered
+from profguide.analysis.kernels import distribution, stats
+from profguide.analysis.select import Indices, gpu_work, host_syncs, kinds_mask, launch_of
+from profguide.analysis.summary import ClockSkew, Distribution, OverheadRow, ProfilerOverhead, Synchronisations
+from profguide.patterns import GEMM_KERNEL_MARKS
+from profguide.trace.model import KIND, Trace
 
 
-def joined_launches(trace):
+class LaunchDelays(TypedDict):
+    """Launch delay by API, and queueing (``launch_delays``): keys of ``profguide explain``'s summary."""
+
+    launch_delay_us: dict[str, Distribution]
+    queueing_us: Distribution | None
+
+
+class OccupancyQueries(TypedDict):
+    """The ``cudaOccupancy…`` queries and the launches after them (``occupancy_queries``)."""
+
+    queries: int
+    next: Counter[str]
+    launched: list[tuple[str, str, bool]]
+
+
+def joined_launches(trace: Trace) -> tuple[Indices, Indices]:
     """(GPU ops, the calls that launched them) as index arrays, for the ops whose launch is in the trace."""
     ops = np.flatnonzero(gpu_work(trace))
     launch = launch_of(trace, ops)
     return ops[launch >= 0], launch[launch >= 0]
 
 
-def launch_timing(trace):
+def launch_timing(trace: Trace) -> tuple[Indices, Floats, Mask]:
     """For each GPU op joined to its launch call: the call's index, how long after the call ended the op
     started, and whether its stream was empty then (no earlier op on it still to finish)."""
     ops, launch = joined_launches(trace)
@@ -30,7 +48,7 @@ def launch_timing(trace):
     return launch, trace.ts[ops] - ready, earlier_end <= ready
 
 
-def launch_delays(trace):
+def launch_delays(trace: Trace) -> LaunchDelays:
     """Launch delay and queueing, named apart.
 
     *Launch delay* is the time from a launch call's end to its op's start on
@@ -40,14 +58,14 @@ def launch_delays(trace):
     """
     launch, wait, empty = launch_timing(trace)
     delay = {
-        api: distribution(wait[empty & (trace.kind[launch] == KIND[api])])
+        api: stats(wait[empty & (trace.kind[launch] == KIND[api])])
         for api in ("runtime", "driver")
         if (empty & (trace.kind[launch] == KIND[api])).any()
     }
     return {"launch_delay_us": delay, "queueing_us": distribution(wait[~empty])}
 
 
-def clock_skew(trace):
+def clock_skew(trace: Trace) -> ClockSkew | None:
     """GPU ops that start before the call that launched them began: the host's and the GPU's clocks
     disagree by at least the largest such lead (None when no op is joined to its launch)."""
     ops, launch = joined_launches(trace)
@@ -58,12 +76,12 @@ def clock_skew(trace):
     return {"ops_starting_before_launch": int(early.sum()), "at_least_us": float(lead.max()) if early.any() else 0.0}
 
 
-def profiler_overhead(trace):
+def profiler_overhead(trace: Trace) -> ProfilerOverhead:
     """The profiler's own work that CUPTI reports (Activity Buffer Request, Buffer Flush …), by name: how
     often, how long, and how much of that time the GPU sat idle."""
     overhead = np.flatnonzero(trace.kind == KIND["overhead"])
     busy_during = covered(busy_intervals(trace, (-np.inf, np.inf)), trace.ts[overhead], trace.end[overhead])
-    names = {}
+    names: dict[str, OverheadRow] = {}
     for index, busy_us in zip(overhead.tolist(), busy_during.tolist(), strict=True):
         row = names.setdefault(trace.names[trace.name[index]], {"count": 0, "total_us": 0.0, "gpu_idle_during_us": 0.0,
                                                                  "first_start_us": float(trace.ts[index])})
@@ -73,7 +91,7 @@ def profiler_overhead(trace):
     return {"events": int(len(overhead)), "total_us": float(trace.dur[overhead].sum()), "by_name": names}
 
 
-def synchronisations(trace):
+def synchronisations(trace: Trace) -> Synchronisations:
     """Host sync calls and GPU-side sync events: how long they took and how much GPU work each covered."""
     syncs = host_syncs(trace)
     busy_during = covered(busy_intervals(trace, (-np.inf, np.inf)), trace.ts[syncs], trace.end[syncs])
@@ -92,16 +110,16 @@ def synchronisations(trace):
     }
 
 
-def kernel_family(name):
+def kernel_family(name: str) -> str:
     """``gemm`` for a matrix-multiply kernel (cuBLAS, CUTLASS), ``elementwise`` for PyTorch's elementwise
     kernels, else ``other``: enough to tell which launches come after occupancy queries."""
     lowered = name.lower()
-    if any(mark in lowered for mark in ("gemm", "cutlass", "xmma")):
+    if any(mark in lowered for mark in GEMM_KERNEL_MARKS):
         return "gemm"
     return "elementwise" if "elementwise" in lowered else "other"
 
 
-def occupancy_queries(trace):
+def occupancy_queries(trace: Trace) -> OccupancyQueries:
     """The ``cudaOccupancy…`` queries and the launches that follow them on the same thread.
 
     Libraries such as cuBLAS ask the runtime how many blocks of a kernel fit on
@@ -118,7 +136,7 @@ def occupancy_queries(trace):
     launches = np.flatnonzero([call in op_of_launch for call in calls.tolist()])
     following = np.searchsorted(launches, np.flatnonzero(is_query), side="right")
     name_of = {call: trace.names[trace.name[op]] for call, op in op_of_launch.items()}
-    after, next_family = set(), Counter()
+    after, next_family = set[int](), Counter[str]()
     for query, position in zip(np.flatnonzero(is_query), following, strict=True):
         if position < len(launches) and trace.lane[calls[launches[position]]] == trace.lane[calls[query]]:
             call = int(calls[launches[position]])

@@ -7,13 +7,17 @@ clock of the trace the same profiler wrote.
 
 import numpy as np
 
+from profguide.analysis.intervals import Floats
+from profguide.analysis.select import names_where
+from profguide.trace.model import Trace
+
 # torch.profiler._memory_profiler's categories, in the order of the timeline's columns (after an unused
 # first column); torch calls the last one, tensors it could not categorise, "Unknown".
 CATEGORIES = ("PARAMETER", "OPTIMIZER_STATE", "INPUT", "TEMPORARY", "ACTIVATION", "GRADIENT", "AUTOGRAD_DETAIL",
               "Unknown")
 
 
-def memory_timeline(document):
+def memory_timeline(document: object) -> tuple[Floats, dict[str, Floats]]:
     """``export_memory_timeline``'s ``[times, sizes]`` as (times in µs, {category: bytes at each time}).
 
     Raises ValueError, in one line, when the document is not that shape.
@@ -30,7 +34,7 @@ def memory_timeline(document):
     return times, {category: sizes[:, column] for column, category in enumerate(CATEGORIES, 1)}
 
 
-def left_at_end(sizes, category):
+def left_at_end(sizes: dict[str, Floats], category: str) -> float | None:
     """The bytes of ``category`` at the timeline's last moment over its peak; None when it never held any."""
     if category not in sizes:
         return None
@@ -38,7 +42,7 @@ def left_at_end(sizes, category):
     return float(sizes[category][-1]) / peak if peak > 0 else None
 
 
-def ratio_at_end(sizes, part, whole):
+def ratio_at_end(sizes: dict[str, Floats], part: str, whole: str) -> float | None:
     """The bytes of ``part`` over those of ``whole`` at the timeline's last moment (what outlives the steps)."""
     if part not in sizes or whole not in sizes:
         return None
@@ -46,19 +50,18 @@ def ratio_at_end(sizes, part, whole):
     return float(sizes[part][-1]) / held if held > 0 else None
 
 
-def to_trace_clock(times, document):
+def to_trace_clock(times: Floats, trace: Trace) -> Floats:
     """Timeline times (µs since the epoch) on the trace's clock, which counts from ``baseTimeNanoseconds``."""
-    return times - document.get("baseTimeNanoseconds", 0) / 1000
+    return times - trace.base_time_ns / 1000
 
 
-def frees_in_region(document, region):
-    """For each occurrence of the region ``region`` in a trace document, in order of start: how many frees
-    (``[memory]`` events of negative bytes) it records on its thread. The profiler records a free only where its
+def frees_in_region(trace: Trace, region: str) -> list[int]:
+    """For each occurrence of the region ``region`` in a trace, in order of start: how many frees (``[memory]``
+    instants of negative bytes) it records on its thread. The profiler records a free only where its
     allocator reports one: PyTorch's CPU allocator reports none for memory allocated before profiling began."""
-    events = document.get("traceEvents", [])
-    frees = [event for event in events
-             if event.get("name") == "[memory]" and event.get("args", {}).get("Bytes", 0) < 0]
-    occurrences = sorted((event for event in events if event.get("ph") == "X" and event.get("name") == region),
-                         key=lambda event: event["ts"])
-    return [sum(event["tid"] == free.get("tid") and event["ts"] <= free["ts"] <= event["ts"] + event["dur"]
-                for free in frees) for event in occurrences]
+    frees = trace.memory_bytes < 0
+    codes = {lane: code for code, lane in enumerate(trace.memory_lanes)}
+    occurrences = np.flatnonzero(names_where(trace, lambda name: name == region))
+    return [int((frees & (trace.memory_lane == codes.get(trace.lanes[trace.lane[index]], -1))
+                 & (trace.memory_ts >= trace.ts[index]) & (trace.memory_ts <= trace.end[index])).sum())
+            for index in occurrences]

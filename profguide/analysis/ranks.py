@@ -13,22 +13,24 @@ whatever the trace's size, so that a job of many ranks is summarised one
 trace at a time; ``job_summary`` puts the summaries together.
 """
 
-import re
 from collections import Counter
 from itertools import combinations
+from pathlib import Path
 
 import numpy as np
 
-from profguide.analysis.communication import COMMUNICATION, communication
+from profguide.analysis.communication import communication
 from profguide.analysis.host import main_lane
-from profguide.analysis.intervals import union_length
+from profguide.analysis.intervals import Intervals, Mask, Window, union_length
 from profguide.analysis.select import kinds_mask, names_where
+from profguide.analysis.summary import Alignment, Collective, Job, RankFields, RankRow, RankSummary, Stream, Summary
 from profguide.analysis.verdict import summarise
-from profguide.trace.model import KIND
+from profguide.patterns import BACKEND_OP, COMMUNICATION
+from profguide.stats import median
+from profguide.trace.model import KIND, Trace
 
-# The backend's own op on the host, which lasts as long as the collective does on a CPU (gloo runs it on
-# a worker thread); c10d::allreduce_ and kin only hand the work to the backend and return.
-BACKEND_OP = re.compile(r"^(?:gloo|nccl|rccl|ucc|mpi):")
+Key = tuple[str, Stream, int]  # a collective as the ranks match it: (name, stream, occurrence)
+
 # Matched collectives whose ends stray from their rank's clock offset by more than this share of the median
 # collective, in the median, do not correspond: the job's traces are sampled or cut unlike each other.
 STRAY_SHARE = 0.5
@@ -40,7 +42,7 @@ JOB_VERDICTS = {
 }
 
 
-def collectives(trace, window=None):
+def collectives(trace: Trace, window: Window | None = None) -> tuple[Mask, str]:
     """(mask, what they are) of the events that are the trace's collectives: the communication kernels on a
     trace that has them, else the backend's ops on the host (``gloo:all_reduce``). With ``window``, those
     that start in it."""
@@ -52,7 +54,7 @@ def collectives(trace, window=None):
     return mask, source
 
 
-def collective_sequence(trace, mask):
+def collective_sequence(trace: Trace, mask: Mask) -> list[Collective]:
     """[(name, stream, start µs, duration µs)] of the collectives in ``mask``, in order of start; the stream
     of a kernel (ranks number their streams alike), None for a host op (gloo's worker threads take turns)."""
     indices = np.flatnonzero(mask)
@@ -63,7 +65,7 @@ def collective_sequence(trace, mask):
                 strict=True)]
 
 
-def common_length(*interval_sets):
+def common_length(*interval_sets: Intervals) -> float:
     """The length of the time that every one of the (starts, ends) interval sets covers, by inclusion and
     exclusion over their unions (a few sets, each sorted once per union)."""
     total = 0.0
@@ -75,7 +77,7 @@ def common_length(*interval_sets):
     return max(total, 0.0)
 
 
-def host_communication(trace, windows, comm):
+def host_communication(trace: Trace, windows: Intervals, comm: Mask) -> tuple[float, float]:
     """(communication µs, exposed µs) on a trace without GPU work: the time inside ``windows`` ((starts,
     ends) arrays) when a host collective of ``comm`` ran, and the part of it when the main thread ran no op
     of its own (other than handing work to the backend)."""
@@ -90,21 +92,21 @@ def host_communication(trace, windows, comm):
     return total, total - hidden
 
 
-def rank_number(info, key):
+def rank_number(info: dict[str, object] | None, key: str) -> int | None:
     value = (info or {}).get(key)
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
-def time_split(trace, summary):
+def time_split(trace: Trace, summary: Summary) -> tuple[str, Window | None, float, float, float, float]:
     """What the rank's table row says about its time: (measured on, window (start, end), busy µs, idle µs,
     communication µs, exposed communication µs). On a GPU, over ``explain``'s window; without GPU work, over
     the recorded steps on the main thread, busy being its time in ops: a ``record_function`` region's own
     time (a sleep inside one) is Python between ops, idle as the rest is."""
-    if summary["window"]:
-        window = (summary["window"]["start_us"], summary["window"]["end_us"])
+    measured, idle_gpu = summary["window"], summary["idle"]
+    if measured and idle_gpu:
+        window = (measured["start_us"], measured["end_us"])
         comm = communication(trace, window)
-        return ("GPU", window, summary["idle"]["busy_us"], summary["idle"]["idle_us"], comm["kernel_us"],
-                comm["exposed_us"])
+        return "GPU", window, idle_gpu["busy_us"], idle_gpu["idle_us"], comm["kernel_us"], comm["exposed_us"]
     host = summary["host"]
     if not host or not host["dur_us"]:
         return "nothing", None, 0.0, 0.0, 0.0, 0.0
@@ -116,7 +118,8 @@ def time_split(trace, summary):
             comm_us, exposed_us)
 
 
-def rank_summary(trace, file, window=None, window_meaning=None):
+def rank_summary(trace: Trace, file: Path | str, window: Window | None = None,
+                 window_meaning: str | None = None) -> RankSummary:
     """One rank's row of the job: who it is, where its time went, its verdict, and its collectives in order.
 
     Plain data of a size that does not grow with the trace's events, except ``collectives``
@@ -142,29 +145,30 @@ def rank_summary(trace, file, window=None, window_meaning=None):
         "communication_us": comm_us,
         "exposed_us": exposed_us,
         "steps": len(steps),
-        "median_step_us": steps[len(steps) // 2] if steps else None,
+        "median_step_us": median(steps),
         "verdict": summary["verdict"],
         "collectives_are": source,
         "collectives": collective_sequence(trace, mask),
     }
 
 
-def label(row):
+def label(row: RankFields) -> str:
     """How the job's output names a rank: its number, or its file when the trace does not say."""
     return f"rank {row['rank']}" if row["rank"] is not None else row["file"]
 
 
-def keyed(sequence):
+def keyed(sequence: list[Collective]) -> dict[Key, Window]:
     """{(name, stream, occurrence): (start, end)}: the n-th collective of each name on each stream, as the
     ranks match them (every rank calls the same collectives in the same order)."""
-    seen, keys = Counter(), {}
+    seen, keys = Counter[tuple[str, Stream]](), dict[Key, Window]()
     for name, stream, start, dur in sequence:
         keys[(name, stream, seen[name, stream])] = (start, start + dur)
         seen[name, stream] += 1
     return keys
 
 
-def straggler_of(keys, order, totals, rows):
+def straggler_of(keys: list[dict[Key, Window]], order: list[Key], totals: list[float],
+                 rows: list[RankRow]) -> tuple[int, list[float], list[float | None]]:
     """(the straggler's index, each rank's wait µs, each rank's wait as a share of its window in %).
 
     A rank waits in each collective from its own start until the straggler arrived: the first (its
@@ -183,7 +187,7 @@ def straggler_of(keys, order, totals, rows):
     return straggler, waits, shares
 
 
-def alignment(keys, order):
+def alignment(keys: list[dict[Key, Window]], order: list[Key]) -> tuple[Key, float]:
     """(the shared collective to align the ranks on, how far matched collectives stray from ending together).
 
     A collective ends on every rank at about the same time, so each rank's ends minus the first rank's
@@ -196,7 +200,8 @@ def alignment(keys, order):
     return order[int(np.argmin(distance.sum(axis=0)))], float(np.median(distance[1:])) if len(keys) > 1 else 0.0
 
 
-def job_verdict(rows, straggler, shares, unmatched):
+def job_verdict(rows: list[RankRow], straggler: int | None, shares: list[float | None],
+                unmatched: str | None) -> tuple[str, str]:
     """(verdict, text) of the whole job: the straggler when another rank waited long for it, else what most
     ranks' own verdicts say. ``unmatched`` says why the ranks' collectives cannot be compared, if they cannot."""
     waited = [share for index, share in enumerate(shares) if index != straggler and share is not None]
@@ -213,7 +218,7 @@ def job_verdict(rows, straggler, shares, unmatched):
     return verdict, f"No rank held the others up for long; the ranks' own verdicts: {said}."
 
 
-def job_summary(ranks):
+def job_summary(ranks: list[RankSummary]) -> Job:
     """The job from its ranks' summaries (``rank_summary``'s, in rank order).
 
     Returns each rank's row (its collectives counted, not listed, with its wait
@@ -222,29 +227,28 @@ def job_summary(ranks):
     (then no straggler is named), the straggler's index and the job's verdict.
     """
     keys = [keyed(row["collectives"]) for row in ranks]
-    shared = set(keys[0]).intersection(*keys[1:]) if keys else set()
+    shared = set(keys[0]).intersection(*keys[1:]) if keys else set[Key]()
     order = sorted(shared, key=lambda key: keys[0][key][0])
     totals = [sum(found[key][1] - found[key][0] for key in order) for found in keys]
-    rows = [{**{k: v for k, v in row.items() if k != "collectives"}, "collectives": len(row["collectives"]),
-             "shared_collective_us": total, "wait_us": None, "wait_pct": None}
-            for row, total in zip(ranks, totals, strict=True)]
-    aligned, stray_us, straggler = None, 0.0, None
+    rows: list[RankRow] = [{**row, "collectives": len(row["collectives"]), "shared_collective_us": total,
+                            "wait_us": None, "wait_pct": None} for row, total in zip(ranks, totals, strict=True)]
+    aligned: Alignment | None = None
+    stray_us, straggler = 0.0, None
     if order:
         key, stray_us = alignment(keys, order)
         aligned = {"name": key[0], "stream": key[1], "occurrence": key[2],
                    "end_us": [found[key][1] for found in keys]}
-    median_us = float(np.median([end - start for found in keys for start, end in (found[k] for k in order)])) \
-        if order else 0.0
+    median_us = median([end - start for found in keys for start, end in (found[k] for k in order)]) if order else 0.0
     strays = bool(order) and stray_us > STRAY_SHARE * median_us
     if len(rows) > 1 and order and not strays:
         straggler, waits, shares = straggler_of(keys, order, totals, rows)
         for row, wait, share in zip(rows, waits, shares, strict=True):
-            row.update(wait_us=wait, wait_pct=share)
+            row["wait_us"], row["wait_pct"] = wait, share
     unmatched = ("No collective appears on every rank" if not order else
                  "The ranks' collectives do not line up one for one (sampled traces, or traces cut at different "
                  "steps?)" if strays else None)
     verdict, text = job_verdict(rows, straggler, [row["wait_pct"] for row in rows], unmatched)
-    sizes = {row["world_size"] for row in rows} - {None}
+    sizes = {row["world_size"] for row in rows if row["world_size"] is not None}
     return {
         "ranks": rows,
         "world_size": max(sizes) if sizes else None,
@@ -258,7 +262,7 @@ def job_summary(ranks):
     }
 
 
-def ranks_to_show(job, limit):
+def ranks_to_show(job: Job, limit: int) -> list[int]:
     """Indices of the ranks worth listing or drawing, in rank order: every one, or for a job of more than
     ``limit`` the straggler and the ranks that waited longest for it (else those with the most exposed
     communication)."""

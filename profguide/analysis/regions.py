@@ -1,12 +1,24 @@
 """The calls of one region: how long each took, how much of it went to the ops it called, and to the GPU."""
 
+from typing import TypedDict
+
 import numpy as np
 
 from profguide.analysis.intervals import union_length
 from profguide.analysis.select import gpu_work, kinds_mask, launch_of, nesting_depths
+from profguide.trace.model import Trace
 
 
-def region_calls(trace, name):
+class TreeEntry(TypedDict):
+    """One host event of a region's call tree (``region_tree``)."""
+
+    depth: int
+    name: str
+    dur_us: float
+    launched: list[tuple[str, float]]
+
+
+def region_calls(trace: Trace, name: str) -> list[dict[str, float]]:
     """Every occurrence of the region ``name`` (a ``record_function`` or op), in order of start.
 
     For each: its duration, the time covered by the ops directly under it
@@ -20,7 +32,7 @@ def region_calls(trace, name):
     work = np.flatnonzero(gpu_work(trace))
     launch = launch_of(trace, work)
     launch_ts = np.where(launch >= 0, trace.ts[np.maximum(launch, 0)], np.nan)
-    calls = []
+    calls: list[dict[str, float]] = []
     for index in np.flatnonzero((trace.name == code) & host):
         start, end, lane = trace.ts[index], trace.end[index], trace.lane[index]
         inside = np.flatnonzero(host & (trace.lane == lane) & (trace.ts >= start) & (trace.end <= end))
@@ -36,7 +48,7 @@ def region_calls(trace, name):
     return calls
 
 
-def region_tree(trace, name):
+def region_tree(trace: Trace, name: str) -> list[TreeEntry]:
     """The first occurrence of region ``name`` and every host event nested in it, as the call tree.
 
     Each entry: ``depth`` (0 for the region), ``name``, ``dur_us``, and for a
@@ -65,7 +77,7 @@ def region_tree(trace, name):
     ]
 
 
-def ops_in_region(trace, region, op):
+def ops_in_region(trace: Trace, region: str, op: str) -> int | None:
     """How many ``op`` events the first occurrence of ``region`` holds (None when there is no such region)."""
     tree = region_tree(trace, region)
     return sum(entry["name"] == op for entry in tree[1:]) if tree else None

@@ -5,13 +5,22 @@ indices or plain data. Times are in µs; a *window* is a (start, end) pair in
 the trace's own clock.
 """
 
-import re
+
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from profguide.trace.model import GPU_KINDS, GPU_WORK_KINDS, HOST_KINDS, KIND, NO_ID
+from profguide.analysis.intervals import Floats, Mask, Window
+from profguide.analysis.summary import Step
+from profguide.errors import UsageError
+from profguide.patterns import STEP
+from profguide.trace.model import GPU_KINDS, GPU_WORK_KINDS, HOST_KINDS, KIND, NO_ID, Trace
 
-STEP_NAME = re.compile(r"ProfilerStep#(\d+)$")
+Indices = npt.NDArray[np.intp]  # event indices, -1 for none
+Lane = tuple[int | str, int | str]  # (pid, tid)
+
 SYNC_CALLS = frozenset({
     "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
     "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize",
@@ -19,7 +28,7 @@ SYNC_CALLS = frozenset({
 })
 
 
-def codes_mask(codes, wanted, size):
+def codes_mask(codes: npt.NDArray[np.integer[Any]], wanted: Iterable[int], size: int) -> Mask:
     """Mask of the entries of ``codes`` (small integers below ``size``) that are among ``wanted``: a table
     lookup, one gather, where np.isin would sort."""
     table = np.zeros(size, dtype=bool)
@@ -27,28 +36,28 @@ def codes_mask(codes, wanted, size):
     return table[codes]
 
 
-def kinds_mask(trace, kinds):
+def kinds_mask(trace: Trace, kinds: Iterable[str]) -> Mask:
     return codes_mask(trace.kind, [KIND[k] for k in kinds], len(KIND))
 
 
-def names_where(trace, predicate):
+def names_where(trace: Trace, predicate: Callable[[str], object]) -> Mask:
     """Mask of the events whose name satisfies ``predicate`` (tested once per distinct name)."""
     return codes_mask(trace.name, [code for code, name in enumerate(trace.names) if predicate(name)], len(trace.names))
 
 
-def first_of(trace, name):
+def first_of(trace: Trace, name: str) -> int | None:
     """The index of the first event named ``name``, or None when the trace has none."""
     if name not in trace.names:
         return None
     return int(np.argmax(trace.name == trace.names.index(name)))
 
 
-def gpu_work(trace):
+def gpu_work(trace: Trace) -> Mask:
     """Mask of the events that occupy a GPU: kernels, memcpy, memset."""
     return kinds_mask(trace, GPU_WORK_KINDS)
 
 
-def activity_window(trace):
+def activity_window(trace: Trace) -> Window:
     """(start, end) of the host and GPU activity, leaving out profiler bookkeeping."""
     kept = kinds_mask(trace, HOST_KINDS | GPU_KINDS)
     if not kept.any():
@@ -56,7 +65,7 @@ def activity_window(trace):
     return float(trace.ts[kept].min()), float(trace.end[kept].max())
 
 
-def gpu_window(trace):
+def gpu_window(trace: Trace) -> Window | None:
     """(start, end) from the first GPU op's start to the last one's end, all streams; None without GPU work."""
     work = gpu_work(trace)
     if not work.any():
@@ -64,27 +73,27 @@ def gpu_window(trace):
     return float(trace.ts[work].min()), float(trace.end[work].max())
 
 
-def lanes(trace, kinds):
+def lanes(trace: Trace, kinds: Iterable[str]) -> list[Lane]:
     """(pid, tid) pairs that carry events of ``kinds``, in order of first appearance."""
     codes = trace.lane[kinds_mask(trace, kinds)]
     _, first = np.unique(codes, return_index=True)
     return [trace.lanes[code] for code in codes[np.sort(first)]]
 
 
-def cpu_lanes(trace):
+def cpu_lanes(trace: Trace) -> list[Lane]:
     return lanes(trace, HOST_KINDS)
 
 
-def gpu_lanes(trace):
+def gpu_lanes(trace: Trace) -> list[Lane]:
     return lanes(trace, GPU_WORK_KINDS)
 
 
-def nesting_depths(starts, ends):
+def nesting_depths(starts: Floats, ends: Floats) -> Indices:
     """Depth of each event of one lane: 0 for outermost, +1 per enclosing event.
 
     The events must be sorted by (start, -duration), as Trace keeps them.
     """
-    depths, open_ends = np.zeros(len(starts), dtype=int), []
+    depths, open_ends = np.zeros(len(starts), dtype=np.intp), list[float]()
     for index, (start, end) in enumerate(zip(np.asarray(starts).tolist(), np.asarray(ends).tolist(), strict=True)):
         while open_ends and open_ends[-1] <= start:
             open_ends.pop()
@@ -93,9 +102,9 @@ def nesting_depths(starts, ends):
     return depths
 
 
-def profiler_steps(trace):
+def profiler_steps(trace: Trace) -> list[Step]:
     """The ``ProfilerStep#N`` regions that ``prof.step()`` marks, in order of start."""
-    codes = {code: int(m.group(1)) for code, name in enumerate(trace.names) if (m := STEP_NAME.match(name))}
+    codes = {code: int(m.group(1)) for code, name in enumerate(trace.names) if (m := STEP.match(name))}
     selected = np.flatnonzero(np.isin(trace.name, list(codes)) & (trace.kind == KIND["annotation"]))
     return [
         {"step": codes[int(trace.name[i])], "start_us": float(trace.ts[i]), "dur_us": float(trace.dur[i])}
@@ -103,14 +112,14 @@ def profiler_steps(trace):
     ]
 
 
-def launches_by_correlation(trace):
+def launches_by_correlation(trace: Trace) -> tuple[Indices, Indices]:
     """Sorted correlation ids of runtime and driver calls, with their event indices."""
     calls = np.flatnonzero(kinds_mask(trace, ("runtime", "driver")) & (trace.correlation != NO_ID))
     order = np.argsort(trace.correlation[calls], kind="stable")
     return trace.correlation[calls][order], calls[order]
 
 
-def launch_of(trace, indices):
+def launch_of(trace: Trace, indices: Indices) -> Indices:
     """For each GPU event index, the index of the call that launched it, or -1."""
     keys, calls = launches_by_correlation(trace)
     correlation = trace.correlation[indices]
@@ -121,12 +130,12 @@ def launch_of(trace, indices):
     return np.where(found, calls[position] if len(calls) else -1, -1)
 
 
-def host_syncs(trace):
+def host_syncs(trace: Trace) -> Indices:
     """Indices of the host calls that wait for the GPU (cudaDeviceSynchronize and kin)."""
     return np.flatnonzero(names_where(trace, SYNC_CALLS.__contains__) & kinds_mask(trace, ("runtime", "driver")))
 
 
-def step_window(trace, step):
+def step_window(trace: Trace, step: int) -> Window:
     """The window of ``ProfilerStep#step``: from its start until the GPU finished the work it launched."""
     for found in profiler_steps(trace):
         if found["step"] == step:
@@ -139,10 +148,10 @@ def step_window(trace, step):
                 end = max(end, float(trace.end[ops[launched]].max()))
             return start, end
     known = ", ".join(str(s["step"]) for s in profiler_steps(trace)) or "none"
-    raise KeyError(f"no ProfilerStep#{step} in this trace (steps: {known})")
+    raise UsageError(f"no ProfilerStep#{step} in this trace (steps: {known})")
 
 
-def hta_ops(trace):
+def hta_ops(trace: Trace) -> Mask:
     """The GPU ops HolisticTraceAnalysis's temporal breakdown counts (HTA 0.5.0).
 
     Every event on a GPU stream counts: kernels, memcpy, memset, and the sync
@@ -165,14 +174,14 @@ def hta_ops(trace):
     return kept
 
 
-def on_a_stream(trace):
+def on_a_stream(trace: Trace) -> Mask:
     """Kernels, memcpy, memset, and GPU sync events that sit on a stream (tid != -1)."""
     off_stream = [code for code, (_, tid) in enumerate(trace.lanes) if tid == -1]
     syncs_off_stream = kinds_mask(trace, ("sync",)) & np.isin(trace.lane, off_stream)
     return kinds_mask(trace, ("kernel", "memcpy", "memset", "sync")) & ~syncs_off_stream
 
 
-def hta_window(trace):
+def hta_window(trace: Trace) -> Window | None:
     """HTA's window: first to last of ``hta_ops``, all streams; None without GPU work."""
     ops = hta_ops(trace)
     if not ops.any():

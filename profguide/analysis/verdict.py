@@ -1,12 +1,14 @@
 """The verdict on a trace, the summary ``profguide explain`` reports, and the facts captions quote."""
 
+from typing import TypedDict
+
 import numpy as np
 
-from profguide.analysis.communication import COMMUNICATION, communication
+from profguide.analysis.communication import communication
 from profguide.analysis.compile import compile_markers
 from profguide.analysis.host import host_breakdown
 from profguide.analysis.idle import LATE_LAUNCH, busy_intervals, idle_breakdown
-from profguide.analysis.intervals import union_length
+from profguide.analysis.intervals import Mask, Window, union_length
 from profguide.analysis.kernels import device_name, gemm_throughput, memory_traffic, occupancy, top_kernels
 from profguide.analysis.launches import clock_skew, launch_delays, profiler_overhead, synchronisations
 from profguide.analysis.select import (
@@ -19,7 +21,20 @@ from profguide.analysis.select import (
     on_a_stream,
     profiler_steps,
 )
-from profguide.trace.model import KIND
+from profguide.analysis.summary import (
+    HostActivity,
+    HostBreakdown,
+    IdleActivity,
+    IdleBreakdown,
+    KernelRow,
+    LeftOut,
+    Measured,
+    Step,
+    Summary,
+    SyncCall,
+)
+from profguide.patterns import COMMUNICATION
+from profguide.trace.model import KIND, Trace
 
 WINDOW_MEANING = "first to last GPU op (kernels, memcpy, memset), all streams"
 
@@ -70,11 +85,11 @@ ACTIVITY_VERDICTS = {"data loading": "input-bound", "sync": "sync-bound", "optim
                      "backward": "launch-bound"}
 
 
-def top_label(row):
+def top_label(row: HostActivity | IdleActivity) -> str:
     return row["top"][0][0] if row["top"] else "?"
 
 
-def late_launch_verdict(idle):
+def late_launch_verdict(idle: IdleBreakdown) -> tuple[str, str]:
     """The verdict when the host launched late: named after what the host was doing, with its label."""
     activities = idle["by_activity"]
     dominant = max(activities, key=lambda name: activities[name]["idle_us"])
@@ -86,7 +101,7 @@ def late_launch_verdict(idle):
     return ACTIVITY_VERDICTS[dominant], top_label(activities[dominant])
 
 
-def host_verdict(host):
+def host_verdict(host: HostBreakdown) -> tuple[str, str]:
     """(the verdict, the name it points at) for a trace without GPU work: named after the activity that took
     the most host time, as ``late_launch_verdict`` names the GPU's wait."""
     activities = host["by_activity"]
@@ -100,20 +115,19 @@ def host_verdict(host):
     return HOST_ACTIVITY_VERDICTS[dominant], top_label(activities[dominant])
 
 
-def verdict(summary):
-    """(the verdict, the name it points at) from a ``summary`` dict as ``explain`` builds it."""
-    if summary["window"] is None:
+def verdict(summary: Measured) -> tuple[str, str]:
+    """(the verdict, the name it points at) from what ``summarise`` measured."""
+    window, idle, busy_pct = summary["window"], summary["idle"], summary["gpu_busy_pct"]
+    if window is None or idle is None or busy_pct is None:  # no GPU work: the three are None together
         unread = summary["unanalysed_events"]
         if unread:
             return "not-analysed", ", ".join(sorted(unread))
         return host_verdict(summary["host"]) if summary["host"] and summary["host"]["dur_us"] else ("cpu-only", "")
     comm = summary["communication"]
-    window_us = summary["window"]["dur_us"]
-    if comm["kernel_us"] and comm["exposed_us"] > EXPOSED_COMMUNICATION_PCT / 100 * window_us:
+    if comm["kernel_us"] and comm["exposed_us"] > EXPOSED_COMMUNICATION_PCT / 100 * window["dur_us"]:
         return "communication-bound", ""
-    if summary["gpu_busy_pct"] >= COMPUTE_BOUND_BUSY_PCT:
+    if busy_pct >= COMPUTE_BOUND_BUSY_PCT:
         return "compute-bound", ""
-    idle = summary["idle"]
     causes = idle["by_cause"]
     late = sum(causes[cause]["idle_us"] for cause in LATE_LAUNCH)
     largest = max(("queued", "profiler", "other"), key=lambda cause: causes[cause]["idle_us"])
@@ -124,7 +138,7 @@ def verdict(summary):
     return {"queued": "idle-queued"}.get(largest, "idle-unexplained"), ""
 
 
-def measured_window(trace):
+def measured_window(trace: Trace) -> tuple[Mask, Window, str, LeftOut | None]:
     """(ops, window, what it is) for a whole trace: HTA's rule, unless it leaves out most of the GPU's work.
 
     HolisticTraceAnalysis drops the ops launched in the last ProfilerStep; on
@@ -142,7 +156,7 @@ def measured_window(trace):
                                     "HolisticTraceAnalysis does" if left_out else "")
         return ops, window, meaning, None
     start, end = float(trace.ts[everything].min()), float(trace.end[everything].max())
-    dropped = {"ops": left_out, "busy_us": all_busy - hta_busy,
+    dropped: LeftOut = {"ops": left_out, "busy_us": all_busy - hta_busy,
                "busy_pct": 100 * (all_busy - hta_busy) / all_busy if all_busy else 100.0,
                "rule": "HolisticTraceAnalysis leaves out the GPU ops launched in the last ProfilerStep"}
     meaning = (f"{WINDOW_MEANING}; HTA's rule would leave out {left_out:,} ops launched in the last ProfilerStep, "
@@ -150,29 +164,32 @@ def measured_window(trace):
     return everything, (start, end), meaning, dropped
 
 
-def summarise(trace, window=None, window_meaning=None):
+def summarise(trace: Trace, window: Window | None = None, window_meaning: str | None = None) -> Summary:
     """Everything ``profguide explain`` reports, for one window (default: ``measured_window``)."""
     has_gpu_work = bool(on_a_stream(trace).any())
-    asked, left_out, host = window, None, None
+    asked, left_out, host, ops = window, None, None, None
     if not has_gpu_work:
         host = host_breakdown(trace, window)
-        ops, window, window_meaning = None, None, "no GPU work"
+        window, window_meaning = None, "no GPU work"
     elif window is None:
         ops, window, window_meaning, left_out = measured_window(trace)
     else:
         ops = on_a_stream(trace)
-    summary = {
+    idle = idle_breakdown(trace, window, ops) if window else None
+    length = window[1] - window[0] if window else 0.0
+    measured: Measured = {
         "events": len(trace),
         "device": device_name(trace),
         "skipped_events": trace.skipped,
         "unanalysed_events": trace.unread,
         "steps": profiler_steps(trace),
-        "window": None,
-        "window_definition": window_meaning,
+        "window": {"start_us": window[0], "end_us": window[1], "dur_us": length} if window else None,
+        "window_definition": window_meaning or "the window asked for",
         "host": host,
         "left_out_of_window": left_out,
-        "gpu_busy_pct": None,
-        "gpu_idle_pct": None,
+        "gpu_busy_pct": None if idle is None else 100 * idle["busy_us"] / length if length else 0.0,
+        "gpu_idle_pct": None if idle is None else 100 * idle["idle_us"] / length if length else 0.0,
+        "idle": idle,
         "top_kernels": top_kernels(trace, window) if window else [],
         "communication": communication(trace),
         **launch_delays(trace),
@@ -184,22 +201,27 @@ def summarise(trace, window=None, window_meaning=None):
         "compile": compile_markers(trace, asked),
         "gemm": gemm_throughput(trace),
     }
-    if window:
-        idle = idle_breakdown(trace, window, ops)
-        length = window[1] - window[0]
-        summary.update(
-            window={"start_us": window[0], "end_us": window[1], "dur_us": length},
-            gpu_busy_pct=100 * idle["busy_us"] / length if length else 0.0,
-            gpu_idle_pct=100 * idle["idle_us"] / length if length else 0.0,
-            idle=idle,
-        )
-    summary["verdict"], label = verdict(summary)
-    texts = HOST_VERDICTS if host and summary["verdict"] in HOST_VERDICTS else VERDICTS
-    summary["verdict_text"] = texts[summary["verdict"]].format(label=label, categories=label)
-    return summary
+    name, label = verdict(measured)
+    texts = HOST_VERDICTS if host and name in HOST_VERDICTS else VERDICTS
+    return {**measured, "verdict": name, "verdict_text": texts[name].format(label=label, categories=label)}
 
 
-def facts(trace):
+class Facts(TypedDict):
+    """What ``facts`` returns: the numbers a figure's caption quotes."""
+
+    window_us: float
+    cpu_lanes: int
+    gpu_lanes: int
+    cpu_ops: int
+    kernel_count: int
+    kernel_time_us: float
+    gpu_busy_us: float
+    top_kernels: list[KernelRow]
+    longest_sync: SyncCall | None
+    steps: list[Step]
+
+
+def facts(trace: Trace) -> Facts:
     """The facts a figure's caption quotes about one trace."""
     start, end = activity_window(trace)
     kernels = trace.kind == KIND["kernel"]

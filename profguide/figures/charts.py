@@ -1,10 +1,13 @@
 """Charts: two timelines on one scale, the spread of one op's durations, busy and idle time by cause."""
 
+from collections.abc import Iterable, Mapping, Sequence
 from xml.sax.saxutils import escape
 
 import numpy as np
+import numpy.typing as npt
 
 from profguide.analysis.idle import idle_breakdown
+from profguide.analysis.intervals import Floats, Window
 from profguide.analysis.select import on_a_stream, profiler_steps, step_window
 from profguide.figures.svg import (
     AXIS_HEIGHT,
@@ -24,13 +27,15 @@ from profguide.figures.svg import (
     svg_document,
 )
 from profguide.figures.timeline import SVG_BUDGET, timeline_lanes
+from profguide.stats import median
 from profguide.text import count_of, format_duration, printable
+from profguide.trace.model import Trace
 
 
-def comparison_svg(panels, title="Two timelines on one scale"):
+def comparison_svg(panels: Sequence[tuple[str, Trace, Window]], title: str = "Two timelines on one scale") -> str:
     """Timelines stacked on one time scale, each from its own start: ``panels`` are (label, trace, window)."""
     span = max(end - start for _, _, (start, end) in panels)
-    parts, kinds, y = [], set(), 0
+    parts, kinds = list[str](), set[str]()
     sections = []
     for label, trace, window in panels:
         scale = Scale(window[0], span)
@@ -48,7 +53,7 @@ def comparison_svg(panels, title="Two timelines on one scale"):
     return svg_document(WIDTH, y, title, "".join(parts))
 
 
-def spread_svg(name, values, title=None, unit_label="in the recording"):
+def spread_svg(name: str, values: npt.ArrayLike, title: str | None = None, unit_label: str = "in the recording") -> str:
     """The spread of one op's durations: a dot per occurrence, with the median, the mean (dashed: a few slow
     occurrences pull it away from the typical one) and the 95th percentile marked."""
     values = np.asarray(values, dtype=float)
@@ -65,7 +70,7 @@ def spread_svg(name, values, title=None, unit_label="in the recording"):
         )
     if len(values):
         # Each marker's label on a row of its own, so that close values never print over each other.
-        markers = (("median", np.median(values), ""), ("mean", values.mean(), ' stroke-dasharray="4 3"'),
+        markers = (("median", median(values), ""), ("mean", values.mean(), ' stroke-dasharray="4 3"'),
                    ("p95", np.percentile(values, 95), ""))
         for row, (label, value, dash) in enumerate(markers):
             x = scale.x(value)
@@ -76,14 +81,15 @@ def spread_svg(name, values, title=None, unit_label="in the recording"):
     return svg_document(WIDTH, top + height + 6 + AXIS_HEIGHT, title or f"Spread of {name}", "".join(parts))
 
 
-def marker_label(text, x, y, right):
+def marker_label(text: str, x: float, y: float, right: float) -> str:
     """A label beside a vertical marker at ``x``: to its right, or to its left where it would pass ``right``."""
     if x + 3 + len(text) * CHAR_WIDTH <= right:
         return f'<text class="pg-ink" x="{x + 3:.1f}" y="{y}">{escape(text)}</text>'
     return f'<text class="pg-ink" x="{x - 3:.1f}" y="{y}" text-anchor="end">{escape(text)}</text>'
 
 
-def breakdown_svg(rows, title="GPU time: busy and idle by cause", style=IDLE_STYLE):
+def breakdown_svg(rows: Iterable[tuple[str, Mapping[str, float]]], title: str = "GPU time: busy and idle by cause",
+                  style: Mapping[str, tuple[str, str]] = IDLE_STYLE) -> str:
     """A bar per row (a step, a rank): its window split into parts, each drawn as its share of the row.
 
     ``rows`` are (label, {part: µs}) with the parts of ``style`` ({part: (fill, name)}, in drawing order):
@@ -108,7 +114,7 @@ def breakdown_svg(rows, title="GPU time: busy and idle by cause", style=IDLE_STY
     return svg_document(WIDTH, y + 8, title, "".join(parts))
 
 
-def step_breakdowns(trace):
+def step_breakdowns(trace: Trace) -> list[tuple[str, dict[str, float]]]:
     """(label, busy and idle-by-cause µs) for each profiler step, measured over the step's window."""
     rows = []
     for step in profiler_steps(trace):
@@ -119,7 +125,7 @@ def step_breakdowns(trace):
     return rows
 
 
-def op_durations(trace, name):
+def op_durations(trace: Trace, name: str) -> Floats:
     """Durations of every event named ``name``, in trace order."""
     if name not in trace.names:
         return np.empty(0)
@@ -129,7 +135,8 @@ def op_durations(trace, name):
 SERIES_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7")
 
 
-def scaling_svg(series, title="Time against the size of the trace"):
+def scaling_svg(series: Sequence[tuple[str, Sequence[tuple[int, float]]]],
+                title: str = "Time against the size of the trace") -> str:
     """Lines of seconds against events, one per series: ``series`` are (label, [(events, seconds), …])."""
     points = [point for _, values in series for point in values]
     most_events = max((events for events, _ in points), default=1) * 1.05
@@ -137,7 +144,7 @@ def scaling_svg(series, title="Time against the size of the trace"):
     left, top, height = 70, 40, 220
     x = Scale(0.0, most_events, left=left, right=WIDTH - RIGHT_MARGIN - 150)
 
-    def y(seconds):
+    def y(seconds: float) -> float:
         return top + height - seconds / most_seconds * height
 
     legend, _ = legend_svg([(colour, label) for colour, (label, _) in zip(SERIES_COLOURS, series, strict=False)], top=8)
@@ -171,7 +178,7 @@ def scaling_svg(series, title="Time against the size of the trace"):
     return svg_document(WIDTH, top + height + 48, title, "".join(parts))
 
 
-def communication_svg(rows):
+def communication_svg(rows: Iterable[Mapping[str, float]]) -> str:
     """Each step's window split into computation alone, communication hidden behind it, communication
     exposed, and neither (``step_communication``'s rows)."""
     return breakdown_svg([(f"ProfilerStep#{row['step']}", row) for row in rows],

@@ -1,5 +1,6 @@
 """Steps of a run without GPU work, each a bar of the host's time split by activity, all on one time scale."""
 
+from collections.abc import Mapping, Sequence
 from xml.sax.saxutils import escape
 
 from profguide.analysis.host import CPU_LABELS
@@ -27,7 +28,8 @@ HEADING_HEIGHT = 24
 GROUP_GAP = 10
 
 
-def host_steps_svg(groups, title="Each step's host time by activity"):
+def host_steps_svg(groups: Sequence[tuple[str, Sequence[tuple[str, Mapping[str, float]]]]],
+                   title: str = "Each step's host time by activity") -> str:
     """``groups`` are (heading, [(label, {activity: µs}), …]): a heading per run, a bar per step, one scale."""
     span = max((sum(spent.values()) for _, rows in groups for _, spent in rows), default=0.0) or 1.0
     scale = Scale(0.0, span)
@@ -46,7 +48,7 @@ def host_steps_svg(groups, title="Each step's host time by activity"):
     return svg_document(WIDTH, y + AXIS_HEIGHT, title, "".join(parts))
 
 
-def bar(scale, y, spent):
+def bar(scale: Scale, y: float, spent: Mapping[str, float]) -> str:
     """One step's bar: a segment per activity, in ACTIVITY_FILLS order, each with its time on hover."""
     total, start, segments = sum(spent.values()), 0.0, []
     for activity, fill in ACTIVITY_FILLS.items():

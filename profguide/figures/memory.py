@@ -1,9 +1,12 @@
 """Memory over time: bytes held by each of torch's memory categories, stacked, with the steps marked."""
 
+from collections.abc import Mapping, Sequence
 from xml.sax.saxutils import escape
 
 import numpy as np
+import numpy.typing as npt
 
+from profguide.analysis.intervals import Floats
 from profguide.figures.svg import (
     AXIS_HEIGHT,
     WIDTH,
@@ -29,16 +32,16 @@ CATEGORY_COLOURS = {
 PLOT_HEIGHT = 240
 
 
-def thinned(times, totals, columns):
+def thinned(times: Floats, totals: Floats, columns: npt.NDArray[np.int_]) -> npt.NDArray[np.int_]:
     """At most one moment per pixel column, the one with the most memory, so that no peak is lost."""
-    kept = {}
+    kept: dict[int, int] = {}
     for index, column in enumerate(columns):
         if column not in kept or totals[index] > totals[kept[column]]:
             kept[column] = index
     return np.array(sorted(kept.values()), dtype=int)
 
 
-def step_path(xs, lower, upper):
+def step_path(xs: Floats, lower: Floats, upper: Floats) -> str:
     """An SVG path for the band between two step functions: memory holds its value until the next change."""
     right = np.append(xs[1:], xs[-1])
     top = " ".join(f"L{a:.1f},{y:.1f} L{b:.1f},{y:.1f}" for a, b, y in zip(xs, right, upper, strict=True))
@@ -47,13 +50,13 @@ def step_path(xs, lower, upper):
     return "M" + (top + " " + bottom)[1:] + " Z"
 
 
-def bytes_step(most):
+def bytes_step(most: float) -> float:
     """A tick step of bytes that prints round: 1, 2 or 5 × 10^k of the largest unit (KiB, MiB, GiB) that fits."""
     unit = next((unit for unit in (1 << 30, 1 << 20, 1 << 10) if most >= 2 * unit), 1)
     return max(nice_tick_step(most / unit, 4) * unit, 1.0)
 
 
-def bytes_axis(most, top, left):
+def bytes_axis(most: float, top: float, left: float) -> str:
     """Ticks of bytes up the left side of the plot."""
     parts, step = [], bytes_step(most)
     tick = 0.0
@@ -66,7 +69,8 @@ def bytes_axis(most, top, left):
     return "".join(parts)
 
 
-def memory_timeline_svg(times, sizes, steps=(), title="Memory by category over time"):
+def memory_timeline_svg(times: Floats, sizes: Mapping[str, Floats],
+                        steps: Sequence[tuple[str, float]] = (), title: str = "Memory by category over time") -> str:
     """Stacked bands of bytes by category against time, with a dashed line where each step starts.
 
     ``times`` are µs, ``sizes`` maps each category (in stacking order, bottom first) to its bytes at each
@@ -89,7 +93,7 @@ def memory_timeline_svg(times, sizes, steps=(), title="Memory by category over t
     kept = thinned(times, stacked[-1], np.round(xs).astype(int))
     xs, stacked = xs[kept], stacked[:, kept]
 
-    def y(values):
+    def y(values: Floats) -> Floats:
         return top + PLOT_HEIGHT - values / most * PLOT_HEIGHT
 
     parts = [legend, f'<rect class="pg-band" x="{scale.left}" y="{top}" width="{scale.right - scale.left}" '

@@ -2,24 +2,29 @@
 collective they all ran ends at the same x: its main CPU thread, the threads or streams its collectives ran
 on and its busiest GPU streams, the collectives outlined."""
 
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from xml.sax.saxutils import escape
 
 import numpy as np
 
 from profguide.analysis.host import main_lane
+from profguide.analysis.intervals import Mask, Window
 from profguide.analysis.ranks import collectives, label, ranks_to_show
 from profguide.analysis.select import gpu_work
+from profguide.analysis.summary import Job, RankRow
 from profguide.figures.svg import AXIS_HEIGHT, STYLE, WIDTH, Scale, axis_svg, fit_label, legend_svg, svg_document
 from profguide.figures.timeline import SVG_BUDGET, padded, timeline_lanes
 from profguide.text import format_duration, kernel_name, printable
+from profguide.trace.model import Trace
 
 GPU_LANES_DRAWN = 2  # per rank, the GPU streams with the most work besides those of its collectives
 PANEL_HEADER = 24
+Panel = tuple[str, Trace, Window, set[str]]  # (heading, the rank's trace, its window, its collectives' names)
 RANKS_DRAWN = 8  # a job of more ranks: the straggler and the ranks that waited longest for it
 
 
-def lanes_drawn(trace, collectives):
+def lanes_drawn(trace: Trace, collectives: Mask) -> list[int]:
     """The lane codes a rank's panel draws: its main thread, the lanes of its collectives (gloo's worker
     threads, NCCL's streams) and its busiest GPU streams."""
     keep = set(np.unique(trace.lane[collectives]).tolist())
@@ -33,22 +38,24 @@ def lanes_drawn(trace, collectives):
     return sorted(keep)
 
 
-def drawn_part(trace, window, collectives):
+def drawn_part(trace: Trace, window: Window, collectives: Mask) -> Trace:
     """The part of ``trace`` a panel draws: the events of ``lanes_drawn`` that overlap ``window``, as a Trace
     of their own, so that a job of many ranks keeps only what it draws."""
     keep = np.isin(trace.lane, lanes_drawn(trace, collectives)) & (trace.end >= window[0]) & (trace.ts <= window[1])
-    columns = ("ts", "dur", "kind", "name", "lane", "correlation", "external_id", "bytes", "occupancy")
-    return replace(trace, **{column: getattr(trace, column)[keep] for column in columns}, shapes={})
+    columns = ("ts", "dur", "kind", "name", "lane", "correlation", "external_id", "bytes", "occupancy",
+               "recorded_shapes")
+    return replace(trace, **{column: getattr(trace, column)[keep] for column in columns}, shapes={}, comm_args={})
 
 
-def ranks_svg(panels, aligned_at, aligned_on, title="The ranks of a job on one time axis"):
+def ranks_svg(panels: Sequence[Panel], aligned_at: float, aligned_on: str,
+              title: str = "The ranks of a job on one time axis") -> str:
     """The panels one above the other on one time axis.
 
     ``panels`` are (label, trace, window, collective names), every window as long as the others, with the
     collective the ranks are aligned on ending ``aligned_at`` µs after the window's start; ``aligned_on``
     names that collective for the figure's note.
     """
-    sections, kinds = [], set()
+    sections, kinds = list[tuple[str, Scale, str, float, float]](), set[str]()
     for heading, trace, window, names in panels:
         low, high = padded(window)
         scale = Scale(low, high - low)
@@ -75,7 +82,7 @@ def ranks_svg(panels, aligned_at, aligned_on, title="The ranks of a job on one t
     return svg_document(WIDTH, y + AXIS_HEIGHT, title, "".join(parts))
 
 
-def panel_label(job, index):
+def panel_label(job: Job, index: int) -> str:
     row = job["ranks"][index]
     if index == job["straggler"]:
         return f"{label(row)} · the straggler"
@@ -84,19 +91,21 @@ def panel_label(job, index):
     return label(row)
 
 
-def job_svg(job, load, limit=RANKS_DRAWN, title="The ranks of a job on one time axis"):
+def job_svg(job: Job, load: Callable[[RankRow], Trace], limit: int = RANKS_DRAWN,
+            title: str = "The ranks of a job on one time axis") -> tuple[str, int]:
     """(SVG, ranks drawn) of a job (``job_summary``'s, with each rank's ``file``): the ranks ``shown_ranks``
     picks, each loaded with ``load(row)`` and cut to what it draws before the next is loaded, over the span
     of their windows, aligned on the collective the job names (or, without one, on their windows' starts)."""
     rows = job["ranks"]
-    chosen = [index for index in ranks_to_show(job, limit) if rows[index]["window"]]
+    windows = {index: measured for index in ranks_to_show(job, limit) if (measured := rows[index]["window"])}
+    chosen = list(windows)
     if not chosen:
         raise ValueError("no rank has events to draw")
     aligned = job["aligned_on"]
-    anchors = {i: aligned["end_us"][i] if aligned else rows[i]["window"]["start_us"] for i in chosen}
-    before = min(rows[i]["window"]["start_us"] - anchors[i] for i in chosen)
-    after = max(rows[i]["window"]["end_us"] - anchors[i] for i in chosen)
-    panels = []
+    anchors = {i: aligned["end_us"][i] if aligned else windows[i]["start_us"] for i in chosen}
+    before = min(windows[i]["start_us"] - anchors[i] for i in chosen)
+    after = max(windows[i]["end_us"] - anchors[i] for i in chosen)
+    panels: list[Panel] = []
     for i in chosen:
         loaded = load(rows[i])
         mask, _ = collectives(loaded)

@@ -8,6 +8,7 @@ deficiencies), escapes every string that comes from a trace, and gives the
 same bytes for the same input.
 """
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from xml.sax.saxutils import escape, quoteattr
 
@@ -77,11 +78,11 @@ class Scale:
     left: float = LABEL_WIDTH
     right: float = WIDTH - RIGHT_MARGIN
 
-    def x(self, ts):
+    def x(self, ts: float) -> float:
         return self.left + (ts - self.start) * (self.right - self.left) / max(self.span, 1e-9)
 
 
-def svg_document(width, height, title, body):
+def svg_document(width: float, height: float, title: str, body: str) -> str:
     title = printable(title)
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" class="pg-fig" viewBox="0 0 {width} {height}" '
@@ -92,7 +93,7 @@ def svg_document(width, height, title, body):
     )
 
 
-def fit_label(name, width):
+def fit_label(name: str, width: float) -> str:
     """``name`` cut to fit ``width`` pixels, with an ellipsis; '' if nothing useful fits."""
     room = int((width - 6) / CHAR_WIDTH)
     if room >= len(name):
@@ -102,7 +103,7 @@ def fit_label(name, width):
     return name[: room - 1] + "…"
 
 
-def axis_svg(scale, top):
+def axis_svg(scale: Scale, top: float) -> str:
     step = nice_tick_step(scale.span)
     parts = [f'<line class="pg-rule" x1="{scale.left}" y1="{top}" x2="{scale.right}" y2="{top}"/>']
     tick = 0.0
@@ -116,7 +117,7 @@ def axis_svg(scale, top):
     return "".join(parts)
 
 
-def nice_tick_step(span, target_ticks=6):
+def nice_tick_step(span: float, target_ticks: int = 6) -> float:
     """A 1, 2 or 5 × 10^k step giving about ``target_ticks`` ticks over ``span``."""
     raw = max(span, 1e-9) / target_ticks
     magnitude = 10 ** np.floor(np.log10(raw))
@@ -126,7 +127,7 @@ def nice_tick_step(span, target_ticks=6):
     return float(10 * magnitude)
 
 
-def legend_svg(items, top=8):
+def legend_svg(items: Iterable[tuple[str, str]], top: float = 8) -> tuple[str, float]:
     """A legend of (colour, label) items, wrapped into rows; returns (svg, bottom y)."""
     parts = []
     x, y = LABEL_WIDTH, top

@@ -1,10 +1,12 @@
 """Timelines: CPU thread lanes with nested ops, GPU stream lanes, launch arrows, brackets and callouts."""
 
+from collections.abc import Collection, Iterable, Sequence
 from xml.sax.saxutils import escape
 
 import numpy as np
 
-from profguide.analysis.select import activity_window, kinds_mask, nesting_depths
+from profguide.analysis.intervals import Floats, Mask, Window
+from profguide.analysis.select import Indices, Lane, activity_window, kinds_mask, nesting_depths
 from profguide.figures.svg import (
     AXIS_HEIGHT,
     BRACKET_ROW,
@@ -21,7 +23,10 @@ from profguide.figures.svg import (
     svg_document,
 )
 from profguide.text import format_duration, kernel_name, printable
-from profguide.trace.model import HOST_KINDS
+from profguide.trace.model import HOST_KINDS, Slice, Trace
+
+Box = tuple[float, float, float]  # (x, y, width) of a drawn slice
+BoxKey = str | tuple[str, bool, int]  # a slice's name, or ("correlation", on the GPU, its correlation id)
 
 GPU_DRAWN = frozenset({"kernel", "memcpy", "memset"})
 MAX_DEPTH = 8
@@ -32,23 +37,23 @@ MIN_DRAWN_WIDTH = 0.25  # px: narrower slices are left out (zoom in with a windo
 MAX_LANES = 40  # the busiest lanes; a trace of thousands of threads or streams would not fit a page
 
 
-def display_name(s):
+def display_name(s: Slice) -> str:
     """What a slice's label says: kernels lose their C++ decoration; the tooltip keeps the full name."""
     return printable(kernel_name(s.name) if s.kind == "kernel" else s.name)
 
 
-def lane_label(pid, tid, on_gpu):
+def lane_label(pid: object, tid: object, on_gpu: bool) -> str:
     return f"GPU {pid} · stream {tid}" if on_gpu else f"CPU · tid {tid}"
 
 
-def slice_box(s, depth, scale, top, end):
+def slice_box(s: Slice, depth: int, scale: Scale, top: float, end: float) -> Box:
     """(x0, y, width) of a slice clipped to the scale's window."""
     x0 = scale.x(max(s.ts, scale.start))
     x1 = scale.x(min(s.end, end))
     return x0, top + depth * (ROW_HEIGHT + ROW_GAP), max(x1 - x0, 1.0)
 
 
-def slice_svg(s, box, highlighted):
+def slice_svg(s: Slice, box: Box, highlighted: bool) -> str:
     x0, y, width = box
     fill, ink, kind_label = STYLE[s.kind]
     tooltip = f"{printable(s.name)}\n{format_duration(s.dur)} · {kind_label}"
@@ -67,7 +72,7 @@ def slice_svg(s, box, highlighted):
     return "".join(parts)
 
 
-def bracket_svg(scale, top, start, end, label):
+def bracket_svg(scale: Scale, top: float, start: float, end: float, label: str) -> str:
     """A bracket over [start, end] with its label centred above it."""
     x0, x1 = scale.x(start), scale.x(end)
     y = top + BRACKET_ROW - 6
@@ -77,7 +82,7 @@ def bracket_svg(scale, top, start, end, label):
     )
 
 
-def callout_svg(number, x, y):
+def callout_svg(number: int, x: float, y: float) -> str:
     return (
         f'<circle class="pg-callout" cx="{x:.1f}" cy="{y:.1f}" r="8"/>'
         f'<text class="pg-callout-text" x="{x:.1f}" y="{y + 4.5:.1f}" text-anchor="middle" '
@@ -85,7 +90,7 @@ def callout_svg(number, x, y):
     )
 
 
-def arrow_svg(x0, y0, x1, y1):
+def arrow_svg(x0: float, y0: float, x1: float, y1: float) -> str:
     """A launch → kernel arrow: a line and a small head, no markers (figures share a page)."""
     return (
         f'<line class="pg-arrow" x1="{x0:.1f}" y1="{y0:.1f}" x2="{x1:.1f}" y2="{y1:.1f}"/>'
@@ -93,7 +98,7 @@ def arrow_svg(x0, y0, x1, y1):
     )
 
 
-def drawable(trace, window, px_per_us):
+def drawable(trace: Trace, window: Window, px_per_us: float) -> tuple[Indices, Mask]:
     """Indices of the events a timeline can show in the window: host work on CPU lanes, GPU work on GPU
     lanes, each at least MIN_DRAWN_WIDTH wide (narrower ones never enclose wider ones, so depths hold)."""
     start, end = window
@@ -106,7 +111,7 @@ def drawable(trace, window, px_per_us):
         on_gpu_lane
 
 
-def within_budget(trace, indices, widths, budget):
+def within_budget(trace: Trace, indices: Indices, widths: Floats, budget: int) -> Indices:
     """The widest of ``indices`` whose estimated SVG fits in ``budget`` bytes, in their original order."""
     name_bytes = np.array([len(name) for name in trace.names]) + SLICE_BYTES
     cost = name_bytes[trace.name[indices]]
@@ -117,7 +122,8 @@ def within_budget(trace, indices, widths, budget):
     return np.sort(indices[order[fits]])
 
 
-def lanes_to_draw(trace, window, px_per_us, budget):
+def lanes_to_draw(trace: Trace, window: Window, px_per_us: float,
+                  budget: int) -> list[tuple[Lane, bool, list[tuple[int, int]]]]:
     """[(lane, on GPU, [(index, depth), …])] in drawing order (CPU lanes first), at most MAX_LANES of them.
 
     Linear in events and lanes: each event is looked at once, grouped by lane with one sort.
@@ -128,7 +134,7 @@ def lanes_to_draw(trace, window, px_per_us, budget):
     order = np.lexsort((candidates, lane_codes))
     candidates, lane_codes = candidates[order], lane_codes[order]
     bounds = np.flatnonzero(np.diff(lane_codes)) + 1
-    kept = []
+    kept: list[tuple[Indices, Indices]] = []
     for group in np.split(candidates, bounds) if len(candidates) else []:
         depths = nesting_depths(trace.ts[group], trace.end[group])
         kept.append((group[depths < MAX_DEPTH], depths[depths < MAX_DEPTH]))
@@ -141,7 +147,7 @@ def lanes_to_draw(trace, window, px_per_us, budget):
     indices = np.concatenate([kept[i][0] for i in busiest])
     widths = (np.minimum(trace.end[indices], end) - np.maximum(trace.ts[indices], start)) * px_per_us
     chosen = set(within_budget(trace, indices, widths, budget).tolist())
-    lanes = []
+    lanes: list[tuple[Lane, bool, list[tuple[int, int]]]] = []
     for i in busiest:
         group, depths = kept[i]
         rows = [(int(index), int(depth)) for index, depth in zip(group, depths, strict=True) if int(index) in chosen]
@@ -151,7 +157,9 @@ def lanes_to_draw(trace, window, px_per_us, budget):
     return lanes
 
 
-def timeline_lanes(trace, window, scale, top, highlight=(), callouts=(), arrows=True, budget=SVG_BUDGET):
+def timeline_lanes(trace: Trace, window: Window, scale: Scale, top: float, highlight: Collection[str] = (),
+                   callouts: Iterable[tuple[int, str]] = (), arrows: bool = True,
+                   budget: int = SVG_BUDGET) -> tuple[str, float, set[str]]:
     """The lanes of one timeline from y=top: (svg, bottom y, kinds drawn).
 
     Slices narrower than MIN_DRAWN_WIDTH are left out; so are, when the rest
@@ -160,10 +168,10 @@ def timeline_lanes(trace, window, scale, top, highlight=(), callouts=(), arrows=
     """
     end = window[1]
     px_per_us = (scale.right - scale.left) / max(scale.span, 1e-9)
-    body, kinds, boxes = [], set(), {}
+    body, kinds, boxes = list[str](), set[str](), dict[BoxKey, Box]()
     y = top
-    for lane, on_gpu, rows in lanes_to_draw(trace, window, px_per_us, budget):
-        rows = [(trace.slice(index), depth) for index, depth in rows]
+    for lane, on_gpu, drawn in lanes_to_draw(trace, window, px_per_us, budget):
+        rows = [(trace.slice(index), depth) for index, depth in drawn]
         height = (max(d for _, d in rows) + 1) * (ROW_HEIGHT + ROW_GAP)
         body.append(
             f'<rect class="pg-band" x="0" y="{y - 4}" width="{WIDTH}" height="{height + 8}"/>'
@@ -187,7 +195,7 @@ def timeline_lanes(trace, window, scale, top, highlight=(), callouts=(), arrows=
     return "".join(body), y, kinds
 
 
-def launch_arrows(boxes):
+def launch_arrows(boxes: dict[BoxKey, Box]) -> list[str]:
     """Arrows from each launch call to the GPU op it launched, both drawn, at most MAX_ARROWS."""
     arrows = []
     for key, (x0, y0, _) in boxes.items():
@@ -197,14 +205,15 @@ def launch_arrows(boxes):
     return arrows[:MAX_ARROWS]
 
 
-def padded(window):
+def padded(window: Window) -> Window:
     start, end = window
     pad = (end - start) * 0.01
     return start - pad, end + pad
 
 
-def timeline_svg(trace, window=None, title="Profiler timeline", highlight=(), brackets=(), callouts=(),
-                 arrows=True):
+def timeline_svg(trace: Trace, window: Window | None = None, title: str = "Profiler timeline",
+                 highlight: Collection[str] = (), brackets: Sequence[tuple[float, float, str]] = (),
+                 callouts: Iterable[tuple[int, str]] = (), arrows: bool = True) -> str:
     """An SVG timeline: CPU thread lanes with nested ops, GPU stream lanes, launch arrows, a time axis.
 
     ``window`` is (start, end) in the trace's µs, by default the whole activity.

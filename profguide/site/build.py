@@ -16,6 +16,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from profguide.analysis import summary
 from profguide.errors import RecordingError, TraceError
 from profguide.figures import charts
 from profguide.files import replace_file
@@ -154,13 +155,14 @@ def benchmark_files(root):
 
 def site_files(root, checks, included):
     """The site's own fragments that pages include (every claim's check, the benchmark results, and the cheat
-    sheet, which quotes the claims' measurements), ``claims.json``, which the marks on the pages read, and the
-    glossary's abbreviations and verdicts."""
+    sheet, which quotes the claims' measurements), ``claims.json``, which the marks on the pages read, the
+    glossary's abbreviations and verdicts, and the JSON Schema of ``explain --json`` with its field tables."""
     makers = {
         "claims.md": lambda: {"claims.md": claims.claims_table(checks)},
         "explain-vs-hta.md": lambda: benchmark_files(root),
         "cheat-sheet.md": lambda: {"cheat-sheet.md": cheat_sheet(checks)},
         glossary.VERDICT_LIST: lambda: {glossary.VERDICT_LIST: glossary.verdict_list()},
+        "explain-fields.md": lambda: {"explain-fields.md": summary.field_tables()},
     }
     pages = {marks.checked_fragment(page): page for page in {c.claim.page for c in checks}}
     for name, page in pages.items():
@@ -172,7 +174,8 @@ def site_files(root, checks, included):
     made = {name: text for fragment in included for name, text in makers[fragment]().items()}
     page = Path(root) / "docs" / glossary.PAGE
     tooltips = {glossary.ABBREVIATIONS: glossary.abbreviations(page.read_text())} if page.is_file() else {}
-    return {**made, marks.DATA.rpartition("/")[2]: claims.mark_entries(checks), **tooltips}
+    schema = {"explain.schema.json": summary.schema_text()}  # linked from the reference page, not included
+    return {**made, marks.DATA.rpartition("/")[2]: claims.mark_entries(checks), **tooltips, **schema}
 
 
 def build(recordings, root, generated=None, refresh=False, check=False, gpus=None, stream=None, real_traces=()):

@@ -21,19 +21,27 @@ import os
 import re
 import stat
 import zlib
+from collections import Counter
+from collections.abc import Callable, Iterator
 from functools import partial
-from itertools import compress
-from operator import attrgetter, is_
+from itertools import compress, repeat
+from operator import attrgetter, is_, is_not
 from pathlib import Path
-from typing import NamedTuple, Union
+from typing import Any, BinaryIO, NamedTuple, Union
 
 import msgspec
 import numpy as np
+import numpy.typing as npt
 
 from profguide.errors import TraceError
 from profguide.limits import DUR_LIMIT, MAX_BYTES, TS_LIMIT
+from profguide.patterns import BACKEND_OP, GEMM_OPS
 from profguide.text import format_size, shown
-from profguide.trace.model import BOOKKEEPING_CATEGORIES, CATEGORY_KINDS, GEMM_OPS, KIND, NO_ID, Trace
+from profguide.trace.model import BOOKKEEPING_CATEGORIES, CATEGORY_KINDS, KIND, NO_ID, Trace
+
+Progress = Callable[[float], None]  # called with the fraction of the work done, 0 to 1
+Data = bytes | bytearray | memoryview  # JSON as read, or a view into the buffer being read
+Batches = dict[str, Any]  # what ``new_batches`` starts and ``add_batch`` grows
 
 BATCH = 65536
 BLOCK = 8 << 20
@@ -51,6 +59,9 @@ class _Args(msgspec.Struct, gc=False, frozen=True):
     # Raw: left undecoded (a reference into the batch) unless the op is a matrix multiply.
     input_dims: msgspec.Raw = msgspec.field(name="Input Dims", default=_NULL)
     input_type: msgspec.Raw = msgspec.field(name="Input type", default=_NULL)
+    # What ``record_param_comms`` records of a collective's message; Raw too, decoded for that op alone.
+    in_msg_nelems: msgspec.Raw = msgspec.field(name="In msg nelems", default=_NULL)
+    dtype: msgspec.Raw = _NULL
 
 
 _NO_ARGS = _Args()
@@ -68,8 +79,36 @@ class _Event(msgspec.Struct, gc=False, tag_field="ph", tag="X"):
     args: _Args = _NO_ARGS
 
 
+class _NameArgs(msgspec.Struct, gc=False):
+    name: object = None
+
+
+class _Metadata(msgspec.Struct, gc=False, tag_field="ph", tag="M"):
+    """A metadata event: the trace keeps the ``thread_name`` ones."""
+
+    name: object = None
+    pid: int | str | None = None
+    tid: int | str | None = None
+    args: _NameArgs | None = None
+
+
+class _BytesArgs(msgspec.Struct, gc=False):
+    bytes: object = msgspec.field(name="Bytes", default=None)
+
+
+class _Instant(msgspec.Struct, gc=False, tag_field="ph", tag="i"):
+    """An instant: the trace keeps the allocator's ``[memory]`` ones."""
+
+    name: object = None
+    ts: float | str | None = None
+    pid: int | str | None = None
+    tid: int | str | None = None
+    args: _BytesArgs | None = None
+
+
+MEMORY = "[memory]"  # the name of the allocator's instants (profile_memory=True)
 # Every other phase of the Trace Event Format, decoded as a tag alone: their fields are skipped unread.
-OTHER_PHASES = ("B", "E", "i", "I", "C", "b", "n", "e", "s", "t", "f", "P", "N", "O", "D", "M", "V", "v", "R", "c")
+OTHER_PHASES = ("B", "E", "I", "C", "b", "n", "e", "s", "t", "f", "P", "N", "O", "D", "V", "v", "R", "c")
 _OTHERS = tuple(msgspec.defstruct(f"_Phase{index}", [], tag_field="ph", tag=phase, gc=False)
                 for index, phase in enumerate(OTHER_PHASES))
 
@@ -78,18 +117,21 @@ class _Document(msgspec.Struct, gc=False):
     traceEvents: list[msgspec.Raw] | None = None
     deviceProperties: object = None
     distributedInfo: object = None
+    baseTimeNanoseconds: object = None
 
 
-_DECODE_BATCH = msgspec.json.Decoder(list[Union[(_Event, *_OTHERS)]])  # noqa: UP007 - a union built from a tuple
+_DECODE_BATCH = msgspec.json.Decoder(list[Union[(_Event, _Metadata, _Instant, *_OTHERS)]])  # type: ignore[valid-type]  # noqa: UP007 - a union built from a tuple
+PHASE: dict[type, str] = {_Event: "X", _Metadata: "M", _Instant: "i", **dict(zip(_OTHERS, OTHER_PHASES, strict=True))}
 IS_COMPLETE = partial(is_, _Event)
 FIELD = {name: attrgetter(name) for name in ("ts", "dur", "cat", "name", "pid", "tid", "args")}
 ARG = {name: attrgetter(name) for name in ("correlation", "external_id", "bytes", "occupancy")}
+INPUT_DIMS = attrgetter("input_dims")
 
 FILE_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
               (stat.S_ISSOCK, "a socket"))
 
 
-def check_source(path):
+def check_source(path: Path) -> None:
     """A one-line TraceError unless ``path`` is a regular file this process can read."""
     try:
         mode = os.stat(path).st_mode
@@ -133,7 +175,7 @@ class Nesting(NamedTuple):
 START = Nesting()  # before a document's first byte
 
 
-def unescaped(data):
+def unescaped(data: bytes) -> bytes:
     """``data`` without its escaped backslashes, then without its escaped quotes. Python's ``replace`` pairs
     a run of backslashes from the left, as JSON does: an odd run's last backslash escapes what follows it.
     Backslashes stand only inside strings in valid JSON, and msgspec stops at the first one outside."""
@@ -142,7 +184,7 @@ def unescaped(data):
     return data.replace(b"\\\\", b"").replace(b'\\"', b"")
 
 
-def split_backslashes(data):
+def split_backslashes(data: bytes) -> tuple[bytes, bytes]:
     """(``data`` without its trailing run of backslashes, that run)."""
     if not data.endswith(b"\\"):
         return data, b""
@@ -150,7 +192,7 @@ def split_backslashes(data):
     return kept, bytes(data[len(kept) :])
 
 
-def block_depth(block, state=START):
+def block_depth(block: bytes, state: Nesting = START) -> tuple[int, Nesting]:
     """(the deepest nesting reached in ``block``, the ``Nesting`` after it), given the state before it.
 
     Only quotes and brackets matter once escapes are gone; two adjacent quotes (an empty string, or the end
@@ -176,12 +218,13 @@ def block_depth(block, state=START):
     return state.depth + max(int(levels.max()), 0), Nesting(state.depth + int(levels[-1]), in_string, held)
 
 
-def check_nesting(data, source, state=START):
+def check_nesting(data: Data, source: Path | str, state: Nesting = START) -> Nesting:
     """The ``Nesting`` after ``data``; a one-line TraceError once anything is nested deeper than MAX_DEPTH."""
     with memoryview(data) as view:
         for start in range(0, len(view), SCAN_BLOCK):
-            whole = start == 0 and len(view) <= SCAN_BLOCK and isinstance(data, bytes)
-            deepest, state = block_depth(data if whole else bytes(view[start : start + SCAN_BLOCK]), state)
+            whole = start == 0 and len(view) <= SCAN_BLOCK
+            block = data if whole and isinstance(data, bytes) else bytes(view[start : start + SCAN_BLOCK])
+            deepest, state = block_depth(block, state)
             if deepest > MAX_DEPTH:
                 raise TraceError(f"{shown(source)}: nested too deeply to be a torch.profiler trace "
                                  f"(more than {MAX_DEPTH} levels)")
@@ -192,11 +235,11 @@ class Capped:
     """A binary stream that raises TraceError once more than ``limit`` bytes have been read from it, or once
     what it has read is nested deeper than MAX_DEPTH."""
 
-    def __init__(self, stream, path, limit):
+    def __init__(self, stream: Any, path: Path | str, limit: int) -> None:  # a file, a GzipFile or a Prefixed
         self.stream, self.path, self.limit, self.count = stream, path, limit, 0
         self.nesting = START
 
-    def read(self, size):
+    def read(self, size: int) -> bytes:
         data = self.stream.read(size)
         self.count += len(data)
         if self.count > self.limit:
@@ -205,23 +248,23 @@ class Capped:
         self.nesting = check_nesting(data, self.path, self.nesting)
         return data
 
-    def position(self):
+    def position(self) -> int:
         """How far through the file on disk (the compressed one, for gzip) reading has come."""
         fileobj = getattr(self.stream, "fileobj", None)
         return (fileobj or self.stream).tell()
 
 
-def is_gzip(path):
+def is_gzip(path: Path) -> bool:
     with open(path, "rb") as stream:
         return stream.read(2) == b"\x1f\x8b"
 
 
-def opened(path, limit):
+def opened(path: Path, limit: int) -> Capped:
     """The file's JSON as a capped stream, gunzipped when compressed."""
     return Capped(gzip.open(path, "rb") if is_gzip(path) else open(path, "rb"), path, limit)
 
 
-def read_bytes(path, max_bytes=MAX_BYTES):
+def read_bytes(path: Path, max_bytes: int = MAX_BYTES) -> bytes:
     """The file's JSON bytes, gunzipped when compressed; TraceError with one line on failure."""
     check_source(path)
     try:
@@ -234,9 +277,46 @@ def read_bytes(path, max_bytes=MAX_BYTES):
         raise TraceError(f"{shown(path)}: permission denied") from None
     except (EOFError, gzip.BadGzipFile, zlib.error):
         raise TraceError(f"{shown(path)}: truncated or corrupt gzip data") from None
+    except OSError as error:
+        raise TraceError(f"{shown(path)}: {error.strerror or error}") from None
 
 
-def decode_document(path, raw):
+STDIN = "<stdin>"  # how standard input is named in messages and summaries
+
+
+class Prefixed:
+    """A binary stream that returns ``head`` (bytes read from ``stream`` to sniff it) before the rest of it.
+    ``stream`` is buffered (``sys.stdin.buffer``): its ``read(n)`` returns n bytes unless the stream ends."""
+
+    def __init__(self, head: bytes, stream: BinaryIO) -> None:
+        self.head, self.stream = head, stream
+
+    def read(self, size: int | None = -1) -> bytes:
+        if size is not None and 0 <= size < len(self.head):
+            data, self.head = self.head[:size], self.head[size:]
+            return data
+        head, self.head = self.head, b""
+        return head + self.stream.read(-1 if size is None or size < 0 else size - len(head))
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        raise OSError("standard input cannot be read twice")  # gzip seeks only to read a file again
+
+
+def read_stream(stream: BinaryIO, max_bytes: int = MAX_BYTES, source: str = STDIN) -> bytes:
+    """The JSON bytes of a binary stream that cannot be read twice (standard input), gunzipped when it starts
+    with gzip's magic bytes; capped and depth-checked as a file is. TraceError with one line on failure."""
+    try:
+        head = stream.read(2)
+        whole = Prefixed(head, stream)
+        reader = Capped(gzip.GzipFile(fileobj=whole, mode="rb") if head == b"\x1f\x8b" else whole, source, max_bytes)
+        return reader.read(max_bytes + 1)
+    except (EOFError, gzip.BadGzipFile, zlib.error):
+        raise TraceError(f"{shown(source)}: truncated or corrupt gzip data") from None
+    except OSError as error:
+        raise TraceError(f"{shown(source)}: {error.strerror or error}") from None
+
+
+def decode_document(path: Path | str, raw: bytes) -> _Document:
     try:
         document = msgspec.json.decode(raw, type=_Document)
     except msgspec.ValidationError as error:
@@ -252,7 +332,7 @@ def decode_document(path, raw):
     return document
 
 
-def describe_decode_error(raw, error, what):
+def describe_decode_error(raw: bytes, error: Exception, what: str) -> str:
     """One line for a decoding error: invalid UTF-8 (however msgspec reports it), truncation, or msgspec's words."""
     text = str(error)
     if "utf-8" in text.lower():
@@ -266,7 +346,7 @@ def describe_decode_error(raw, error, what):
     return f"{what} ({text})"
 
 
-def ends_open(raw):
+def ends_open(raw: bytes) -> bool:
     """Whether JSON ends inside a string or with a bracket left open, as a file cut short does."""
     try:
         state = check_nesting(raw, "")
@@ -275,7 +355,7 @@ def ends_open(raw):
     return state.depth > 0 or state.in_string
 
 
-def floats(values, count):
+def floats(values: list[Any], count: int) -> npt.NDArray[np.float64]:
     """A float64 column from a list of numbers, numeric strings and None (NaN); NaN for anything
     unreadable. Numbers alone are read in one C loop; anything else takes the slow path."""
     try:
@@ -284,14 +364,14 @@ def floats(values, count):
         return np.array([number(v) for v in values], dtype=np.float64)
 
 
-def number(value):
+def number(value: Any) -> float:
     try:
         return math.nan if value is None else float(value)
     except (TypeError, ValueError, OverflowError):
         return math.nan
 
 
-def identifiers(values, count):
+def identifiers(values: list[Any], count: int) -> npt.NDArray[np.int64]:
     """An int64 column of ids from a list of ints, numeric strings and None; -1 where absent or unreadable."""
     try:
         return np.fromiter(values, np.int64, count)
@@ -299,7 +379,7 @@ def identifiers(values, count):
         return np.array([identifier(v) for v in values], dtype=np.int64)
 
 
-def identifier(value):
+def identifier(value: object) -> int:
     if value is None:
         return NO_ID
     if isinstance(value, str):
@@ -312,7 +392,7 @@ def identifier(value):
     return value
 
 
-def decode_batch(data, batches):
+def decode_batch(data: Data, batches: Batches) -> list[_Event]:
     """The complete events of one batch (a JSON array of events).
 
     The typed decoder is fast; when some event has a field of an unexpected
@@ -320,27 +400,75 @@ def decode_batch(data, batches):
     skipped, so that one odd event does not cost the whole trace.
     """
     try:
-        decoded = _DECODE_BATCH.decode(data)
-        return list(compress(decoded, map(IS_COMPLETE, map(type, decoded))))  # a filter that runs in C
+        decoded: list[Any] = _DECODE_BATCH.decode(data)
     except msgspec.ValidationError:
-        decoded = [coerce_event(e, batches["skipped"]) for e in msgspec.json.decode(data)]
-    return [e for e in decoded if e is not None]
+        loose = msgspec.json.decode(data)
+        note_loose(batches, loose)
+        decoded = [coerce_event(e, batches["skipped"]) for e in loose]
+        return [e for e in decoded if e is not None]
+    types = list(map(type, decoded))
+    note_others(batches, decoded, types)
+    return list(compress(decoded, map(IS_COMPLETE, types)))  # a filter that runs in C
+
+
+def of_type(decoded: list[Any], types: list[type], wanted: type) -> Iterator[Any]:
+    """The decoded events of one struct type, picked in C."""
+    return compress(decoded, map(is_, types, repeat(wanted)))
+
+
+def note_others(batches: Batches, decoded: list[Any], types: list[type]) -> None:
+    """Count a batch's events by phase, and keep its thread names and the allocator's instants."""
+    counts = Counter(types)
+    for kind, count in counts.items():
+        add_count(batches["phases"], PHASE[kind], count)
+    for event in of_type(decoded, types, _Metadata) if _Metadata in counts else ():
+        if event.name == "thread_name":
+            note_thread(batches, event.pid, event.tid, event.args.name if event.args else None)
+    for event in of_type(decoded, types, _Instant) if _Instant in counts else ():
+        if event.name == MEMORY:
+            note_memory(batches, event.ts, event.pid, event.tid, event.args.bytes if event.args else None)
+
+
+def note_loose(batches: Batches, events: list[Any]) -> None:
+    """``note_others`` for a loosely decoded batch (dicts)."""
+    for event in events:
+        if not isinstance(event, dict):
+            continue
+        add_count(batches["phases"], event.get("ph"), 1)
+        found = event.get("args")
+        args = found if isinstance(found, dict) else {}
+        if event.get("ph") == "M" and event.get("name") == "thread_name":
+            note_thread(batches, lane_id(event.get("pid")), lane_id(event.get("tid")), args.get("name"))
+        elif event.get("ph") == "i" and event.get("name") == MEMORY:
+            note_memory(batches, scalar(event.get("ts")), lane_id(event.get("pid")), lane_id(event.get("tid")),
+                        args.get("Bytes"))
+
+
+def note_thread(batches: Batches, pid: object, tid: object, name: object) -> None:
+    batches["thread_names"].setdefault((pid, tid), []).append("" if name is None else str(name))
+
+
+def note_memory(batches: Batches, ts: object, pid: object, tid: object, size: object) -> None:
+    memory = batches["memory"]
+    memory["ts"].append(number(ts))
+    memory["bytes"].append(number(scalar(size)))
+    memory["lane"].append(memory["lanes"][pid, tid])
 
 
 SCALARS = (int, float, str)
 
 
-def count_skipped(skipped, reason, count=1):
-    skipped[reason] = skipped.get(reason, 0) + count
+def add_count(counts: dict[Any, int], key: object, count: int = 1) -> None:
+    counts[key] = counts.get(key, 0) + count
 
 
-def coerce_event(event, skipped):
+def coerce_event(event: object, skipped: dict[str, int]) -> _Event | None:
     """An _Event from a loosely decoded one, or None when it is not a usable complete event."""
     if not isinstance(event, dict) or event.get("ph") != "X":
         return None
     name, category = event.get("name", ""), event.get("cat")
     if not isinstance(name, SCALARS) or not isinstance(category, (*SCALARS, type(None))):
-        count_skipped(skipped, "whose name or category is not text")
+        add_count(skipped, "whose name or category is not text")
         return None
     args = event.get("args")
     return _Event(
@@ -354,19 +482,19 @@ def coerce_event(event, skipped):
     )
 
 
-def scalar(value):
+def scalar(value: object) -> Any:
     return value if isinstance(value, SCALARS) and not isinstance(value, bool) else None
 
 
-def lane_id(value):
+def lane_id(value: object) -> int | str | None:
     """A pid or tid that can key a lane: ints and strings as they are, anything else as its JSON text."""
-    if value is None or (isinstance(value, SCALARS) and not isinstance(value, bool)):
+    if value is None or (isinstance(value, (int, str)) and not isinstance(value, bool)):
         return value
     return msgspec.json.encode(value).decode()
 
 
-def coerce_args(args):
-    def raw(key):
+def coerce_args(args: dict[str, Any]) -> _Args:
+    def raw(key: str) -> msgspec.Raw:
         return msgspec.Raw(msgspec.json.encode(args[key])) if key in args else _NULL
 
     return _Args(
@@ -376,18 +504,21 @@ def coerce_args(args):
         occupancy=scalar(args.get("est. achieved occupancy %", math.nan)),
         input_dims=raw("Input Dims"),
         input_type=raw("Input type"),
+        in_msg_nelems=raw("In msg nelems"),
+        dtype=raw("dtype"),
     )
 
 
 class Codes(dict):
     """Value → small integer code, numbering new values as they come (C-speed lookups for known ones)."""
 
-    def __missing__(self, value):
+    def __missing__(self, value: Any) -> int:
         code = self[value] = len(self)
         return code
 
 
-def batch_columns(events, names, lanes, categories):
+def batch_columns(events: list[_Event], names: Codes, lanes: Codes,
+                  categories: Codes) -> dict[str, np.ndarray] | None:
     """Columns for one batch of complete events; the Codes ``names``, ``lanes``, ``categories`` grow.
 
     Fields are read in C (attrgetter and map) and converted by numpy; only an
@@ -399,7 +530,7 @@ def batch_columns(events, names, lanes, categories):
 
     args = list(map(FIELD["args"], events))
 
-    def field(name, objects=events):
+    def field(name: str, objects: list[Any] = events) -> list[Any]:
         return list(map((ARG if objects is args else FIELD)[name], objects))
 
     return {
@@ -413,10 +544,11 @@ def batch_columns(events, names, lanes, categories):
         "external_id": identifiers(field("external_id", args), count),
         "bytes": floats(field("bytes", args), count),
         "occupancy": floats(field("occupancy", args), count),
+        "recorded_shapes": np.fromiter(map(is_not, map(INPUT_DIMS, args), repeat(_NULL)), bool, count),
     }
 
 
-def kind_codes(categories):
+def kind_codes(categories: Codes) -> npt.NDArray[np.int8]:
     """Kind code for each category code, as a lookup table."""
     table = np.zeros(max(len(categories), 1), dtype=np.int8)
     for category, code in categories.items():
@@ -424,7 +556,7 @@ def kind_codes(categories):
     return table
 
 
-def decode_shapes(args):
+def decode_shapes(args: _Args) -> tuple[list[Any], list[Any]] | None:
     """(input dims, input types) of a matrix-multiply op, decoded now so that no batch buffer stays alive."""
     try:
         dims = msgspec.json.decode(args.input_dims)
@@ -434,18 +566,43 @@ def decode_shapes(args):
     return (dims, types) if isinstance(dims, list) and isinstance(types, list) else None
 
 
-def trace_files(path):
+COMM_ARGS = {"Input Dims": "input_dims", "Input type": "input_type", "In msg nelems": "in_msg_nelems",
+             "dtype": "dtype"}
+
+
+def decode_comm_args(args: _Args) -> dict[str, Any]:
+    """The args that size a collective's message, those present, decoded now (as ``decode_shapes``)."""
+    found = {}
+    for key, attribute in COMM_ARGS.items():
+        raw = getattr(args, attribute)
+        if raw is not _NULL:
+            try:
+                found[key] = msgspec.json.decode(raw)
+            except (msgspec.DecodeError, RecursionError):
+                continue
+    return found
+
+
+def sizes_messages(name: str) -> bool:
+    """Whether an op's args may size a collective's message: the backend's op, or ``record_param_comms``."""
+    return name == "record_param_comms" or BACKEND_OP.match(name) is not None
+
+
+def trace_files(path: Path | str) -> list[Path]:
     """The trace files at ``path``: the file itself, or every trace in a folder (one per rank)."""
     path = Path(path)
     if not path.is_dir():
         return [path]
-    files = sorted(p for p in path.iterdir() if p.name.endswith((".json", ".json.gz")) and p.is_file())
+    try:
+        files = sorted(p for p in path.iterdir() if p.name.endswith((".json", ".json.gz")) and p.is_file())
+    except OSError as error:
+        raise TraceError(f"{shown(path)}: {error.strerror or error}") from None
     if not files:
         raise TraceError(f"{shown(path)}: no .json or .json.gz trace files in this folder")
     return files
 
 
-def load(path, progress=None, max_bytes=MAX_BYTES):
+def load(path: Path | str, progress: Progress | None = None, max_bytes: int = MAX_BYTES) -> Trace:
     """Load the trace at ``path`` (``.json`` or ``.json.gz``).
 
     ``progress``, if given, is called with the fraction of the work done.
@@ -461,16 +618,23 @@ def load(path, progress=None, max_bytes=MAX_BYTES):
     return parse_checked(read_bytes(path, max_bytes), path, progress)  # read_bytes has bounded its nesting
 
 
-def parse(raw, source="trace", progress=None):
+def load_stream(stream: BinaryIO, progress: Progress | None = None, max_bytes: int = MAX_BYTES,
+                source: str = STDIN) -> Trace:
+    """Load the trace a binary stream holds (``.json`` or gzipped), such as ``sys.stdin.buffer``: read whole,
+    since a pipe cannot be read again should the streaming layout not hold."""
+    return parse_checked(read_stream(stream, max_bytes, source), source, progress)  # read_stream bounded it
+
+
+def parse(raw: bytes, source: str = "trace", progress: Progress | None = None) -> Trace:
     """Parse the bytes of a trace's JSON; ``source`` names it in error messages."""
     check_nesting(raw, source)
     return parse_checked(raw, source, progress)
 
 
-def parse_checked(raw, source, progress=None):
+def parse_checked(raw: bytes, source: Path | str, progress: Progress | None = None) -> Trace:
     """``parse`` for bytes whose nesting has been checked already."""
     document = decode_document(source, raw)
-    events, document.traceEvents = document.traceEvents, None
+    events, document.traceEvents = document.traceEvents or [], None
     batches = new_batches()
     for start in range(0, len(events), BATCH):
         try:
@@ -488,13 +652,14 @@ def parse_checked(raw, source, progress=None):
     return assemble(source, batches, document)
 
 
-def new_batches():
+def new_batches() -> Batches:
     """What the batches of one trace add up to: column chunks, the value codes, shapes, skip counts."""
     return {"chunks": [], "names": Codes(), "lanes": Codes(), "categories": Codes(), "shapes": {},
-            "skipped": {}, "count": 0}
+            "comm_args": {}, "skipped": {}, "count": 0, "phases": {}, "thread_names": {},
+            "memory": {"ts": [], "bytes": [], "lane": [], "lanes": Codes()}}
 
 
-def add_batch(batches, complete):
+def add_batch(batches: Batches, complete: list[_Event]) -> None:
     """Append one batch of complete events to ``batches``."""
     chunk = batch_columns(complete, batches["names"], batches["lanes"], batches["categories"])
     if chunk is None:
@@ -503,6 +668,9 @@ def add_batch(batches, complete):
     gemm_codes = [code for name, code in batches["names"].items() if name in GEMM_OPS]
     for offset in np.flatnonzero(np.isin(chunk["name"], gemm_codes)):
         batches["shapes"][batches["count"] + int(offset)] = decode_shapes(complete[offset].args)
+    comm_codes = [code for name, code in batches["names"].items() if sizes_messages(name)]
+    for offset in np.flatnonzero(np.isin(chunk["name"], comm_codes)) if comm_codes else ():
+        batches["comm_args"][batches["count"] + int(offset)] = decode_comm_args(complete[offset].args)
     batches["count"] += len(complete)
 
 
@@ -510,7 +678,7 @@ TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 LIST_OPENS = re.compile(rb"\s*:\s*\[")
 
 
-def top_level_events(head):
+def top_level_events(head: bytes) -> int | None:
     """The offset just after the ``[`` of the document's own ``traceEvents`` list, or None if not in ``head``.
 
     Strings are skipped whole and brackets counted, so a ``traceEvents`` key
@@ -527,7 +695,7 @@ def top_level_events(head):
     return None
 
 
-def load_streaming(path, progress=None, max_bytes=MAX_BYTES):
+def load_streaming(path: Path, progress: Progress | None = None, max_bytes: int = MAX_BYTES) -> Trace | None:
     """Load a trace written one event per line or more (as Kineto writes them), a block at a time.
 
     A literal newline can only stand outside JSON strings, so ``},`` at the
@@ -551,7 +719,7 @@ def load_streaming(path, progress=None, max_bytes=MAX_BYTES):
         return None
 
 
-def last_event_end(data):
+def last_event_end(data: bytearray) -> tuple[int, int] | None:
     """(end of the last event's '}', start of what follows its comma and newline), or None."""
     for separator in (b"},\n", b"},\r\n"):
         position = data.rfind(separator)
@@ -560,7 +728,7 @@ def last_event_end(data):
     return None
 
 
-def stream_events(path, reader, size, progress):
+def stream_events(path: Path, reader: Capped, size: int, progress: Progress | None) -> Trace | None:
     head = b""
     while (start := top_level_events(head)) is None:
         block = reader.read(BLOCK)
@@ -593,7 +761,7 @@ def stream_events(path, reader, size, progress):
     return finish_stream(path, bytes(pending[1:]), skeleton_start, batches)
 
 
-def finish_stream(path, pending, skeleton_start, batches):
+def finish_stream(path: Path, pending: bytes, skeleton_start: bytes, batches: Batches) -> Trace | None:
     """The last events, and the rest of the document: the array ends at the first ']' that closes it."""
     if len(pending) > BLOCK or (not batches["chunks"] and len(pending) > 1 << 20):
         return None  # not one event per line after all: each try below would decode it all
@@ -610,7 +778,7 @@ def finish_stream(path, pending, skeleton_start, batches):
     return None
 
 
-def valid_times(columns, skipped):
+def valid_times(columns: dict[str, np.ndarray], skipped: dict[str, int]) -> npt.NDArray[np.bool_]:
     """Mask of the events whose start and duration are numbers a profiler could have measured."""
     ts, dur = columns["ts"], columns["dur"]
     finite = np.isfinite(ts) & np.isfinite(dur)
@@ -621,13 +789,13 @@ def valid_times(columns, skipped):
                 implausible))
     for reason, mask in reasons:
         if mask.any():
-            count_skipped(skipped, reason, int(mask.sum()))
+            add_count(skipped, reason, int(mask.sum()))
     return finite & ~negative & ~implausible
 
 
-def assemble(path, batches, document):
+def assemble(path: Path | str, batches: Batches, document: _Document) -> Trace:
     """One Trace from the batches: valid events only, sorted by (start, -duration)."""
-    chunks, skipped = batches["chunks"], batches["skipped"]
+    chunks, skipped, memory = batches["chunks"], batches["skipped"], batches["memory"]
     columns = {key: np.concatenate([chunk.pop(key) for chunk in chunks]) for key in (list(chunks[0]) if chunks else ())}
     if not columns or not len(columns["ts"]):
         raise TraceError(f"{shown(path)}: the trace holds no complete events")
@@ -647,6 +815,14 @@ def assemble(path, batches, document):
         names=tuple(batches["names"]),
         lanes=tuple(batches["lanes"]),
         shapes={int(new_index[i]): v for i, v in batches["shapes"].items() if v is not None and new_index[i] >= 0},
+        comm_args={int(new_index[i]): v for i, v in batches["comm_args"].items() if v and new_index[i] >= 0},
+        phases=batches["phases"],
+        thread_names={lane: tuple(names) for lane, names in batches["thread_names"].items()},
+        memory_ts=np.array(memory["ts"], dtype=np.float64),
+        memory_bytes=np.array(memory["bytes"], dtype=np.float64),
+        memory_lane=np.array(memory["lane"], dtype=np.int32),
+        memory_lanes=tuple(memory["lanes"]),
+        base_time_ns=0.0 if document.baseTimeNanoseconds is None else number(scalar(document.baseTimeNanoseconds)),
         device_properties=tuple(d for d in document.deviceProperties or () if isinstance(d, dict))
         if isinstance(document.deviceProperties, list) else (),
         distributed_info=document.distributedInfo if isinstance(document.distributedInfo, dict) else None,
@@ -655,7 +831,7 @@ def assemble(path, batches, document):
     )
 
 
-def unread_categories(codes, categories, kinds):
+def unread_categories(codes: Codes, categories: np.ndarray, kinds: np.ndarray) -> dict[str, int]:
     """Complete events by category, for the categories the analysis does not read and that are not the
     profiler's bookkeeping: another vendor's device events (``mtia_ccp_events``), for instance."""
     other = kinds == KIND["other"]

@@ -62,7 +62,7 @@ class Slice:
     external_id: int | None = None
 
     @property
-    def end(self):
+    def end(self) -> float:
         return self.ts + self.dur
 
 
@@ -73,7 +73,16 @@ class Trace:
     ``name``, ``kind`` and ``lane`` are codes into ``names``, ``KIND_NAMES`` and
     ``lanes`` ((pid, tid) pairs). Ids are -1 where absent; ``bytes`` and
     ``occupancy`` are NaN where absent. ``shapes`` maps an event index to its
-    raw ``Input Dims`` and ``Input type`` for the matrix-multiply operators only.
+    raw ``Input Dims`` and ``Input type`` for the matrix-multiply operators only;
+    ``comm_args`` maps the index of each collective's backend op
+    (``nccl:all_reduce``) and ``record_param_comms`` to the args that size its
+    message (``Input Dims``, ``Input type``, ``In msg nelems``, ``dtype``).
+
+    Besides the complete events: ``phases`` counts every event by phase (``ph``);
+    ``thread_names`` holds each (pid, tid)'s ``thread_name`` metadata, in trace
+    order; ``memory_*`` are the allocator's ``[memory]`` instants in file order
+    (their ``Bytes``, negative for a free, and lane codes into ``memory_lanes``);
+    ``base_time_ns`` is ``baseTimeNanoseconds``, where the trace's clock starts.
     """
 
     ts: np.ndarray
@@ -85,6 +94,7 @@ class Trace:
     external_id: np.ndarray
     bytes: np.ndarray
     occupancy: np.ndarray
+    recorded_shapes: np.ndarray  # whether the event's args hold its Input Dims (record_shapes=True)
     names: tuple
     lanes: tuple
     shapes: dict = field(default_factory=dict)
@@ -92,16 +102,24 @@ class Trace:
     distributed_info: dict | None = None
     skipped: dict = field(default_factory=dict)
     unread: dict = field(default_factory=dict)  # category → complete events of kinds the analysis does not read
+    comm_args: dict = field(default_factory=dict)
+    phases: dict = field(default_factory=dict)
+    thread_names: dict = field(default_factory=dict)
+    memory_ts: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    memory_bytes: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    memory_lane: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
+    memory_lanes: tuple = ()
+    base_time_ns: float = 0.0
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.ts)
 
     @cached_property
-    def end(self):
+    def end(self) -> np.ndarray:
         """Each event's end (µs), computed once: the analyses ask for it often."""
         return self.ts + self.dur
 
-    def slice(self, index):
+    def slice(self, index: int) -> Slice:
         """Event ``index`` as a Slice."""
         pid, tid = self.lanes[self.lane[index]]
         correlation, external_id = int(self.correlation[index]), int(self.external_id[index])
@@ -116,12 +134,10 @@ class Trace:
             external_id=None if external_id == NO_ID else external_id,
         )
 
-    def slices(self, start=-math.inf, end=math.inf, mask=None):
+    def slices(self, start: float = -math.inf, end: float = math.inf, mask: np.ndarray | None = None) -> list[Slice]:
         """The events that overlap [start, end] (and ``mask``), as Slices in trace order."""
         selected = (self.end >= start) & (self.ts <= end)
         if mask is not None:
             selected &= mask
-        return [self.slice(i) for i in np.flatnonzero(selected)]
+        return [self.slice(i) for i in np.flatnonzero(selected).tolist()]
 
-
-GEMM_OPS = frozenset({"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::_scaled_mm"})

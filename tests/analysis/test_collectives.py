@@ -2,9 +2,9 @@
 
 import pytest
 
+from profguide import trace
 from profguide.analysis import collectives
-from profguide.site.data import trace_document
-from tests.helpers import TRACES
+from tests.helpers import TRACES, make_trace
 
 MAIN, GLOO, STREAM = 10, 11, 40
 
@@ -28,8 +28,8 @@ def gloo_step(step, start):
     return events
 
 
-GLOO_JOB = {"traceEvents": [thread(MAIN, "python"), thread(GLOO, "pt_gloo_runloop"), thread(GLOO, "python"),
-                            *gloo_step(3, 0), *gloo_step(4, 100)]}
+GLOO_JOB = make_trace(thread(MAIN, "python"), thread(GLOO, "pt_gloo_runloop"), thread(GLOO, "python"),
+                      *gloo_step(3, 0), *gloo_step(4, 100))
 
 
 def test_anatomy_names_each_layer_and_the_thread_it_runs_on():
@@ -40,11 +40,11 @@ def test_anatomy_names_each_layer_and_the_thread_it_runs_on():
 
 
 def test_thread_labels_prefer_the_name_that_says_what_a_thread_does():
-    document = {"traceEvents": [thread(7, "pt_main_thread", pid=7), thread(8, "pt_main_thread", pid=7),
-                                thread(8, "pt_autograd_0", pid=7),
-                                {"ph": "M", "name": "thread_name", "pid": 0, "tid": 40,
-                                 "args": {"name": "stream 40 "}}]}
-    assert collectives.thread_labels(document) == {(7, 7): "pt_main_thread", (7, 8): "pt_autograd_0",
+    named = make_trace(thread(7, "pt_main_thread", pid=7), thread(8, "pt_main_thread", pid=7),
+                       thread(8, "pt_autograd_0", pid=7),
+                       {"ph": "M", "name": "thread_name", "pid": 0, "tid": 40, "args": {"name": "stream 40 "}},
+                       x("aten::mm", 0, 1))
+    assert collectives.thread_labels(named) == {(7, 7): "pt_main_thread", (7, 8): "pt_autograd_0",
                                                    (0, 40): "stream 40"}
 
 
@@ -60,14 +60,16 @@ def test_gloo_works_outside_the_call_and_ddp_calls_from_accumulate_grad():
 
 
 def test_a_size_comes_from_record_param_comms_when_the_op_has_no_shapes():
-    events = [x("record_param_comms", 0, 10, **{"In msg nelems": 1000, "dtype": "Float"}),
-              x("nccl:all_reduce", 1, 5, cat="user_annotation")]
-    assert collectives.message_bytes(events[1], events[:1]) == 4000
-    assert collectives.message_bytes(x("nccl:all_reduce", 20, 1, cat="user_annotation"), events[:1]) is None
+    found = make_trace(x("record_param_comms", 0, 10, **{"In msg nelems": 1000, "dtype": "Float"}),
+                       x("nccl:all_reduce", 1, 5, cat="user_annotation"),
+                       x("nccl:all_reduce", 20, 1, cat="user_annotation"))
+    parameters = collectives.in_layer(found, "parameters")
+    assert collectives.message_bytes(found, 1, parameters) == 4000
+    assert collectives.message_bytes(found, 2, parameters) is None  # no record_param_comms around it
 
 
 def test_nothing_to_measure_gives_none():
-    empty = {"traceEvents": []}
+    empty = make_trace(x("aten::mm", 0, 1))
     assert collectives.anatomy(empty) == []
     assert collectives.outside_calls_share(empty) is None
     assert collectives.fewest_per_step(empty) is None
@@ -83,7 +85,7 @@ def test_ranks_named_checks_each_trace_against_its_place():
 
 @pytest.fixture(scope="module")
 def a100():
-    return trace_document(TRACES / "a100_nccl_2rank_rank0.json.gz")
+    return trace.load(TRACES / "a100_nccl_2rank_rank0.json.gz")
 
 
 def test_a_real_nccl_trace_has_every_layer_and_its_kernels_alone_on_their_stream(a100):
@@ -105,22 +107,22 @@ def test_communication_kernels_are_told_apart_by_the_call_that_launched_them():
     # Two kernels of one name: one launched inside nccl:all_reduce, one inside nccl:all_to_all; a third was
     # launched before the trace began (no launch call holds its correlation).
     kernel = "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)"
-    document = {"traceEvents": [
+    launched = make_trace(
         x("nccl:all_reduce", 0, 10, cat="user_annotation"),
         x("cudaLaunchKernel", 2, 3, cat="cuda_runtime", correlation=1),
         x("nccl:all_to_all", 20, 10, cat="user_annotation"),
         x("cudaLaunchKernel", 22, 3, cat="cuda_runtime", correlation=2),
         x(kernel, 30, 60, cat="kernel", pid=0, tid=STREAM, correlation=1),
         x(kernel, 100, 30, cat="kernel", pid=0, tid=STREAM, correlation=2),
-        x(kernel, 140, 10, cat="kernel", pid=0, tid=STREAM, correlation=9)]}
-    rows = collectives.communication_by_call(document)
+        x(kernel, 140, 10, cat="kernel", pid=0, tid=STREAM, correlation=9))
+    rows = collectives.communication_by_call(launched)
     assert [(row["call"], row["count"], row["us"]) for row in rows] == [
         ("nccl:all_reduce", 1, 60), ("nccl:all_to_all", 1, 30), (None, 1, 10)]
     assert {row["kernel"] for row in rows} == {kernel}
 
 
 def test_the_sixteen_rank_trace_all_reduces_through_kernels_named_sendrecv():
-    rows = collectives.communication_by_call(trace_document(TRACES / "a100_80gb_nccl_16rank_rank0.json.gz"))
+    rows = collectives.communication_by_call(trace.load(TRACES / "a100_80gb_nccl_16rank_rank0.json.gz"))
     by_call = {}
     for row in rows:
         by_call[row["call"]] = by_call.get(row["call"], 0) + row["us"]

@@ -1,8 +1,6 @@
 """profguide.analysis.compile: what torch.compile leaves in a trace, and each step's ops and kernels."""
 
 from profguide.analysis import compile as compiled
-from profguide.trace import load
-from tests.helpers import TRACES
 from tests.helpers import event as cpu
 from tests.helpers import gpu_event as gpu
 from tests.helpers import make_trace as make
@@ -65,6 +63,6 @@ def test_step_counts_and_names_per_step_count_ops_and_launched_kernels():
     assert compiled.names_per_step(t, "kernel") == {"triton_per_fused_native_layer_norm_0": 0.5}
 
 
-def test_the_real_triton_trace_is_all_triton():
-    found = compiled.compile_markers(load(TRACES / "a100_triton_culaunch.json.gz"))
+def test_the_real_triton_trace_is_all_triton(real_trace):
+    found = compiled.compile_markers(real_trace("a100_triton_culaunch.json.gz"))
     assert found["triton_kernels"] >= 1 and found["triton_pct"] == 100 and found["cuda_graph_launches"] == 0

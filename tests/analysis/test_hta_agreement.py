@@ -10,7 +10,6 @@ import json
 
 import pytest
 
-from profguide import trace
 from profguide.analysis.verdict import summarise
 from tests.helpers import ROOT, TRACES
 
@@ -25,8 +24,8 @@ def test_reference_covers_every_gpu_trace():
 
 
 @pytest.mark.parametrize("name", sorted(ANALYSED))
-def test_idle_pct_within_two_points_of_hta(name):
-    summary = summarise(trace.load(TRACES / name))
+def test_idle_pct_within_two_points_of_hta(name, real_trace):
+    summary = summarise(real_trace(name))
     assert summary["gpu_idle_pct"] == pytest.approx(ANALYSED[name]["idle_pct_exact"], abs=2.0)
 
 
@@ -38,9 +37,9 @@ WINDOW_DIFFERENCES = {
 
 
 @pytest.mark.parametrize("name", sorted(ANALYSED))
-def test_window_matches_htas_to_the_microsecond_rounding(name):
+def test_window_matches_htas_to_the_microsecond_rounding(name, real_trace):
     reference = ANALYSED[name]
-    window = summarise(trace.load(TRACES / name))["window"]
+    window = summarise(real_trace(name))["window"]
     tolerance = 1.0 if reference["ts_rounded_to_us"] else 0.0  # HTA rounds sub-µs times to whole µs
     if name in WINDOW_DIFFERENCES:
         # HTA's extra event only widens its window: ours lies inside it.

@@ -20,7 +20,7 @@ def test_idle_breakdown_names_the_cause_of_each_gap():
     # otherwise in the region between ops (50 µs).
     activity = {name: row["idle_us"] for name, row in breakdown["by_activity"].items() if row["idle_us"]}
     assert activity == {"sync": 5, "ops": 10, "region": 50}
-    assert breakdown["by_activity"]["sync"]["top"] == [["cudaDeviceSynchronize", 5]]
+    assert breakdown["by_activity"]["sync"]["top"] == [("cudaDeviceSynchronize", 5)]
     assert breakdown["longest_gaps"][0] == {"start_us": 105, "dur_us": 65, "cause": "sync"}
 
 

@@ -4,6 +4,7 @@
 import pytest
 
 from profguide.analysis import memory
+from tests.helpers import make_trace
 
 
 def timeline(*rows, times=None):
@@ -38,6 +39,7 @@ def test_anything_else_is_a_one_line_error(document):
 
 
 def test_timeline_times_move_onto_the_traces_clock():
-    document = {"traceEvents": [], "baseTimeNanoseconds": 5_000_000}
+    loaded = make_trace({"ph": "X", "name": "step", "ts": 0, "dur": 1, "pid": 1, "tid": 1},
+                        baseTimeNanoseconds=5_000_000)
     times, _ = memory.memory_timeline(timeline([1] * 8, times=[5_100]))
-    assert memory.to_trace_clock(times, document).tolist() == [100]
+    assert memory.to_trace_clock(times, loaded).tolist() == [100]

@@ -5,8 +5,7 @@ import pytest
 
 from profguide.analysis.communication import communication
 from profguide.analysis.ranks import job_summary, rank_summary, ranks_to_show
-from profguide.trace import load
-from tests.helpers import TRACES, event, gpu_event, make_trace
+from tests.helpers import event, gpu_event, make_trace
 
 
 def gloo_rank(rank, collectives, world=2, step=(0, 1000), ops=()):
@@ -95,8 +94,8 @@ def test_a_sleep_inside_a_region_is_idle_time_on_a_host_rank():
     assert rank["busy_us"] == pytest.approx(100) and rank["idle_us"] == pytest.approx(900)
 
 
-def test_a_gpu_rank_takes_explains_window_and_communication():
-    trace = load(TRACES / "a100_nccl_2rank_rank0.json.gz")
+def test_a_gpu_rank_takes_explains_window_and_communication(real_trace):
+    trace = real_trace("a100_nccl_2rank_rank0.json.gz")
     rank = rank_summary(trace, "rank0")
     window = (rank["window"]["start_us"], rank["window"]["end_us"])
     assert rank["measured_on"] == "GPU" and rank["rank"] == 0 and rank["world_size"] == 2
@@ -106,14 +105,14 @@ def test_a_gpu_rank_takes_explains_window_and_communication():
     assert rank["collectives_are"] == "kernels" and all(name.startswith("nccl") for name, *_ in rank["collectives"])
 
 
-def test_a_real_cpu_only_gloo_rank():
-    rank = rank_summary(load(TRACES / "cpu_only_gloo.json.gz"), "gloo")
+def test_a_real_cpu_only_gloo_rank(real_trace):
+    rank = rank_summary(real_trace("cpu_only_gloo.json.gz"), "gloo")
     assert (rank["rank"], rank["world_size"], rank["backend"]) == (34, 300, "gloo")
     assert rank["collectives_are"] == "host ops" and {name for name, *_ in rank["collectives"]} == {"gloo:all_reduce"}
 
 
-def test_the_two_sampled_ranks_of_the_128_rank_job_do_not_line_up():
-    found = job(*(load(TRACES / f"nccl_128rank_sampled_rank{r}.json.gz") for r in (0, 1)))
+def test_the_two_sampled_ranks_of_the_128_rank_job_do_not_line_up(real_trace):
+    found = job(*(real_trace(f"nccl_128rank_sampled_rank{r}.json.gz") for r in (0, 1)))
     assert found["world_size"] == 128 and found["strays"] and found["straggler"] is None
     # The collective chosen to align on ends within a millisecond on both ranks: the same collective.
     ends = found["aligned_on"]["end_us"]

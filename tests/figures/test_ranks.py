@@ -4,9 +4,8 @@ import xml.etree.ElementTree as ElementTree
 
 from profguide.analysis.ranks import collectives, job_summary, rank_summary
 from profguide.figures.ranks import drawn_part, job_svg
-from profguide.trace import load
 from tests.figures.svg_tree import SVG
-from tests.helpers import TRACES, event, make_trace
+from tests.helpers import event, make_trace
 
 
 def gloo_rank(rank, start, wait):
@@ -41,8 +40,8 @@ def test_the_ranks_are_aligned_on_the_end_of_the_shared_collective():
     assert "unrelated" not in svg  # a thread with no collective and no loop is left out
 
 
-def test_a_panel_keeps_only_its_lanes_inside_its_window():
-    trace = load(TRACES / "a100_nccl_2rank_rank0.json.gz")
+def test_a_panel_keeps_only_its_lanes_inside_its_window(real_trace):
+    trace = real_trace("a100_nccl_2rank_rank0.json.gz")
     mask, _ = collectives(trace)
     start = float(trace.ts[mask][0])
     part = drawn_part(trace, (start, start + 5000), mask)

@@ -5,7 +5,6 @@ import xml.etree.ElementTree as ElementTree
 
 import pytest
 
-from profguide import trace
 from profguide.figures import timeline
 from profguide.figures.svg import LABEL_WIDTH, RIGHT_MARGIN, ROW_GAP, ROW_HEIGHT, WIDTH
 from tests.figures.svg_tree import SVG, groups_by_tooltip, rect_of
@@ -78,8 +77,8 @@ def test_annotations_bracket_highlight_callouts():
 
 
 @pytest.mark.parametrize("path", sorted(TRACES.glob("*.json.gz")), ids=lambda p: p.name)
-def test_whole_real_traces_draw_under_150_kb(path):
-    svg = timeline.timeline_svg(trace.load(path), title=path.name)
+def test_whole_real_traces_draw_under_150_kb(path, real_trace):
+    svg = timeline.timeline_svg(real_trace(path.name), title=path.name)
     assert len(svg.encode()) <= 150_000
     ElementTree.fromstring(svg)
 

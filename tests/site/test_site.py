@@ -43,9 +43,14 @@ def test_snippets_are_included_not_left_as_directives(site):
     assert "profile_matmul_bias" in page
 
 
-def test_reference_is_generated_from_docstrings(site):
+def test_reference_documents_the_public_modules_with_typed_signatures_and_not_the_guides_machinery(site):
     page = (site / "reference" / "api" / "index.html").read_text()
-    assert "cache_key" in page and "Hash of the snippet modules" in page
+    documented = set(re.findall(r'id="(profguide\.[\w.]+)"', page))
+    for module in ("trace.loader", "trace.model", "analysis.job", "analysis.summary", "figures.timeline", "explain"):
+        assert f"profguide.{module}" in documented, module
+    assert not any(name.startswith("profguide.site") for name in documented)
+    signature = re.sub(r"<[^>]+>", "", page.partition('id="profguide.trace.loader.load"')[2])[:600]
+    assert "max_bytes: int" in signature and "-&gt; Trace" in signature  # from the type hints
 
 
 def test_no_request_leaves_for_google_fonts(site):

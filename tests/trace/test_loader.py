@@ -28,8 +28,8 @@ def test_the_real_traces_are_in_the_project():
 
 
 @pytest.mark.parametrize("path", REAL_TRACES, ids=lambda p: p.name)
-def test_every_real_trace_loads_with_sorted_slices(path):
-    loaded = trace.load(path)
+def test_every_real_trace_loads_with_sorted_slices(path, real_trace):
+    loaded = real_trace(path.name)
     starts = [s.ts for s in loaded.slices()]
     assert starts == sorted(starts)
     assert all(s.dur >= 0 for s in loaded.slices())
@@ -45,18 +45,18 @@ def test_every_real_trace_loads_with_sorted_slices(path):
         ("mi250_rocm.json.gz", "kernel"),
     ],
 )
-def test_categories_map_to_kinds_across_versions_and_vendors(name, kind):
-    loaded = trace.load(TRACES / name)
+def test_categories_map_to_kinds_across_versions_and_vendors(name, kind, real_trace):
+    loaded = real_trace(name)
     assert any(s.kind == kind for s in loaded.slices())
 
 
-def test_cpu_only_trace_has_no_gpu_lanes():
-    loaded = trace.load(TRACES / "cpu_only_gloo.json.gz")
+def test_cpu_only_trace_has_no_gpu_lanes(real_trace):
+    loaded = real_trace("cpu_only_gloo.json.gz")
     assert select.gpu_lanes(loaded) == []
 
 
-def test_kernels_join_their_launch_by_correlation():
-    loaded = trace.load(TRACES / "a100_alexnet_cuda_sync.json.gz")
+def test_kernels_join_their_launch_by_correlation(real_trace):
+    loaded = real_trace("a100_alexnet_cuda_sync.json.gz")
     timing = launches.launch_delays(loaded)
     latency = timing["launch_delay_us"]["runtime"]
     ops = int(select.gpu_work(loaded).sum())
@@ -333,3 +333,28 @@ def test_times_no_profiler_measures_are_skipped_and_counted(tmp_path):
     assert sorted(loaded.names[i] for i in loaded.name) == ["k1", "k2"]
     [(reason, count)] = loaded.skipped.items()
     assert count == 3 and "no profiler measures" in reason
+
+
+@pytest.mark.parametrize("packed", [True, False], ids=["gzip", "plain"])
+def test_a_stream_loads_as_its_file_does(packed):
+    import io
+
+    source = TRACES / "a100_alexnet_cuda_sync.json.gz"
+    data = source.read_bytes() if packed else gzip.decompress(source.read_bytes())
+    streamed, loaded = loader.load_stream(io.BytesIO(data)), trace.load(source)
+    assert np.array_equal(streamed.ts, loaded.ts) and streamed.names == loaded.names
+    with pytest.raises(trace.TraceError, match=r"^<stdin>: holds more than 1 KiB of JSON"):
+        loader.load_stream(io.BytesIO(data), max_bytes=1024)
+
+
+def test_an_error_reading_a_trace_file_is_one_line_with_the_path(tmp_path, monkeypatch):
+    path = tmp_path / "t.json"
+    path.write_text('{"traceEvents": []}')
+
+    def unreadable(*_):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(loader, "opened", unreadable)
+    with pytest.raises(trace.TraceError) as raised:
+        trace.load(path)
+    assert str(raised.value) == f"{path}: Input/output error"

@@ -1,0 +1,425 @@
+"""The shapes of what ``profguide explain --json`` prints: a trace's summary and a folder's job, field by field.
+
+Every key is always present, ``null`` where the trace does not let it be
+measured, so that a script reads ``summary["idle"]`` on any trace. Times are
+in µs on the trace's own clock; shares are percentages (0 to 100). The JSON
+Schema and the field tables of ``docs/reference/explain.md`` are generated
+from these types by ``profguide build`` (into ``docs/generated/site/``).
+
+``schema_version`` changes whenever a key is renamed or removed, or its type
+or meaning changes; a new key is added without changing it, so that a script
+written for one version reads every later output of the same version.
+"""
+
+import json
+from typing import Annotated, Any, Final, Literal, TypedDict
+
+import msgspec
+from msgspec import Meta
+
+SchemaVersion = Literal[1]  # change with SCHEMA_VERSION
+SCHEMA_VERSION: Final = 1
+
+
+class Step(TypedDict):
+    """One ``ProfilerStep#N`` region that ``prof.step()`` marked."""
+
+    step: Annotated[int, Meta(description="N of ProfilerStep#N")]
+    start_us: Annotated[float, Meta(description="its start")]
+    dur_us: Annotated[float, Meta(description="its duration")]
+
+
+class MeasuredWindow(TypedDict):
+    """The span measured: (start, end) on the trace's clock."""
+
+    start_us: Annotated[float, Meta(description="where it starts")]
+    end_us: Annotated[float, Meta(description="where it ends")]
+    dur_us: Annotated[float, Meta(description="its length")]
+
+
+class Distribution(TypedDict):
+    """Statistics of a set of durations."""
+
+    count: Annotated[int, Meta(description="how many")]
+    mean: Annotated[float, Meta(description="their mean")]
+    p50: Annotated[float, Meta(description="their median")]
+    p95: Annotated[float, Meta(description="their 95th percentile")]
+    max: Annotated[float, Meta(description="the longest")]
+
+
+class KernelRow(Distribution):
+    """The events of one name (kernels, or communication kernels): their time and its distribution."""
+
+    name: Annotated[str, Meta(description="the kernel's name as the trace writes it")]
+    total_us: Annotated[float, Meta(description="their durations added")]
+
+
+class LeftOut(TypedDict):
+    """What HolisticTraceAnalysis's window would have left out, had the tool used it."""
+
+    ops: Annotated[int, Meta(description="GPU ops launched in the last ProfilerStep")]
+    busy_us: Annotated[float, Meta(description="the GPU's busy time they account for")]
+    busy_pct: Annotated[float, Meta(description="that time as a share of all the GPU's busy time")]
+    rule: Annotated[str, Meta(description="HTA's rule, in words")]
+
+
+class HostActivity(TypedDict):
+    """The host's time in one activity, over the steps of a trace without GPU work."""
+
+    us: Annotated[float, Meta(description="time in this activity")]
+    meaning: Annotated[str, Meta(description="the activity in words")]
+    top: Annotated[list[tuple[str, float]], Meta(description="up to three (event name, µs) that took the most")]
+
+
+class HostWindow(TypedDict):
+    """One span the host's time is split over: a ProfilerStep, the window asked for, or the whole trace."""
+
+    label: Annotated[str, Meta(description="ProfilerStep#N, window or trace")]
+    start_us: Annotated[float, Meta(description="its start")]
+    dur_us: Annotated[float, Meta(description="its length")]
+    by_activity_us: Annotated[dict[str, float], Meta(description="time in it by activity")]
+
+
+class OtherThread(TypedDict):
+    """Another host thread busy during the main thread's steps."""
+
+    thread: Annotated[str, Meta(description="pid/tid")]
+    busy_us: Annotated[float, Meta(description="its time in events during the steps")]
+    top: Annotated[str, Meta(description="the event name it spent the most of it in")]
+
+
+class HostBreakdown(TypedDict):
+    """Where the host's time went on a trace without GPU work, on the thread that runs the steps."""
+
+    thread: Annotated[str, Meta(description="pid/tid of that thread")]
+    windows: Annotated[list[HostWindow], Meta(description="each ProfilerStep (or the window, or the trace)")]
+    dur_us: Annotated[float, Meta(description="the windows' time added")]
+    by_activity: Annotated[dict[str, HostActivity], Meta(description="that time by activity, every activity")]
+    other_threads: Annotated[list[OtherThread], Meta(description="up to three other busy threads, busiest first")]
+
+
+class IdleCause(TypedDict):
+    """GPU idle time of one cause."""
+
+    idle_us: Annotated[float, Meta(description="idle time of this cause")]
+    gaps: Annotated[int, Meta(description="how many idle gaps")]
+    meaning: Annotated[str, Meta(description="the cause in words")]
+
+
+class IdleActivity(TypedDict):
+    """GPU idle time while the host was late, by what the host was doing."""
+
+    idle_us: Annotated[float, Meta(description="idle time during this host activity")]
+    meaning: Annotated[str, Meta(description="the activity in words")]
+    top: Annotated[list[tuple[str, float]], Meta(description="up to three (event name, µs) that took the most")]
+
+
+class Gap(TypedDict):
+    """One stretch of time the GPU was idle."""
+
+    start_us: Annotated[float, Meta(description="its start")]
+    dur_us: Annotated[float, Meta(description="its length")]
+    cause: Annotated[str, Meta(description="a key of by_cause")]
+
+
+class IdleBreakdown(TypedDict):
+    """The GPU's busy and idle time in the window, idle time split by cause and by host activity."""
+
+    busy_us: Annotated[float, Meta(description="time some GPU op ran")]
+    idle_us: Annotated[float, Meta(description="time none ran")]
+    by_cause: Annotated[dict[str, IdleCause], Meta(description="host, sync, profiler, queued, other")]
+    by_activity: Annotated[dict[str, IdleActivity], Meta(description="the host's and sync causes' time, "
+                                                                     "by host activity")]
+    longest_gaps: Annotated[list[Gap], Meta(description="the five longest gaps, longest first")]
+
+
+class CommunicationKernel(TypedDict):
+    """Communication kernels of one name."""
+
+    name: Annotated[str, Meta(description="the kernel's name")]
+    total_us: Annotated[float, Meta(description="their durations added")]
+    count: Annotated[int, Meta(description="how many")]
+
+
+class Communication(TypedDict):
+    """Communication kernels (NCCL, RCCL, gloo) and how much of their time computation hides."""
+
+    kernels: Annotated[int, Meta(description="how many communication kernels")]
+    compute_us: Annotated[float, Meta(description="time any other kernel ran")]
+    kernel_us: Annotated[float, Meta(description="time any communication kernel ran")]
+    overlapped_us: Annotated[float, Meta(description="communication time during computation")]
+    exposed_us: Annotated[float, Meta(description="communication time without computation")]
+    overlap_pct: Annotated[float | None, Meta(description="overlapped_us over kernel_us; null without any")]
+    host_ops: Annotated[int, Meta(description="host ops named after a communication backend")]
+    top: Annotated[list[CommunicationKernel], Meta(description="up to five communication kernels, most time first")]
+
+
+class ClockSkew(TypedDict):
+    """GPU ops that start before the call that launched them: the clocks disagree."""
+
+    ops_starting_before_launch: Annotated[int, Meta(description="how many such ops")]
+    at_least_us: Annotated[float, Meta(description="the largest such lead: the GPU clock is this far ahead")]
+
+
+class OverheadRow(TypedDict):
+    """The profiler's own events of one name."""
+
+    count: Annotated[int, Meta(description="how many")]
+    total_us: Annotated[float, Meta(description="their time")]
+    gpu_idle_during_us: Annotated[float, Meta(description="the part of it the GPU was idle")]
+    first_start_us: Annotated[float, Meta(description="where the first starts")]
+
+
+class ProfilerOverhead(TypedDict):
+    """The profiler's own work that CUPTI reports (Activity Buffer Request, Buffer Flush)."""
+
+    events: Annotated[int, Meta(description="how many")]
+    total_us: Annotated[float, Meta(description="their time")]
+    by_name: Annotated[dict[str, OverheadRow], Meta(description="the same by event name")]
+
+
+class SyncCall(TypedDict):
+    """One host call that waited for the GPU."""
+
+    name: Annotated[str, Meta(description="cudaDeviceSynchronize and kin")]
+    start_us: Annotated[float, Meta(description="its start")]
+    dur_us: Annotated[float, Meta(description="its length")]
+    gpu_busy_during_us: Annotated[float, Meta(description="the GPU's busy time during it")]
+
+
+class Synchronisations(TypedDict):
+    """Host calls that wait for the GPU, and the GPU's own sync events."""
+
+    host_calls: Annotated[int, Meta(description="how many host sync calls")]
+    host_time_us: Annotated[float, Meta(description="their time added")]
+    gpu_busy_during_us: Annotated[float, Meta(description="the GPU's busy time during them")]
+    gpu_sync_events: Annotated[int, Meta(description="sync events on the GPU's side")]
+    longest: Annotated[list[SyncCall], Meta(description="the five longest calls, longest first")]
+
+
+class MemoryTraffic(TypedDict):
+    """memcpy or memset events of one name."""
+
+    kind: Annotated[str, Meta(description="memcpy or memset")]
+    name: Annotated[str, Meta(description="the event name")]
+    count: Annotated[int, Meta(description="how many")]
+    total_us: Annotated[float, Meta(description="their time")]
+    bytes: Annotated[float, Meta(description="the bytes they moved or set, where the trace says")]
+    gb_per_s: Annotated[float | None, Meta(description="bytes over time; null without either")]
+
+
+class Occupancy(TypedDict):
+    """The profiler's estimate of achieved occupancy for kernels of one name."""
+
+    name: Annotated[str, Meta(description="the kernel's name")]
+    occupancy_pct: Annotated[float, Meta(description="its mean, weighted by duration")]
+    total_us: Annotated[float, Meta(description="the kernels' time")]
+
+
+class EagerGap(TypedDict):
+    """Host time between two compiled regions of one step."""
+
+    step: Annotated[int, Meta(description="the ProfilerStep it is in")]
+    start_us: Annotated[float, Meta(description="its start")]
+    dur_us: Annotated[float, Meta(description="its length")]
+
+
+class CompileMarkers(TypedDict):
+    """What torch.compile left in the trace."""
+
+    compiled_regions: Annotated[int, Meta(description="Torch-Compiled Region calls")]
+    compiled_region_us: Annotated[float, Meta(description="their time, side by side counted once")]
+    compiled_region_pct: Annotated[float | None, Meta(description="their share of `window`")]
+    graph_calls: Annotated[int, Meta(description="calls of a compiled graph")]
+    window: Annotated[str, Meta(description="what the shares are of, in words")]
+    compilations: Annotated[int, Meta(description="compilations (compile ids, else dynamo ops)")]
+    recompilations: Annotated[int, Meta(description="those that recompiled a frame")]
+    compile_us: Annotated[float, Meta(description="time compiling")]
+    compile_pct: Annotated[float | None, Meta(description="its share of `window`")]
+    eager_gaps: Annotated[list[EagerGap] | None, Meta(description="eager code between compiled regions of a "
+                                                                  "step; null without ProfilerSteps")]
+    eager_gap_us: Annotated[float | None, Meta(description="their time added")]
+    triton_kernels: Annotated[int, Meta(description="kernels Triton generated")]
+    triton_kernel_us: Annotated[float, Meta(description="their time")]
+    triton_pct: Annotated[float | None, Meta(description="their share of all kernels' time")]
+    cuda_graph_launches: Annotated[int, Meta(description="cudaGraphLaunch calls and kin")]
+    driver_launches: Annotated[int, Meta(description="calls of the driver API")]
+
+
+class GemmRow(TypedDict):
+    """Matrix multiplies of one op, shape and input type: their achieved throughput."""
+
+    op: Annotated[str, Meta(description="aten::mm, aten::addmm and kin")]
+    input_dims: Annotated[str, Meta(description="the input shapes as the trace records them")]
+    dtype: Annotated[str, Meta(description="the input type")]
+    calls: Annotated[int, Meta(description="how many calls")]
+    flops: Annotated[int, Meta(description="their floating-point operations")]
+    kernel_us: Annotated[float, Meta(description="the time of the kernels they launched")]
+    tflops: Annotated[float | None, Meta(description="flops over kernel time, in TFLOP/s")]
+    peak_tflops: Annotated[float | None, Meta(description="the datasheet's dense peak; null when unknown")]
+    pct_of_peak: Annotated[float | None, Meta(description="tflops as a share of peak_tflops")]
+
+
+class Measured(TypedDict):
+    """What ``summarise`` measures about one trace, over one window, before it gives the verdict."""
+
+    events: Annotated[int, Meta(description="complete events read")]
+    device: Annotated[str | None, Meta(description="the GPU's name; null when the trace does not say")]
+    skipped_events: Annotated[dict[str, int], Meta(description="events left out, by reason")]
+    unanalysed_events: Annotated[dict[str, int], Meta(description="events of device kinds not analysed, by "
+                                                                  "category")]
+    steps: Annotated[list[Step], Meta(description="the ProfilerSteps, in order of start")]
+    window: Annotated[MeasuredWindow | None, Meta(description="the GPU window measured; null without GPU work")]
+    window_definition: Annotated[str, Meta(description="what the window is, in words")]
+    host: Annotated[HostBreakdown | None, Meta(description="the host's time, on a trace without GPU work; null "
+                                                           "otherwise")]
+    left_out_of_window: Annotated[LeftOut | None, Meta(description="what HTA's window would have left out, when "
+                                                                   "the tool widened it")]
+    gpu_busy_pct: Annotated[float | None, Meta(description="the GPU's busy time over the window")]
+    gpu_idle_pct: Annotated[float | None, Meta(description="its idle time over the window")]
+    idle: Annotated[IdleBreakdown | None, Meta(description="the idle time's causes; null without GPU work")]
+    top_kernels: Annotated[list[KernelRow], Meta(description="up to ten kernels of the window, most time first")]
+    communication: Annotated[Communication, Meta(description="communication kernels over the trace")]
+    launch_delay_us: Annotated[dict[str, Distribution], Meta(description="call end to GPU start on an empty "
+                                                                         "stream, by API (runtime, driver)")]
+    queueing_us: Annotated[Distribution | None, Meta(description="the same behind earlier work on the stream")]
+    clock_skew: Annotated[ClockSkew | None, Meta(description="null when no GPU op is joined to its launch")]
+    profiler_overhead: Annotated[ProfilerOverhead, Meta(description="the profiler's own work")]
+    synchronisations: Annotated[Synchronisations, Meta(description="host syncs and GPU sync events")]
+    memory_traffic: Annotated[list[MemoryTraffic], Meta(description="memcpy and memset by name, most time first")]
+    occupancy: Annotated[list[Occupancy], Meta(description="up to ten kernels' occupancy, most time first")]
+    compile: Annotated[CompileMarkers, Meta(description="what torch.compile left")]
+    gemm: Annotated[list[GemmRow], Meta(description="matrix multiplies with recorded shapes, most time first")]
+
+
+class Summary(Measured):
+    """Everything explain says about one trace, over one window."""
+
+    verdict: Annotated[str, Meta(description="what limits the run, one word (the page's table)")]
+    verdict_text: Annotated[str, Meta(description="the verdict in a sentence, with what to try")]
+
+
+class TraceSummary(Summary):
+    """``explain --json`` of one trace file."""
+
+    schema_version: Annotated[SchemaVersion, Meta(description="the version of this shape")]
+    file: Annotated[str, Meta(description="the trace's path")]
+    trace_start_us: Annotated[float, Meta(description="the first event's start: Perfetto's zero")]
+    rank: Annotated[int | None, Meta(description="the rank distributedInfo gives; null without one")]
+
+
+Stream = int | str | None  # a kernel's stream (the tid of its lane); None for a host op
+Collective = tuple[str, Stream, float, float]  # (name, stream, start µs, duration µs)
+
+
+class RankFields(TypedDict):
+    """What one rank's row says, whether it lists its collectives or counts them."""
+
+    file: Annotated[str, Meta(description="the rank's trace")]
+    rank: Annotated[int | None, Meta(description="the rank distributedInfo gives")]
+    world_size: Annotated[int | None, Meta(description="the world size distributedInfo gives")]
+    backend: Annotated[str | None, Meta(description="nccl, gloo…, as distributedInfo gives it")]
+    device: Annotated[str | None, Meta(description="the GPU's name")]
+    events: Annotated[int, Meta(description="complete events read")]
+    measured_on: Annotated[str, Meta(description="GPU, main thread (no GPU work), or nothing")]
+    window: Annotated[MeasuredWindow | None, Meta(description="the span measured")]
+    busy_us: Annotated[float, Meta(description="the GPU's busy time, or the main thread's time in ops")]
+    idle_us: Annotated[float, Meta(description="the rest of the window")]
+    communication_us: Annotated[float, Meta(description="time any collective ran, in the window")]
+    exposed_us: Annotated[float, Meta(description="the part of it nothing else on the rank overlapped")]
+    steps: Annotated[int, Meta(description="how many ProfilerSteps")]
+    median_step_us: Annotated[float | None, Meta(description="their median duration")]
+    verdict: Annotated[str, Meta(description="the rank's own verdict")]
+    collectives_are: Annotated[str, Meta(description="kernels, or host ops (a backend's op on the host)")]
+
+
+class RankSummary(RankFields):
+    """One rank, as ``rank_summary`` reads it: its collectives listed in order."""
+
+    collectives: list[Collective]
+
+
+class RankRow(RankFields):
+    """One rank's row of the job."""
+
+    collectives: Annotated[int, Meta(description="how many collectives it ran")]
+    shared_collective_us: Annotated[float, Meta(description="the durations of the collectives every rank ran, "
+                                                            "added")]
+    wait_us: Annotated[float | None, Meta(description="its wait for the straggler; null when none is named")]
+    wait_pct: Annotated[float | None, Meta(description="that wait over its window")]
+
+
+class Alignment(TypedDict):
+    """The collective the ranks are aligned on: the n-th of its name on its stream, on every rank."""
+
+    name: Annotated[str, Meta(description="its name")]
+    stream: Annotated[Stream, Meta(description="its stream; null for a host op")]
+    occurrence: Annotated[int, Meta(description="n, from 0")]
+    end_us: Annotated[list[float], Meta(description="where it ends on each rank, in rank order")]
+
+
+class Job(TypedDict):
+    """A distributed job from its ranks' traces."""
+
+    ranks: Annotated[list[RankRow], Meta(description="a row per rank, in rank order")]
+    world_size: Annotated[int | None, Meta(description="the largest world size a rank gives")]
+    shared_collectives: Annotated[int, Meta(description="collectives every rank ran")]
+    aligned_on: Annotated[Alignment | None, Meta(description="null when no collective is shared")]
+    stray_us: Annotated[float, Meta(description="how far matched collectives' ends stray from the clock "
+                                                "offsets (median)")]
+    strays: Annotated[bool, Meta(description="whether they stray too far to match (then no straggler)")]
+    straggler: Annotated[int | None, Meta(description="an index into ranks; null when none is named")]
+    verdict: Annotated[str, Meta(description="straggler, or what most ranks' verdicts say")]
+    verdict_text: Annotated[str, Meta(description="the verdict in a sentence")]
+
+
+class FolderJob(Job):
+    """``explain --json`` of a folder of rank traces."""
+
+    schema_version: Annotated[SchemaVersion, Meta(description="the version of this shape")]
+    folder: Annotated[str, Meta(description="the folder, or the recording")]
+
+
+OUTPUTS = (TraceSummary, FolderJob)  # what ``--json`` prints: one of these
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of ``--json``'s output: a trace's summary or a folder's job."""
+    refs, definitions = msgspec.json.schema_components(OUTPUTS)
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "profguide explain --json",
+            "description": f"schema_version {SCHEMA_VERSION}; the fields are documented in docs/reference/explain.md",
+            "anyOf": list(refs), "$defs": definitions}
+
+
+def schema_text() -> str:
+    return json.dumps(json_schema(), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def type_text(schema: dict[str, Any]) -> str:
+    """A property's type as a table cell: ``float``, ``list of Step``, ``MeasuredWindow or null``."""
+    if "$ref" in schema:
+        return f"[{schema['$ref'].rpartition('/')[2]}](#{schema['$ref'].rpartition('/')[2].lower()})"
+    if "anyOf" in schema:
+        return " or ".join(type_text(option) for option in schema["anyOf"])
+    if "enum" in schema:
+        return " or ".join(f"`{value}`" for value in schema["enum"])
+    kind = str(schema.get("type"))
+    if kind == "array" and "prefixItems" in schema:
+        return "[" + ", ".join(type_text(item) for item in schema["prefixItems"]) + "]"
+    if kind == "array":
+        return "list of " + type_text(schema["items"])
+    if kind == "object":
+        return "object of " + type_text(schema.get("additionalProperties", {}))
+    return {"integer": "int", "number": "float", "string": "str", "boolean": "bool", "null": "null"}.get(kind, "any")
+
+
+def field_tables() -> str:
+    """The Markdown tables of every type's fields, from the schema: name, type, meaning."""
+    definitions = json_schema()["$defs"]
+    parts = []
+    for name, schema in definitions.items():
+        rows = [f"| `{field}` | {type_text(spec)} | {spec.get('description', '')} |"
+                for field, spec in schema["properties"].items()]
+        parts.append(f"### {name}\n\n{schema.get('description', '')}\n\n| Key | Type | Meaning |\n|---|---|---|\n"
+                     + "\n".join(rows) + "\n")
+    return "\n".join(parts)
