@@ -2,6 +2,7 @@
 
 import os
 import re
+from html import escape
 
 CONTROL = dict.fromkeys([*range(32), 127], "?")
 
@@ -85,3 +86,44 @@ def kernel_name(name):
     # A bare "Kernel" says little: keep the namespace that says whose kernel it is.
     short = "::".join(parts[-2:]) if len(parts) > 1 and len(parts[-1]) <= 8 else parts[-1]
     return short.strip() or name
+
+
+# The characters Markdown reads inside a table cell, as entities: a pipe ends the cell, a backtick opens code,
+# ``*`` and ``_`` emphasis (``ncclDevComm*``, ``__next__``), a backslash escapes; a newline would end the row.
+CELL_ENTITIES = str.maketrans({"|": "&#124;", "`": "&#96;", "*": "&#42;", "_": "&#95;", "\\": "&#92;",
+                               "\n": " ", "\r": " "})
+SHORT_CODE = 48  # characters of a code name a table cell shows; a longer one is cut, its full name in a tooltip
+
+
+# What is left of them in the guide's own Markdown (a claim's words), whose code spans and emphasis stay.
+MARKDOWN_CELL_ENTITIES = str.maketrans({"|": "&#124;", "\n": " ", "\r": " "})
+
+
+def cell(text, markdown=False):
+    """Text from a trace or a run as Markdown shows it literally, in a table cell or a sentence: HTML escaped,
+    Markdown's own characters as entities, on one line. With ``markdown``, text in the guide's own Markdown:
+    its code spans and emphasis kept, only what would break the cell (pipes, newlines, HTML) escaped."""
+    return escape(str(text)).translate(MARKDOWN_CELL_ENTITIES if markdown else CELL_ENTITIES)
+
+
+def code(name):
+    """``name`` as inline HTML code that Markdown leaves alone (``cell``)."""
+    return f"<code>{cell(name)}</code>"
+
+
+def code_cell(name, width=SHORT_CODE):
+    """A code name (a kernel's, an op's) for a table cell: as it is when short; else cut to ``width``
+    characters, the full name in a tooltip, so that a long C++ name does not widen the table past its page."""
+    name = printable(str(name))
+    if len(name) <= width:
+        return code(name)
+    return f'<span title="{cell(name)}">{code(cut(name, width))}</span>'
+
+
+def markdown_table(headings, rows, align):
+    """A Markdown table: ``headings`` and each row's cells are Markdown already (data made safe with ``cell``
+    or ``code``); ``align`` holds one letter a column, ``l`` or ``r``."""
+    rule = "|" + "|".join("---:" if side == "r" else "---" for side in align) + "|"
+    lines = ["| " + " | ".join(headings) + " |", rule]
+    lines += ["| " + " | ".join(str(value) for value in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"

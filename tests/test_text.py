@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from profguide.text import format_duration, format_size, kernel_name
+from profguide.text import cell, code, code_cell, format_duration, format_size, kernel_name, markdown_table
 from tests.helpers import TRACES
 
 
@@ -56,3 +56,27 @@ def test_format_duration(us, text):
 def test_sizes_round_to_one_decimal_and_drop_a_trailing_zero():
     assert format_size(527_360) == "515 KiB" and format_size(526_848) == "514.5 KiB"
     assert format_size(32 << 20) == "32 MiB" and format_size(512) == "512 bytes"
+
+
+def test_code_keeps_stars_and_underscores_from_turning_into_emphasis():
+    assert code("f(ncclDevComm*, ncclWork*)") == "<code>f(ncclDevComm&#42;, ncclWork&#42;)</code>"
+    assert code("__next__<T>") == "<code>&#95;&#95;next&#95;&#95;&lt;T&gt;</code>"
+
+
+def test_a_cell_holds_pipes_backticks_newlines_and_html_as_text():
+    assert cell("a|b `c`\n<d>") == "a&#124;b &#96;c&#96; &lt;d&gt;"
+    # The guide's own Markdown keeps its code spans and emphasis; only what would break the cell goes.
+    assert cell("every `x_y` *is*|\nok", markdown=True) == "every `x_y` *is*&#124; ok"
+
+
+def test_a_long_code_name_is_cut_in_its_cell_with_the_full_name_in_a_tooltip():
+    name = "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_256x64_16x4_tn_align4>(T1::Params)"
+    shortened = code_cell(name, width=30)
+    assert shortened.startswith('<span title="void cutlass::Kernel&lt;cutlass&#95;80') and name not in shortened
+    assert shortened.endswith("<code>void cutlass::Kernel&lt;cutlass&#95;…</code></span>")
+    assert code_cell("aten::mm", width=30) == "<code>aten::mm</code>"
+
+
+def test_a_markdown_table_aligns_each_column_as_asked():
+    table = markdown_table(("Name", "Count"), [("a", 1), ("b", 22)], "lr")
+    assert table == "| Name | Count |\n|---|---:|\n| a | 1 |\n| b | 22 |\n"

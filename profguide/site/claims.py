@@ -8,9 +8,9 @@ made on another: it waits for the GPU run, and says so.
 """
 
 import json
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
-from xml.sax.saxutils import escape
 
 import numpy as np
 
@@ -34,81 +34,29 @@ from profguide.analysis.select import (
     on_a_stream,
     profiler_steps,
 )
-from profguide.analysis.verdict import measured_window, summarise
+from profguide.analysis.verdict import measured_window
 from profguide.errors import RecordingError
-from profguide.explain import explain_ranks
-from profguide.site import marks
-from profguide.site.recordings import (
-    BackendOutsideCall,
-    CallsThatCompile,
-    CollectivesPerStep,
-    ColumnShare,
-    CommStreamShare,
-    CommunicationByCall,
-    CommunicationExposed,
-    CommunicationHidden,
-    CommunicationKernelNamed,
-    CompileMarker,
-    CompileShare,
-    CpuShare,
-    DeviceShare,
-    EnclosedShare,
-    Encloses,
-    FirstOverMedian,
-    FirstOverRest,
-    FreedInside,
-    FreesInRegion,
-    GpuBusyShare,
-    HostLead,
-    HostShare,
-    HostShareFall,
-    IdleShare,
-    KernelsJoined,
-    KernelSpread,
-    LargestBucketShare,
-    LaunchedBy,
-    LongestSyncAfterSteps,
-    MeanOverMedian,
-    MedianStepRatio,
-    MemoryLeftAtEnd,
-    MemoryRatioAtEnd,
-    NamedInRegion,
-    OccupancyQueries,
-    OpMedianOver,
-    OpsInRegion,
-    OpsInStep,
-    OpsWithShapes,
-    OutsideOps,
-    OverheadEvents,
-    PeakShare,
-    PerStepFall,
-    QueriesInside,
-    QueueingOverLaunch,
-    RankHostShare,
-    RanksLineUp,
-    RanksNamed,
-    RegionTimeRatio,
-    RowValue,
-    SelfTimeRatio,
-    SlowestOverFastest,
-    StepCount,
-    StepNumber,
-    StepTimeRatio,
-    StragglerIs,
-    StragglerWait,
-    SyncInsideStep,
-    SyncOverKernels,
-    SyncOverStep,
-    SyncsPerStep,
-    Table,
-    TableRows,
-    VerdictIs,
-)
+from profguide.site import marks, recordings
 from profguide.site.render import run_words
-from profguide.text import count_of
+from profguide.stats import median
+from profguide.text import cell, code, count_of, markdown_table
 from profguide.trace.model import KIND, NO_ID
 
 HOLDS, FAILS, NOT_CHECKED, NOT_ON_PAGE = "holds", "fails", "not checked", "not on its page"
+
+MEASURES = {}  # kind of measure (a subclass of recordings.Measure) → the function that takes it
+
+
+def takes(kind):
+    """Register the function below as the way to take measures of ``kind``: ``function(measure, data)``."""
+
+    def register(function):
+        if kind in MEASURES:
+            raise ValueError(f"{kind.__name__} is taken by {MEASURES[kind].__name__} already")
+        MEASURES[kind] = function
+        return function
+
+    return register
 
 
 def occurrences(trace, region):
@@ -121,22 +69,26 @@ def occurrences(trace, region):
     return trace.dur[named]
 
 
+@takes(recordings.FirstOverRest)
 def first_over_rest(measure, data):
     durations = occurrences(data.trace, measure.region)
     return float(durations[0] / durations[1:].max()) if len(durations) > 1 else None
 
 
+@takes(recordings.SlowestOverFastest)
 def slowest_over_fastest(measure, data):
     durations = occurrences(data.trace, measure.region)
     return float(durations.max() / durations.min()) if len(durations) > 1 and durations.min() > 0 else None
 
 
+@takes(recordings.OutsideOps)
 def outside_ops(measure, data):
     later = region_calls(data.trace, measure.region)[1:]
     total = sum(call["dur_us"] for call in later)
     return sum(call["dur_us"] - call["in_ops_us"] for call in later) / total if total else None
 
 
+@takes(recordings.CpuShare)
 def cpu_share(measure, data):
     rows = {row["name"]: row for row in data.rows}
     if measure.part not in rows or measure.whole not in rows or not rows[measure.whole]["cpu_total_us"]:
@@ -145,6 +97,7 @@ def cpu_share(measure, data):
     return part / rows[measure.whole]["cpu_total_us"]
 
 
+@takes(recordings.DeviceShare)
 def device_share(measure, data):
     """GPU time of the kernels ``part`` launched (joined by External id) over all kernel time."""
     trace = data.trace
@@ -157,10 +110,12 @@ def device_share(measure, data):
     return float(trace.dur[launched].sum()) / everything
 
 
+@takes(recordings.StepCount)
 def step_count(_measure, data):
     return float(len(profiler_steps(data.trace)))
 
 
+@takes(recordings.StepNumber)
 def step_number(measure, data):
     steps = profiler_steps(data.trace)
     if not steps:
@@ -168,6 +123,7 @@ def step_number(measure, data):
     return float(steps[0 if measure.which == "first" else -1]["step"])
 
 
+@takes(recordings.Encloses)
 def encloses(measure, data):
     trace = data.trace
     outer, inner = first_of(trace, measure.outer), first_of(trace, measure.inner)
@@ -177,6 +133,7 @@ def encloses(measure, data):
     return 1.0 if inside else 0.0
 
 
+@takes(recordings.GpuBusyShare)
 def gpu_busy_share(_measure, data):
     window = gpu_window(data.trace)
     if window is None or window[1] <= window[0]:
@@ -184,6 +141,7 @@ def gpu_busy_share(_measure, data):
     return union_length(*busy_intervals(data.trace, window)) / (window[1] - window[0])
 
 
+@takes(recordings.SyncOverKernels)
 def sync_over_kernels(_measure, data):
     kernel_us = float(data.trace.dur[data.trace.kind == KIND["kernel"]].sum())
     longest = synchronisations(data.trace)["longest"]
@@ -192,15 +150,17 @@ def sync_over_kernels(_measure, data):
     return longest[0]["dur_us"] / kernel_us
 
 
+@takes(recordings.RowValue)
 def row_value(measure, data):
     row = next((row for row in data.rows if row["name"] == measure.name), None)
     value = row.get(measure.column) if row else None
     return float(value) if isinstance(value, (int, float)) else None
 
 
+@takes(recordings.ColumnShare)
 def column_share(measure, data):
-    part = row_value(RowValue(measure.part, measure.column), data)
-    whole = row_value(RowValue(measure.whole, measure.column), data)
+    part = row_value(recordings.RowValue(measure.part, measure.column), data)
+    whole = row_value(recordings.RowValue(measure.whole, measure.column), data)
     return part / whole if part is not None and whole else None
 
 
@@ -216,13 +176,15 @@ def table_row_names(text):
     return [line[:width].strip() for line in body if line[:width].strip()]
 
 
+@takes(recordings.TableRows)
 def table_rows(measure, data):
-    path = data.folder / Table(measure.table).file
+    path = data.folder / recordings.Table(measure.table).file
     if not path.is_file():
         return None
     return float(table_row_names(path.read_text()).count(measure.name))
 
 
+@takes(recordings.IdleShare)
 def idle_share(measure, data):
     """Idle time of one cause over the window ``profguide explain`` measures (None without GPU work)."""
     if not on_a_stream(data.trace).any():
@@ -233,6 +195,7 @@ def idle_share(measure, data):
     return cause["idle_us"] / length if cause and length > 0 else None
 
 
+@takes(recordings.QueueingOverLaunch)
 def queueing_over_launch(_measure, data):
     found = launch_delays(data.trace)
     delay, queueing = found["launch_delay_us"].get("runtime"), found["queueing_us"]
@@ -249,27 +212,32 @@ def started_in(starts, step):
     return int(in_step(starts, step).sum())
 
 
+@takes(recordings.SyncsPerStep)
 def syncs_per_step(_measure, data):
     starts = data.trace.ts[host_syncs(data.trace)]
     counts = [started_in(starts, step) for step in profiler_steps(data.trace)]
     return float(min(counts)) if counts else None
 
 
+@takes(recordings.SyncOverStep)
 def sync_over_step(_measure, data):
     median, longest = median_step(data.trace), synchronisations(data.trace)["longest"]
     return longest[0]["dur_us"] / median if median and longest else None
 
 
+@takes(recordings.MeanOverMedian)
 def mean_over_median(_measure, data):
     top = top_kernels(data.trace, limit=1)
     return top[0]["mean"] / top[0]["p50"] if top and top[0]["p50"] > 0 else None
 
 
+@takes(recordings.PeakShare)
 def peak_share(_measure, data):
     rows = gemm_throughput(data.trace)
     return rows[0]["pct_of_peak"] / 100 if rows and rows[0]["pct_of_peak"] is not None else None
 
 
+@takes(recordings.OccupancyQueries)
 def occupancy_share(measure, data):
     found = occupancy_queries(data.trace)
     if measure.of == "queries":
@@ -279,11 +247,13 @@ def occupancy_share(measure, data):
     return sum(after) / len(after) if after else None
 
 
+@takes(recordings.CommunicationHidden)
 def communication_hidden(_measure, data):
     share = communication(data.trace)["overlap_pct"]
     return None if share is None else share / 100
 
 
+@takes(recordings.CommunicationExposed)
 def communication_exposed(measure, data):
     shares = [row["exposed_us"] / row["window_us"] for row in step_communication(data.trace)
               if row["overlapped_us"] + row["exposed_us"] > 0 and row["window_us"] > 0]
@@ -292,6 +262,7 @@ def communication_exposed(measure, data):
     return min(shares) if measure.which == "least" else max(shares)
 
 
+@takes(recordings.OpsInRegion)
 def ops_in(measure, data):
     found = ops_in_region(data.trace, measure.region, measure.op)
     return None if found is None else float(found)
@@ -305,16 +276,19 @@ def memory_sizes(data):
         return None
 
 
+@takes(recordings.MemoryLeftAtEnd)
 def memory_left_at_end(measure, data):
     sizes = memory_sizes(data)
     return left_at_end(sizes, measure.category) if sizes else None
 
 
+@takes(recordings.MemoryRatioAtEnd)
 def memory_ratio_at_end(measure, data):
     sizes = memory_sizes(data)
     return ratio_at_end(sizes, measure.part, measure.whole) if sizes else None
 
 
+@takes(recordings.OpsInStep)
 def ops_in_step(measure, data):
     steps, trace = profiler_steps(data.trace), data.trace
     if not steps:
@@ -322,6 +296,7 @@ def ops_in_step(measure, data):
     return float(started_in(trace.ts[trace.kind == KIND["cpu_op"]], steps[0 if measure.which == "first" else -1]))
 
 
+@takes(recordings.StepTimeRatio)
 def step_time_ratio(measure, data):
     """From ``results.json``: ``{"configurations": [{"name", "median_step_us"}, …]}``."""
     try:
@@ -332,16 +307,19 @@ def step_time_ratio(measure, data):
     return part / whole if part and whole else None
 
 
+@takes(recordings.HostShare)
 def host_share(measure, data):
     host = host_breakdown(data.trace)
     return host["by_activity"][measure.activity]["us"] / host["dur_us"] if host and host["dur_us"] else None
 
 
+@takes(recordings.HostShareFall)
 def host_share_fall(measure, data):
     here, baseline = host_share(measure, data), host_share(measure, data.sibling(measure.baseline))
     return baseline / here if here and baseline is not None else None
 
 
+@takes(recordings.HostLead)
 def host_lead(measure, data):
     host = host_breakdown(data.trace)
     leads = []
@@ -351,75 +329,85 @@ def host_lead(measure, data):
     return min(leads, default=None)
 
 
+@takes(recordings.PerStepFall)
 def per_step_fall(measure, data):
     def median_count(run):
-        counts = sorted(row[measure.count] for row in step_counts(run.trace))
-        return counts[len(counts) // 2] if counts else None
+        return median([row[measure.count] for row in step_counts(run.trace)])
 
     here, baseline = median_count(data), median_count(data.sibling(measure.baseline))
     return baseline / here if here and baseline is not None else None
 
 
+@takes(recordings.VerdictIs)
 def verdict_is(measure, data):
-    return 1.0 if summarise(data.trace)["verdict"] == measure.verdict else 0.0
+    return 1.0 if data.summary["verdict"] == measure.verdict else 0.0
 
 
-def collective_measure(measure, data):
-    """The measures of a collective's anatomy, on rank 0's trace document (they read args and thread names)."""
-    document = data.document
-    if isinstance(measure, BackendOutsideCall):
-        return collectives.outside_calls_share(document, measure.collective)
-    if isinstance(measure, EnclosedShare):
-        return collectives.inside_share(document, measure.inner, measure.outer)
-    if isinstance(measure, CollectivesPerStep):
-        return collectives.fewest_per_step(document, measure.collective)
-    return collectives.comm_stream_share(document)
+@takes(recordings.BackendOutsideCall)
+def backend_outside_call(measure, data):
+    return collectives.outside_calls_share(data.trace, measure.collective)
 
 
-def rank_job(data):
-    """The job of the recording's ranks, as ``profguide explain DIR`` sees it (None for a single trace)."""
-    if data.ranks < 2:
-        return None
-    return explain_ranks((data.trace_path(rank).name, loaded) for rank, loaded in enumerate(data.traces))
+@takes(recordings.EnclosedShare)
+def enclosed_share(measure, data):
+    return collectives.inside_share(data.trace, measure.inner, measure.outer)
 
 
+@takes(recordings.CollectivesPerStep)
+def collectives_per_step(measure, data):
+    return collectives.fewest_per_step(data.trace, measure.collective)
+
+
+@takes(recordings.CommStreamShare)
+def comm_stream_share(_measure, data):
+    return collectives.comm_stream_share(data.trace)
+
+
+@takes(recordings.StragglerIs)
 def straggler_is(measure, data):
-    job = rank_job(data)
+    job = data.job
     if job is None or job["straggler"] is None:
         return None
     return 1.0 if job["ranks"][job["straggler"]]["rank"] == measure.rank else 0.0
 
 
+@takes(recordings.StragglerWait)
 def straggler_wait(_measure, data):
-    job = rank_job(data)
+    job = data.job
     shares = [row["wait_pct"] for row in (job["ranks"] if job else []) if row["wait_pct"] is not None]
     return max(shares) / 100 if job and job["straggler"] is not None and shares else None
 
 
+@takes(recordings.RanksLineUp)
 def ranks_line_up(_measure, data):
-    job = rank_job(data)
+    job = data.job
     return None if job is None or not job["shared_collectives"] else 0.0 if job["strays"] else 1.0
 
 
+@takes(recordings.RanksNamed)
 def ranks_named(_measure, data):
     return collectives.ranks_named([loaded.distributed_info for loaded in data.traces])
 
 
+@takes(recordings.NamedInRegion)
 def named_in_region(measure, data):
     tree = region_tree(data.trace, measure.region)
     return float(sum(entry["name"].startswith(measure.prefix) for entry in tree[1:])) if tree else None
 
 
+@takes(recordings.FirstOverMedian)
 def first_over_median(measure, data):
     durations = occurrences(data.trace, measure.region)
-    return float(durations[0] / np.median(durations[1:])) if len(durations) > 1 else None
+    return float(durations[0] / median(durations[1:])) if len(durations) > 1 else None
 
 
+@takes(recordings.CallsThatCompile)
 def calls_that_compile(measure, data):
     calls = compiled_calls(data.trace, measure.region)
     return float(sum(call["compiles"] > 0 for call in calls)) if calls else None
 
 
+@takes(recordings.SyncInsideStep)
 def sync_inside_step(_measure, data):
     trace, syncs = data.trace, host_syncs(data.trace)
     starts, durations = trace.ts[syncs], trace.dur[syncs]
@@ -428,6 +416,7 @@ def sync_inside_step(_measure, data):
     return float(max(shares)) if shares and len(syncs) else None
 
 
+@takes(recordings.LongestSyncAfterSteps)
 def longest_sync_after_steps(_measure, data):
     steps, longest = profiler_steps(data.trace), synchronisations(data.trace)["longest"]
     if not steps or not longest:
@@ -435,6 +424,7 @@ def longest_sync_after_steps(_measure, data):
     return 1.0 if longest[0]["start_us"] >= max(step["start_us"] + step["dur_us"] for step in steps) else 0.0
 
 
+@takes(recordings.KernelSpread)
 def kernel_spread(measure, data):
     trace = data.trace
     named = (trace.kind == KIND["kernel"]) & names_where(trace, lambda name: measure.name_contains in name)
@@ -444,27 +434,33 @@ def kernel_spread(measure, data):
     return max(ratios) if measure.which == "most" else min(ratios)
 
 
+@takes(recordings.OpMedianOver)
 def op_median_over(measure, data):
     here, there = occurrences(data.trace, measure.op), occurrences(data.sibling(measure.baseline).trace, measure.op)
-    if not len(here) or not len(there) or np.median(there) <= 0:
+    if not len(here) or not len(there) or median(there) <= 0:
         return None
-    return float(np.median(here) / np.median(there))
+    return median(here) / median(there)
 
 
+@takes(recordings.FreesInRegion)
 def frees_in(measure, data):
-    counts = frees_in_region(data.document, measure.region)
+    counts = frees_in_region(data.trace, measure.region)
     return float(counts[0 if measure.which == "first" else -1]) if counts else None
 
 
+@takes(recordings.OverheadEvents)
 def overhead_events(_measure, data):
     return float(profiler_overhead(data.trace)["events"])
 
 
+@takes(recordings.OpsWithShapes)
 def ops_with_shapes(_measure, data):
-    ops = [event for event in data.document.get("traceEvents", []) if event.get("cat") == "cpu_op"]
-    return sum("Input Dims" in (event.get("args") or {}) for event in ops) / len(ops) if ops else None
+    trace = data.trace
+    ops = trace.kind == KIND["cpu_op"]
+    return float(trace.recorded_shapes[ops].mean()) if ops.any() else None
 
 
+@takes(recordings.KernelsJoined)
 def kernels_joined(_measure, data):
     trace = data.trace
     kernels = trace.kind == KIND["kernel"]
@@ -474,6 +470,7 @@ def kernels_joined(_measure, data):
     return float(np.isin(trace.external_id[kernels], ops).mean())
 
 
+@takes(recordings.QueriesInside)
 def queries_inside(measure, data):
     trace = data.trace
     host = np.isin(trace.kind, [KIND["runtime"], KIND["driver"]])
@@ -486,27 +483,35 @@ def queries_inside(measure, data):
     return float(np.mean(inside))
 
 
+@takes(recordings.FreedInside)
 def freed_inside(measure, data):
     prefix = "cpu" if measure.memory == "cpu" else "device"
-    own = row_value(RowValue(measure.name, f"self_{prefix}_memory_bytes"), data)
-    everything = row_value(RowValue(measure.name, f"{prefix}_memory_bytes"), data)
+    own = row_value(recordings.RowValue(measure.name, f"self_{prefix}_memory_bytes"), data)
+    everything = row_value(recordings.RowValue(measure.name, f"{prefix}_memory_bytes"), data)
     if own is None or everything is None or everything <= own:
         return None
     return -own / (everything - own)
 
 
-def communication_split(measure, data):
-    """The share of the communication kernels' time that one collective launched, or that kernels of one name
-    take, on rank 0's trace document (the join reads the events' correlation args)."""
-    rows = collectives.communication_by_call(data.document)
+def communication_share(data, part_of):
+    """The share of the communication kernels' time in the rows (by call and kernel name) that ``part_of``
+    picks; the join of kernel to call reads the events' correlation ids."""
+    rows = collectives.communication_by_call(data.trace)
     total = sum(row["us"] for row in rows)
-    if isinstance(measure, CommunicationByCall):
-        part = sum(row["us"] for row in rows if row["call"] == measure.call)
-    else:
-        part = sum(row["us"] for row in rows if measure.contains in row["kernel"])
-    return part / total if total else None
+    return sum(row["us"] for row in rows if part_of(row)) / total if total else None
 
 
+@takes(recordings.CommunicationByCall)
+def communication_by_call(measure, data):
+    return communication_share(data, lambda row: row["call"] == measure.call)
+
+
+@takes(recordings.CommunicationKernelNamed)
+def communication_kernel_named(measure, data):
+    return communication_share(data, lambda row: measure.contains in row["kernel"])
+
+
+@takes(recordings.RankHostShare)
 def rank_host_share(measure, data):
     if measure.rank >= len(data.traces):
         return None
@@ -518,15 +523,17 @@ def rank_host_share(measure, data):
     return None if us is None else us / host["dur_us"]
 
 
+@takes(recordings.LargestBucketShare)
 def largest_bucket_share(_measure, data):
     shares = []
-    for row in collectives.step_buckets(data.document):
+    for row in collectives.step_buckets(data.trace):
         known = [size for size in row["sizes"] if size]
         if known:
             shares.append(max(known) / sum(known))
     return min(shares, default=None)
 
 
+@takes(recordings.RegionTimeRatio)
 def region_time_ratio(measure, data):
     def spent(call):
         return {"in all": call["dur_us"], "in ops": call["in_ops_us"],
@@ -538,6 +545,7 @@ def region_time_ratio(measure, data):
     return spent(first[0]) / max(later) if later and max(later) > 0 else None
 
 
+@takes(recordings.LaunchedBy)
 def launched_by(measure, data):
     trace = data.trace
     kernels = np.flatnonzero((trace.kind == KIND["kernel"])
@@ -549,6 +557,7 @@ def launched_by(measure, data):
     return float(np.mean([trace.names[code] in measure.calls for code in trace.name[launches]]))
 
 
+@takes(recordings.CompileMarker)
 def compile_marker(measure, data):
     value = compile_markers(data.trace).get(measure.key)
     return None if value is None else float(value)
@@ -569,6 +578,7 @@ def self_time(trace, region, prefix):
     return None
 
 
+@takes(recordings.SelfTimeRatio)
 def self_time_ratio(measure, data):
     here = self_time(data.trace, measure.region, measure.prefix)
     there = self_time(data.trace, measure.other, measure.prefix)
@@ -576,85 +586,21 @@ def self_time_ratio(measure, data):
 
 
 def median_step(trace):
-    steps = profiler_steps(trace)
-    return float(np.median([step["dur_us"] for step in steps])) if steps else None
+    return median([step["dur_us"] for step in profiler_steps(trace)])
 
 
+@takes(recordings.MedianStepRatio)
 def median_step_ratio(measure, data):
     here, baseline = median_step(data.trace), median_step(data.sibling(measure.baseline).trace)
     return here / baseline if here and baseline else None
 
 
+@takes(recordings.CompileShare)
 def compile_share(measure, data):
     calls = compiled_calls(data.trace, measure.region)
     return calls[0]["compile_us"] / calls[0]["dur_us"] if calls and calls[0]["dur_us"] > 0 else None
 
 
-MEASURES = {
-    RegionTimeRatio: region_time_ratio,
-    LaunchedBy: launched_by,
-    CompileMarker: compile_marker,
-    SelfTimeRatio: self_time_ratio,
-    MedianStepRatio: median_step_ratio,
-    CompileShare: compile_share,
-    CommunicationByCall: communication_split,
-    CommunicationKernelNamed: communication_split,
-    RankHostShare: rank_host_share,
-    LargestBucketShare: largest_bucket_share,
-    QueriesInside: queries_inside,
-    FreedInside: freed_inside,
-    SyncInsideStep: sync_inside_step,
-    LongestSyncAfterSteps: longest_sync_after_steps,
-    KernelSpread: kernel_spread,
-    OpMedianOver: op_median_over,
-    FreesInRegion: frees_in,
-    OverheadEvents: overhead_events,
-    OpsWithShapes: ops_with_shapes,
-    KernelsJoined: kernels_joined,
-    NamedInRegion: named_in_region,
-    FirstOverMedian: first_over_median,
-    CallsThatCompile: calls_that_compile,
-    PerStepFall: per_step_fall,
-    StragglerIs: straggler_is,
-    StragglerWait: straggler_wait,
-    RanksLineUp: ranks_line_up,
-    RanksNamed: ranks_named,
-    BackendOutsideCall: collective_measure,
-    EnclosedShare: collective_measure,
-    CollectivesPerStep: collective_measure,
-    CommStreamShare: collective_measure,
-    MemoryLeftAtEnd: memory_left_at_end,
-    MemoryRatioAtEnd: memory_ratio_at_end,
-    OpsInStep: ops_in_step,
-    StepTimeRatio: step_time_ratio,
-    OpsInRegion: ops_in,
-    CommunicationHidden: communication_hidden,
-    CommunicationExposed: communication_exposed,
-    OccupancyQueries: occupancy_share,
-    RowValue: row_value,
-    ColumnShare: column_share,
-    TableRows: table_rows,
-    FirstOverRest: first_over_rest,
-    SlowestOverFastest: slowest_over_fastest,
-    OutsideOps: outside_ops,
-    CpuShare: cpu_share,
-    DeviceShare: device_share,
-    StepCount: step_count,
-    StepNumber: step_number,
-    Encloses: encloses,
-    GpuBusyShare: gpu_busy_share,
-    SyncOverKernels: sync_over_kernels,
-    IdleShare: idle_share,
-    QueueingOverLaunch: queueing_over_launch,
-    SyncsPerStep: syncs_per_step,
-    SyncOverStep: sync_over_step,
-    MeanOverMedian: mean_over_median,
-    PeakShare: peak_share,
-    HostShare: host_share,
-    HostShareFall: host_share_fall,
-    HostLead: host_lead,
-    VerdictIs: verdict_is,
-}
 
 
 def measured(measure, data):
@@ -754,18 +700,16 @@ def failed(checks):
 def claims_table(checks):
     """Markdown: every claim of the guide, with the value measured for it and the outcome; each row links to the
     claim's row in its page's own list (``page_claims``)."""
-    lines = ["| Page | The page says | Recording | Measured | Must be | Result |", "|---|---|---|---|---|---|"]
-    for c in checks:
-        value = "–" if c.value is None else f"{c.value:.3g}"
-        outcome = result_words(c)
-        page = c.claim.page.removesuffix(".md")
-        lines.append(
-            f"| [{escape(page)}](../{escape(c.claim.page)}#{c.anchor}) "
-            f"| {escape(c.claim.says).replace('|', '&#124;')} "
-            f"| `{escape(c.recording)}` | {escape(c.claim.measure.describe())} = {value} "
-            f"| {escape(c.claim.bound())} | {outcome} |"
-        )
-    return "\n".join(lines) + "\n"
+    rows = [(f"[{cell(c.claim.page.removesuffix('.md'))}](../{cell(c.claim.page)}#{c.anchor})",
+             cell(c.claim.says, markdown=True), code(c.recording), measured_words(c), cell(c.claim.bound(), True),
+             result_words(c)) for c in checks]
+    return markdown_table(("Page", "The page says", "Recording", "Measured", "Must be", "Result"), rows, "llllll")
+
+
+def measured_words(check):
+    """What was measured for a claim and its value, in a cell (the measure's words are the guide's Markdown)."""
+    return cell(check.claim.measure.describe(), markdown=True) + " = " + (
+        "–" if check.value is None else f"{check.value:.3g}")
 
 
 DEVICE_WORDS = {"cuda": "GPU", "cpu": "CPU", None: "any"}
@@ -800,15 +744,12 @@ def page_claims(checks):
     lines = [f'??? abstract "{summary}"',
              "    The build checks each sentence shown with a mark against the run the page shows, and fails when "
              "one no longer holds: a GPU refresh cannot silently falsify a sentence. *How the figures are made* "
-             "lists the checks of every page.", "",
-             "    | The page says | Measured | The words need | Result | Run |", "    |---|---|---|---|---|"]
-    for c in checks:
-        value = "–" if c.value is None else f"{c.value:.3g}"
-        lines.append(
-            f'    | <span id="{c.anchor}"></span>{escape(c.claim.says).replace("|", "&#124;")} '
-            f"| {escape(c.claim.measure.describe())} = {value} | {escape(c.claim.bound())} "
-            f"| {result_words(c)} | {escape(c.run)} |")
-    return "\n".join(lines) + "\n"
+             "lists the checks of every page.", ""]
+    rows = [(f'<span id="{c.anchor}"></span>{cell(c.claim.says, markdown=True)}',
+             measured_words(c), cell(c.claim.bound(), True), result_words(c), cell(c.run, True))
+            for c in checks]
+    table = markdown_table(("The page says", "Measured", "The words need", "Result", "Run"), rows, "lllll")
+    return "\n".join(lines) + "\n" + textwrap.indent(table, "    ")
 
 
 def result_words(c):

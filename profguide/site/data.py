@@ -1,27 +1,23 @@
 """A recording as the build reads it: its spec, provenance, traces and summary rows, each loaded once; and a real
 trace from another machine, read through the same attributes where they apply."""
 
-import gzip
+import functools
 import json
+import os
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
 from profguide import trace as trace_io
+from profguide.analysis.job import ranks_job
 from profguide.analysis.kernels import device_name
 from profguide.analysis.select import on_a_stream
+from profguide.analysis.verdict import facts, summarise
 from profguide.errors import RecordingError
 from profguide.site.launch import rank_file, recording_files
 from profguide.site.staleness import read_meta
 
 TIMES = ("count", "self_cpu_us", "cpu_total_us", "self_device_us", "device_total_us")
-
-
-def trace_document(path):
-    """A trace (``.json`` or ``.json.gz``) as the JSON document torch wrote: its instants and top-level fields
-    too, which the trace's columns leave out."""
-    raw = Path(path).read_bytes()
-    return json.loads(gzip.decompress(raw) if Path(path).suffix == ".gz" else raw)
 
 
 def summary_row(row):
@@ -30,23 +26,61 @@ def summary_row(row):
         isinstance(row.get(key), (int, float)) and not isinstance(row.get(key), bool) for key in TIMES)
 
 
+@functools.lru_cache(maxsize=8)
+def loaded(path, stamp):
+    """The trace at ``path`` as it was at ``stamp`` (its size and modification time)."""
+    return trace_io.load(path)
+
+
+def load_once(path):
+    """The trace at ``path``, loaded once in a build however many read it: several of the guide's real traces
+    (``RealTrace``) are one file, each with its own fragments and claims. A file written again is read again."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return trace_io.load(path)  # which says what is wrong with the path, as it would without the memo
+    return loaded(Path(path), (stat.st_size, stat.st_mtime_ns))
+
+
 class RankTraces:
-    """Every rank's trace, loaded once, from ``trace_path(rank)`` for each of ``ranks``; ``trace`` is rank 0's."""
+    """Every rank's trace, loaded once, from ``trace_path(rank)`` for each of ``ranks``; ``trace`` is rank 0's.
+    What the claims and fragments compute from them (``facts``, ``summary``, ``job``) is computed once too."""
+
+    @classmethod
+    def of(cls, *fields, traces, meta=None):
+        """The data of ``fields`` (a recording and its folders) with its traces given, not read from its folder,
+        and its meta too when given: a recording as if made from these traces."""
+        data = cls(*fields)
+        data.traces = tuple(traces)  # the cached properties' values, set before their first use
+        if meta is not None:
+            data.meta = meta
+        return data
 
     @cached_property
     def traces(self):
-        return tuple(trace_io.load(self.trace_path(rank)) for rank in range(self.ranks))
+        return tuple(load_once(self.trace_path(rank)) for rank in range(self.ranks))
 
     @property
     def trace(self):
         return self.traces[0]
 
     @cached_property
-    def document(self):
-        """Rank 0's trace as the JSON document torch wrote (``trace_document``), parsed once for every fragment
-        and claim that reads its args, instants or top-level fields."""
-        return trace_document(self.trace_path())
+    def facts(self):
+        """Rank 0's facts (steps, top kernels…), as the verdict reads them."""
+        return facts(self.trace)
 
+    @cached_property
+    def summary(self):
+        """Rank 0's summary, as ``profguide explain`` gives it."""
+        return summarise(self.trace)
+
+    @cached_property
+    def job(self):
+        """The job of the ranks as ``profguide explain DIR`` sees it; None for a single trace."""
+        if self.ranks < 2:
+            return None
+        named = ((self.trace_path(rank).name, loaded) for rank, loaded in enumerate(self.traces))
+        return ranks_job(named, self.recording.id)
 
 @dataclass(eq=False)
 class RecordingData(RankTraces):

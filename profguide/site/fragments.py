@@ -7,7 +7,6 @@ fragment comes with its SVG file, which the fragment includes.
 """
 
 import json
-from collections import Counter
 from xml.sax.saxutils import escape
 
 from profguide import explain
@@ -16,20 +15,22 @@ from profguide.analysis import compile as compile_analysis
 from profguide.analysis.communication import communication, step_communication
 from profguide.analysis.compiled_calls import compiled_calls
 from profguide.analysis.host import host_breakdown
+from profguide.analysis.job import trace_summary
 from profguide.analysis.kernels import gemm_throughput
 from profguide.analysis.launches import occupancy_queries
 from profguide.analysis.regions import region_calls, region_tree
 from profguide.analysis.select import first_of, profiler_steps, step_window
-from profguide.analysis.verdict import facts
-from profguide.errors import RecordingError
+from profguide.errors import RecordingError, UsageError
 from profguide.figures import charts
 from profguide.figures.host_steps import host_steps_svg
 from profguide.figures.memory import memory_timeline_svg
 from profguide.figures.ranks import job_svg
 from profguide.figures.timeline import timeline_svg
+from profguide.patterns import STEP
 from profguide.site import render
 from profguide.site.catalogue import RECORDINGS
-from profguide.text import count_of, format_duration, format_size, kernel_name
+from profguide.stats import median
+from profguide.text import cell, code, code_cell, count_of, format_duration, format_size, kernel_name, markdown_table
 from profguide.trace.model import KIND
 
 GENERATED = "docs/generated"
@@ -69,14 +70,14 @@ def figure(data):
     if spec.step is not None:  # a long trace is drawn one step at a time: a whole one would not fit a page
         try:
             window = step_window(trace, spec.step)
-        except KeyError as error:
-            raise FragmentError(error.args[0]) from None
+        except UsageError as error:
+            raise FragmentError(str(error)) from None
         step = f", ProfilerStep#{spec.step}"
         drawn = (f"Drawn: ProfilerStep#{spec.step} and the GPU work it launched, "
                  f"{format_duration(window[1] - window[0])}. The whole trace: ")
     svg = timeline_svg(trace, window, title=attributed(data, f"Timeline: {data.title}{rank}{step}"),
                        highlight=spec.highlight, brackets=brackets, callouts=callouts)
-    fragment = render.figure_fragment(data.title + rank, data.meta, facts(trace),
+    fragment = render.figure_fragment(data.title + rank, data.meta, data.facts,
                                       svg_path(data, "timeline.svg"), callouts, drawn)
     return {"timeline.svg": svg, "figure.md": fragment}
 
@@ -87,7 +88,7 @@ def provenance(data):
 
 def steps(data):
     """Each recorded step's duration against the fastest."""
-    found = facts(data.trace)["steps"]
+    found = data.facts["steps"]
     if not found:
         raise FragmentError("no ProfilerStep in this recording")
     return {"steps.md": render.steps_table(found) + "\n" + render.provenance_note(data.meta)}
@@ -95,7 +96,7 @@ def steps(data):
 
 def compare(data):
     """The first step beside the fastest one, on one time scale."""
-    found = facts(data.trace)["steps"]
+    found = data.facts["steps"]
     if len(found) < 2:
         raise FragmentError("fewer than two ProfilerSteps to compare")
     first, fastest = found[0], min(found[1:], key=lambda s: s["dur_us"])
@@ -109,7 +110,7 @@ def compare(data):
 
 def spread(data):
     """Every duration of the top kernel (or of the figure's op on a recording without kernels)."""
-    top = facts(data.trace)["top_kernels"]
+    top = data.facts["top_kernels"]
     name = top[0]["name"] if top else data.recording.figure.spread
     durations = charts.op_durations(data.trace, name) if name else []
     if len(durations) < 2:
@@ -117,7 +118,7 @@ def spread(data):
     where = "in the trace" if data.real else "in the recording"
     svg = charts.spread_svg(kernel_name(name), durations, title=attributed(data, f"Spread of {name}"),
                             unit_label=where)
-    caption = (f"Every duration of {render.code(name[:80])} {where}, one dot each, "
+    caption = (f"Every duration of {code(name[:80])} {where}, one dot each, "
                "with the median, the mean (dashed) and the 95th percentile.")
     return {"spread.svg": svg,
             "spread.md": render.extra_figure_fragment(svg_path(data, "spread.svg"), caption) + source_note(data)}
@@ -125,7 +126,7 @@ def spread(data):
 
 def breakdown(data):
     """Each step's GPU busy time and idle time by cause, or a line saying there is no GPU work to split."""
-    if not facts(data.trace)["kernel_count"]:
+    if not data.facts["kernel_count"]:
         return {"breakdown.md": "*This recording has no GPU work (a CPU stand-in, or a CPU-only run), so there "
                                 "is no GPU time to split into busy and idle.*\n"}
     svg = charts.breakdown_svg(charts.step_breakdowns(data.trace),
@@ -139,7 +140,7 @@ def breakdown(data):
 
 def explained(data):
     """What ``profguide explain --markdown`` says about rank 0's trace."""
-    return {"explain.md": explain.to_markdown(explain.explain_trace(data.trace, data.trace_path()))
+    return {"explain.md": explain.to_markdown(trace_summary(data.trace, data.trace_path()))
             + source_note(data)}
 
 
@@ -151,7 +152,7 @@ def calls(data):
         raise FragmentError(f"fewer than two calls of {region!r} to compare")
     first, later = found[0], found[1:]
     slowest = max(call["dur_us"] for call in later)
-    sentence = (f"The first call of {render.code(region)} took {format_duration(first['dur_us'])}, "
+    sentence = (f"The first call of {code(region)} took {format_duration(first['dur_us'])}, "
                 f"{first['dur_us'] / slowest:.0f}× the slowest of the {count_of(len(later), 'later call')}; "
                 f"{format_duration(first['dur_us'] - first['in_ops_us'])} of it was in no op.")
     return {"calls.md": render.calls_table(found) + "\n" + sentence + "\n\n" + render.provenance_note(data.meta)}
@@ -159,8 +160,7 @@ def calls(data):
 
 def events(data):
     """The events of rank 0's trace by kind (``ph``), with the share of complete events in words."""
-    document = data.document
-    counts = Counter(event.get("ph") for event in document["traceEvents"] if isinstance(event, dict))
+    counts = data.trace.phases
     total = sum(counts.values())
     sentence = (f"Of the {count_of(total, 'event')} in this recording's trace, {counts.get('X', 0):,} are "
                 "complete events.")
@@ -184,7 +184,7 @@ def chains(data):
     if not names:
         annotations = trace.kind == KIND["annotation"]
         names = [name for name in dict.fromkeys(trace.names[code] for code in trace.name[annotations])
-                 if not name.startswith("ProfilerStep#")]
+                 if not STEP.match(name)]
     trees = [region_tree(trace, name) for name in names]
     if not names or not all(trees):
         raise FragmentError("no event to take apart: " + (", ".join(names) if names else "no record_function region"))
@@ -206,7 +206,7 @@ def memory_figure(data):
         raise FragmentError("no memory-timeline.json in this recording (its Recording needs memory_timeline=True)")
     try:
         times, sizes = memory.memory_timeline(data.json_file("memory-timeline.json"))
-        times = memory.to_trace_clock(times, data.document)
+        times = memory.to_trace_clock(times, data.trace)
         steps = [(f"ProfilerStep#{s['step']}", s["start_us"]) for s in profiler_steps(data.trace)]
         where = "the GPU" if data.meta["device"] == "cuda" else "the CPU"
         svg = memory_timeline_svg(times, sizes, steps, title=f"Memory on {where} by category: {data.title}")
@@ -228,7 +228,7 @@ def profiler_options(options):
     """A configuration's arguments to ``profile()`` in words: none at all, the defaults, or the options."""
     if options is None:
         return "–"
-    return ", ".join(f"`{escape(str(name))}={escape(str(value))}`" for name, value in options.items()) or "nothing"
+    return ", ".join(code(f"{name}={value}") for name, value in options.items()) or "nothing"
 
 
 def footprint(data):
@@ -236,17 +236,17 @@ def footprint(data):
     try:
         found = data.results
         rows, baseline = found["configurations"], found["configurations"][0]["median_step_us"]
-        lines = ["| Configuration | Passed to `profile()` | Median step | × no profiler |", "|---|---|---:|---:|"]
-        lines += [f"| {escape(row['name'])} | {profiler_options(row['options'])} | "
-                  f"{format_duration(row['median_step_us'])} | {row['median_step_us'] / baseline:.2f} |"
-                  for row in rows]
+        table = markdown_table(("Configuration", "Passed to `profile()`", "Median step", "× no profiler"),
+                               [(cell(row["name"]), profiler_options(row["options"]),
+                                 format_duration(row["median_step_us"]), f"{row['median_step_us'] / baseline:.2f}")
+                                for row in rows], "llrr")
         sentence = (f"Each configuration ran {count_of(found['steps_per_round'], 'step')} in each of "
                     f"{found['rounds']} rounds, the configurations interleaved; each row is the median of its "
                     f"{count_of(found['steps_per_round'] * found['rounds'], 'step')}.")
     except (RecordingError, KeyError, IndexError, TypeError, AttributeError, ZeroDivisionError):
         raise FragmentError("results.json is missing or does not hold the timings of profiler configurations") \
             from None
-    return {"footprint.md": "\n".join(lines) + "\n\n" + sentence + "\n\n" + render.provenance_note(data.meta)}
+    return {"footprint.md": table + "\n" + sentence + "\n\n" + render.provenance_note(data.meta)}
 
 
 def host_steps(data):
@@ -254,26 +254,24 @@ def host_steps(data):
     activity on one time scale, with a table of the median step and its time loading data (no GPU work)."""
     runs = snippet_runs(data)
     hosts = [host_breakdown(run.trace) for run in runs]
-    if not all(host and host["windows"][0]["label"].startswith("ProfilerStep#") for host in hosts):
+    if not all(host and STEP.match(host["windows"][0]["label"]) for host in hosts):
         raise FragmentError("a run of this snippet has no ProfilerStep to split by host activity")
     svg = host_steps_svg([(run.title, [(w["label"], w["by_activity_us"]) for w in host["windows"]])
                           for run, host in zip(runs, hosts, strict=True)],
                          title="Each recorded step, split by what the main thread was doing")
-    lines = ["| Run | Median step | Median time loading data | Share of the steps loading data |",
-             "|---|---:|---:|---:|"]
-    for run, host in zip(runs, hosts, strict=True):
-        steps_us = sorted(w["dur_us"] for w in host["windows"])
-        loading_us = sorted(w["by_activity_us"]["data loading"] for w in host["windows"])
-        lines.append(f"| {escape(run.title)} | {format_duration(steps_us[len(steps_us) // 2])} "
-                     f"| {format_duration(loading_us[len(loading_us) // 2])} "
-                     f"| {100 * host['by_activity']['data loading']['us'] / host['dur_us']:.1f}% |")
+    table = markdown_table(
+        ("Run", "Median step", "Median time loading data", "Share of the steps loading data"),
+        [(cell(run.title), format_duration(median([w["dur_us"] for w in host["windows"]])),
+          format_duration(median([w["by_activity_us"]["data loading"] for w in host["windows"]])),
+          f"{100 * host['by_activity']['data loading']['us'] / host['dur_us']:.1f}%")
+         for run, host in zip(runs, hosts, strict=True)], "lrrr")
     caption = ("Each recorded step of each run, one bar per step, all on one time scale. A bar adds up the "
                "time the main thread spent in each activity during the step, in the order a step runs them; "
                "it shows how long, not exactly when.")
     notes = "\n".join(render.provenance_note(run.meta) for run in runs)
     return {"host-steps.svg": svg,
             "host-steps.md": render.extra_figure_fragment(svg_path(data, "host-steps.svg"), caption) + "\n"
-            + "\n".join(lines) + "\n\n" + notes}
+            + table + "\n" + notes}
 
 
 def communication_steps(data):
@@ -296,12 +294,11 @@ def communication_steps(data):
 def collective_anatomy(data):
     """Rank 0's collectives layer by layer: the call, its parameters, the backend's op, the GPU's share, the
     reducer; each with the thread or stream it runs on; then each step's buckets and their sizes."""
-    document = data.document
-    rows = collectives.anatomy(document)
+    rows = collectives.anatomy(data.trace)
     if not rows:
         raise FragmentError("no collective (c10d::, gloo:, nccl:) in this trace")
     # DDP's buckets are all-reduces that it calls; others' all-reduces (gloo's reduce-scatter for FSDP) are not.
-    steps = collectives.step_buckets(document) if any(row["name"] == "c10d::allreduce_" for row in rows) else []
+    steps = collectives.step_buckets(data.trace) if any(row["name"] == "c10d::allreduce_" for row in rows) else []
     buckets = render.buckets_table(steps, "`all_reduce`") if any(row["sizes"] for row in steps) else ""
     return {"collectives.md": render.anatomy_table(rows, collectives.LAYERS) + "\n" + buckets + "\n"
             + render.provenance_note(data.meta)}
@@ -318,18 +315,12 @@ def rank_traces(data):
             + f"```json\n{shown}\n```\n\n" + render.provenance_note(data.meta)}
 
 
-def rank_job(data):
-    """The job of the recording's ranks (or a real trace's rank files) as ``profguide explain DIR`` sees it."""
-    named = ((data.trace_path(rank).name, loaded) for rank, loaded in enumerate(data.traces))
-    return {"folder": data.recording.id, **explain.explain_ranks(named)}
-
-
 def rank_table(data):
     """The job's verdict, its straggler and each rank's row, as ``profguide explain DIR --markdown`` gives them."""
     if data.ranks < 2:
         raise FragmentError("one trace: a job's table needs the traces of several ranks")
-    files = ", ".join(render.code(data.trace_path(rank).name) for rank in range(data.ranks))
-    return {"rank-table.md": explain.job_markdown_body(rank_job(data))
+    files = ", ".join(code(data.trace_path(rank).name) for rank in range(data.ranks))
+    return {"rank-table.md": explain.job_markdown_body(data.job)
             + f"\nRank files: {files}.\n\n" + render.provenance_note(data.meta)}
 
 
@@ -337,11 +328,11 @@ def ranks_figure(data):
     """The ranks one above the other on one time axis, aligned on a collective they all ran."""
     if data.ranks < 2:
         raise FragmentError("one trace: there are no ranks to draw one above the other")
-    job = rank_job(data)
+    job = data.job
     by_file = {data.trace_path(rank).name: loaded for rank, loaded in enumerate(data.traces)}
     svg, _ = job_svg(job, lambda row: by_file[row["file"]], title=attributed(data, f"The ranks of {data.title}"))
     aligned = job["aligned_on"]
-    how = (f"each rank's clock shifted so that the same {render.code(kernel_name(aligned['name']))} ends at the "
+    how = (f"each rank's clock shifted so that the same {code(kernel_name(aligned['name']))} ends at the "
            "dashed line on every rank" if aligned else "each from the start of its window")
     caption = (f"{escape(data.title)}: the ranks one above the other on one time axis, {how}; each rank's "
                "main thread, the threads or streams its collectives ran on (outlined), and its busiest GPU streams.")
@@ -372,27 +363,27 @@ def fusion(data):
         raise FragmentError("fusion compares an eager and a compiled recording, each with ProfilerSteps")
     kernels = any(row["kernels"] for _, counts in rows for row in counts)
 
-    def median(counts, key):
-        return sorted(row[key] for row in counts)[len(counts) // 2]
+    def per_step(counts, key):
+        return median([row[key] for row in counts])
 
-    head = "| Run | Ops per step | `aten::` ops per step |" + (" Kernels per step |" if kernels else "")
-    lines = [head + " Median step |", "|---|---:|---:|" + ("---:|" if kernels else "") + "---:|"]
-    for run, counts in rows:
-        lines.append(f"| {escape(run.title)} | {median(counts, 'ops')} | {median(counts, 'aten_ops')} |"
-                     + (f" {median(counts, 'kernels')} |" if kernels else "")
-                     + f" {format_duration(median(counts, 'dur_us'))} |")
+    counted = ("ops", "aten_ops", *(("kernels",) if kernels else ()))
+    headings = ("Run", "Ops per step", "`aten::` ops per step", *(("Kernels per step",) if kernels else ()),
+                "Median step")
+    table = markdown_table(headings, [(cell(run.title), *(f"{per_step(counts, key):g}" for key in counted),
+                                       format_duration(per_step(counts, "dur_us"))) for run, counts in rows],
+                           "l" + "r" * (len(headings) - 1))
     names = [compile_analysis.names_per_step(run.trace, "cpu_op") for run in runs]
     if kernels:
         names += [compile_analysis.names_per_step(run.trace, "kernel") for run in runs]
-    by_name = ["", "| Op or kernel | Eager, per step | Compiled, per step |", "|---|---:|---:|"]
-    for (eager, compiled), shorten in ((names[:2], str), (names[2:], kernel_name))[:1 + kernels]:
-        for name in sorted(set(eager) | set(compiled), key=lambda n: (-eager.get(n, 0), -compiled.get(n, 0), n)):
-            by_name.append(f"| `{escape(shorten(name))}` | {eager.get(name, 0):g} | {compiled.get(name, 0):g} |")
+    by_name = [(code_cell(shorten(name)), f"{eager.get(name, 0):g}", f"{compiled.get(name, 0):g}")
+               for (eager, compiled), shorten in ((names[:2], str), (names[2:], kernel_name))[:1 + kernels]
+               for name in sorted(set(eager) | set(compiled), key=lambda n: (-eager.get(n, 0), -compiled.get(n, 0), n))]
     sentence = (f"Each run recorded {count_of(len(rows[0][1]), 'step')} after warm-up calls, in a process of "
                 "its own; a count per step is the median over its steps, or, by name, the mean.")
     notes = "\n".join(render.provenance_note(run.meta) for run in runs)
-    return {"fusion.md": render.standin_notice(data.meta) + "\n".join(lines + by_name) + "\n\n" + sentence
-            + "\n\n" + notes}
+    return {"fusion.md": render.standin_notice(data.meta) + table + "\n"
+            + markdown_table(("Op or kernel", "Eager, per step", "Compiled, per step"), by_name, "lrr") + "\n"
+            + sentence + "\n\n" + notes}
 
 
 def pays(data):
@@ -401,27 +392,26 @@ def pays(data):
     try:
         data.results["configurations"]  # this recording's own results first: the others only add rows
         runs = snippet_runs(data)
-        lines = ["| Run | Steps timed | Eager, median step | Compiled, median step | Compiled / eager "
-                 "| First call, eager | First call, compiled | Steps to win back the first call |",
-                 "|---|---:|---:|---:|---:|---:|---:|---|"]
+        lines = []
         for run in runs:
             timed = {row["name"]: row for row in run.results["configurations"]}
             eager, compiled = timed["eager"], timed["compiled"]
             saved = eager["median_step_us"] - compiled["median_step_us"]
             extra = compiled["first_call_us"] - eager["first_call_us"]
             back = f"{max(extra, 0) / saved:,.0f}" if saved > 0 else "never: the compiled step is not faster"
-            lines.append(f"| {escape(run.title)} | {run.results['steps']:,} "
-                         f"| {format_duration(eager['median_step_us'])} "
-                         f"| {format_duration(compiled['median_step_us'])} "
-                         f"| {compiled['median_step_us'] / eager['median_step_us']:.2f} "
-                         f"| {format_duration(eager['first_call_us'])} | {format_duration(compiled['first_call_us'])} "
-                         f"| {back} |")
+            lines.append((cell(run.title), f"{run.results['steps']:,}", format_duration(eager["median_step_us"]),
+                          format_duration(compiled["median_step_us"]),
+                          f"{compiled['median_step_us'] / eager['median_step_us']:.2f}",
+                          format_duration(eager["first_call_us"]), format_duration(compiled["first_call_us"]), back))
     except (RecordingError, KeyError, TypeError, ZeroDivisionError):
         raise FragmentError("results.json is missing or does not hold eager and compiled timings") from None
     sentence = ("Each median is over the steps timed, eager and compiled interleaved, after warm-up calls; each "
                 "size ran in a process of its own, so that its first compiled call compiled.")
     notes = "\n".join(render.provenance_note(run.meta) for run in runs)
-    return {"pays.md": render.standin_notice(data.meta) + "\n".join(lines) + "\n\n" + sentence + "\n\n" + notes}
+    table = markdown_table(("Run", "Steps timed", "Eager, median step", "Compiled, median step", "Compiled / eager",
+                            "First call, eager", "First call, compiled", "Steps to win back the first call"),
+                           lines, "lrrrrrrl")
+    return {"pays.md": render.standin_notice(data.meta) + table + "\n" + sentence + "\n\n" + notes}
 
 
 def compile_calls(data):
@@ -438,19 +428,18 @@ def compile_calls(data):
         raise FragmentError(f"each run needs results.json with the rows of its calls and one {region!r} per row") \
             from None
 
-    def cell(call):
+    def call_words(call):
         graphs = ", ".join(call["graphs"])
         done = f"**compiled** {graphs} in {format_duration(call['compile_us'])}" if call["compiles"] else graphs
         return f"{format_duration(call['dur_us'])}: {done}"
 
-    lines = ["| Call | Rows of `x` | " + " | ".join(f"`dynamic={found['dynamic']}`" for _, found, _ in runs) + " |",
-             "|---:|---:|" + "---|" * len(runs)]
-    lines += [f"| {number} | {count} | " + " | ".join(cell(calls[number - 1]) for _, _, calls in runs) + " |"
-              for number, count in enumerate(rows, 1)]
+    table = markdown_table(("Call", "Rows of `x`", *(f"`dynamic={found['dynamic']}`" for _, found, _ in runs)),
+                           [(number, count, *(call_words(calls[number - 1]) for _, _, calls in runs))
+                            for number, count in enumerate(rows, 1)], "rr" + "l" * len(runs))
     sentence = "; ".join(f"with `dynamic={found['dynamic']}`, {sum(c['compiles'] > 0 for c in calls)} of the "
                          f"{count_of(len(calls), 'call')} compiled" for _, found, calls in runs)
     # Each run's provenance is its own fragment (provenance.md), which the page includes under this one.
-    return {"compile-calls.md": "\n".join(lines) + "\n\n" + sentence[0].upper() + sentence[1:] + ".\n"}
+    return {"compile-calls.md": table + "\n" + sentence[0].upper() + sentence[1:] + ".\n"}
 
 
 COMPILE_PHASES = {  # torch._dynamo.utils.compile_times()'s rows that the guide explains, outermost first
@@ -474,36 +463,35 @@ def compile_times(data):
     compiling = [call for call in compiled_calls(data.trace, data.recording.figure.region or "") if call["compiles"]]
     if not compiling:
         raise FragmentError("no call of the figure's region compiled")
-    def cell(values):
+    def durations(values):
         return ", ".join(format_duration(value) for value in values)
 
-    lines = ["| Measured | By | Each time, in order |", "|---|---|---:|",
-             f"| The calls that compiled | the trace | {cell([c['dur_us'] for c in compiling])} |",
-             f"| Compiling, inside them | the trace | {cell([c['compile_us'] for c in compiling])} |"]
-    lines += [f"| {what} (`{name}`) | `compile_times()` | {cell([1e6 * s for s in phases[name]])} |"
-              for name, what in COMPILE_PHASES.items() if name in phases]
+    rows = [("The calls that compiled", "the trace", durations([c["dur_us"] for c in compiling])),
+            ("Compiling, inside them", "the trace", durations([c["compile_us"] for c in compiling]))]
+    rows += [(f"{what} ({code(name)})", "`compile_times()`", durations([1e6 * s for s in phases[name]]))
+             for name, what in COMPILE_PHASES.items() if name in phases]
     sentence = f"Inductor's cache of compiled graphs on disk, over the run: hits {cache['hits']}, " \
                f"misses {cache['misses']}."
-    return {"compile-times.md": "\n".join(lines) + "\n\n" + sentence + "\n\n" + render.provenance_note(data.meta)}
+    return {"compile-times.md": markdown_table(("Measured", "By", "Each time, in order"), rows, "llr") + "\n"
+            + sentence + "\n\n" + render.provenance_note(data.meta)}
 
 
 def communication_calls(data):
     """Rank 0's communication kernels by the collective whose backend op launched them and by kernel name, each
     with its kernels, their time added one by one and its share of all of it."""
-    rows = collectives.communication_by_call(data.document)
+    rows = collectives.communication_by_call(data.trace)
     total = sum(row["us"] for row in rows)
     if not total:
         raise FragmentError("no communication kernel (NCCL, RCCL) in this trace")
-    lines = ["| Launched by | Kernel | Kernels | Time | Share |", "|---|---|---:|---:|---:|"]
-    for row in rows:
-        call = render.code(row["call"]) if row["call"] else "no launch in the trace"
-        lines.append(f"| {call} | {render.code(kernel_name(row['kernel']))} | {row['count']:,} "
-                     f"| {format_duration(row['us'])} | {row['us'] / total:.1%} |")
+    table = markdown_table(("Launched by", "Kernel", "Kernels", "Time", "Share"),
+                           [(code(row["call"]) if row["call"] else "no launch in the trace",
+                             code_cell(kernel_name(row["kernel"])), f"{row['count']:,}", format_duration(row["us"]),
+                             f"{row['us'] / total:.1%}") for row in rows], "llrrr")
     sentence = ("Each communication kernel is joined to the call that launched it: its correlation id leads to "
                 "the launch call, and the backend op around that call on its thread names the collective. A "
                 "kernel whose launch the trace does not hold was launched before the profiler started. Time: the "
                 "kernels' durations added one by one.")
-    return {"communication-calls.md": "\n".join(lines) + "\n\n" + sentence + "\n" + source_note(data)}
+    return {"communication-calls.md": table + "\n" + sentence + "\n" + source_note(data)}
 
 
 FRAGMENTS = {

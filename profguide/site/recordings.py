@@ -57,11 +57,16 @@ class Table:
         return f"table-{self.name}.txt"
 
 
-# What a claim measures. Each is plain data; profguide.site.claims computes it from the recording.
+class Measure:
+    """What a claim measures on a recording: each kind is a frozen dataclass that subclasses this and says in
+    ``describe`` what it measures; ``profguide.site.claims`` registers the function that computes it."""
+
+    def describe(self):
+        raise NotImplementedError
 
 
 @dataclass(frozen=True)
-class FirstOverRest:
+class FirstOverRest(Measure):
     """The first occurrence of ``region`` over the slowest of the others (``ProfilerStep`` means every step)."""
 
     region: str
@@ -71,7 +76,7 @@ class FirstOverRest:
 
 
 @dataclass(frozen=True)
-class SlowestOverFastest:
+class SlowestOverFastest(Measure):
     """The slowest occurrence of ``region`` over the fastest."""
 
     region: str
@@ -81,7 +86,7 @@ class SlowestOverFastest:
 
 
 @dataclass(frozen=True)
-class CpuShare:
+class CpuShare(Measure):
     """``part``'s CPU time (its self time, or its total) over ``whole``'s CPU total, from the summary table."""
 
     part: str
@@ -94,7 +99,7 @@ class CpuShare:
 
 
 @dataclass(frozen=True)
-class OutsideOps:
+class OutsideOps(Measure):
     """The share of the calls of ``region`` after the first spent in no op, over their total duration."""
 
     region: str
@@ -104,7 +109,7 @@ class OutsideOps:
 
 
 @dataclass(frozen=True)
-class DeviceShare:
+class DeviceShare(Measure):
     """GPU time of the kernels the op ``part`` launched over the GPU time of all kernels."""
 
     part: str
@@ -114,7 +119,7 @@ class DeviceShare:
 
 
 @dataclass(frozen=True)
-class StepCount:
+class StepCount(Measure):
     """How many ``ProfilerStep#N`` the recording holds."""
 
     def describe(self):
@@ -122,7 +127,7 @@ class StepCount:
 
 
 @dataclass(frozen=True)
-class StepNumber:
+class StepNumber(Measure):
     """The number of the first or the last recorded ``ProfilerStep#N``."""
 
     which: str  # "first" or "last"
@@ -132,7 +137,7 @@ class StepNumber:
 
 
 @dataclass(frozen=True)
-class Encloses:
+class Encloses(Measure):
     """1 when the first ``inner`` event lies inside the first ``outer`` one, else 0."""
 
     outer: str
@@ -143,7 +148,7 @@ class Encloses:
 
 
 @dataclass(frozen=True)
-class GpuBusyShare:
+class GpuBusyShare(Measure):
     """GPU busy time over the window from the first GPU op's start to the last one's end."""
 
     def describe(self):
@@ -151,7 +156,7 @@ class GpuBusyShare:
 
 
 @dataclass(frozen=True)
-class SyncOverKernels:
+class SyncOverKernels(Measure):
     """The longest host synchronisation over the total time of the kernels."""
 
     def describe(self):
@@ -160,7 +165,7 @@ class SyncOverKernels:
 
 
 @dataclass(frozen=True)
-class RowValue:
+class RowValue(Measure):
     """One number of one summary-table row (``averages.json``): ``count``, ``self_cpu_memory_bytes``…"""
 
     name: str
@@ -171,7 +176,7 @@ class RowValue:
 
 
 @dataclass(frozen=True)
-class ColumnShare:
+class ColumnShare(Measure):
     """``part``'s value in one column of the summary table over ``whole``'s value in the same column."""
 
     part: str
@@ -183,7 +188,7 @@ class ColumnShare:
 
 
 @dataclass(frozen=True)
-class OpsInRegion:
+class OpsInRegion(Measure):
     """How many ``op`` events the first occurrence of the region ``region`` holds, at any depth."""
 
     region: str
@@ -194,7 +199,7 @@ class OpsInRegion:
 
 
 @dataclass(frozen=True)
-class OccupancyQueries:
+class OccupancyQueries(Measure):
     """Occupancy queries against launches of one kernel family (``gemm``, ``elementwise``, ``other``):
     ``of="queries"``, the share of queries whose next launch is of the family; ``of="launches"``, the share
     of the family's launches (those whose kernel name holds ``name_contains``) that come right after a query."""
@@ -211,7 +216,7 @@ class OccupancyQueries:
 
 
 @dataclass(frozen=True)
-class CommunicationHidden:
+class CommunicationHidden(Measure):
     """The share of the communication kernels' time that overlaps computation kernels, over the whole trace."""
 
     def describe(self):
@@ -219,7 +224,7 @@ class CommunicationHidden:
 
 
 @dataclass(frozen=True)
-class CommunicationExposed:
+class CommunicationExposed(Measure):
     """Exposed communication over a step's window, for the step where it is smallest or largest
     (``which``: "least" or "most"), among the steps with communication."""
 
@@ -230,7 +235,7 @@ class CommunicationExposed:
 
 
 @dataclass(frozen=True)
-class TableRows:
+class TableRows(Measure):
     """How many rows named ``name`` an extra table (``Table``) of the recording prints."""
 
     table: str
@@ -241,7 +246,7 @@ class TableRows:
 
 
 @dataclass(frozen=True)
-class IdleShare:
+class IdleShare(Measure):
     """GPU idle time of one cause (a key of ``profguide.analysis.idle.IDLE_CAUSES``) over the window
     ``profguide explain`` measures."""
 
@@ -252,7 +257,7 @@ class IdleShare:
 
 
 @dataclass(frozen=True)
-class QueueingOverLaunch:
+class QueueingOverLaunch(Measure):
     """The median queueing (op behind earlier work) over the median launch delay (runtime API, stream empty)."""
 
     def describe(self):
@@ -260,7 +265,7 @@ class QueueingOverLaunch:
 
 
 @dataclass(frozen=True)
-class SyncsPerStep:
+class SyncsPerStep(Measure):
     """The fewest host synchronisation calls in any one ``ProfilerStep``."""
 
     def describe(self):
@@ -268,7 +273,7 @@ class SyncsPerStep:
 
 
 @dataclass(frozen=True)
-class SyncOverStep:
+class SyncOverStep(Measure):
     """The longest host synchronisation over the median ``ProfilerStep``."""
 
     def describe(self):
@@ -276,7 +281,7 @@ class SyncOverStep:
 
 
 @dataclass(frozen=True)
-class MeanOverMedian:
+class MeanOverMedian(Measure):
     """The mean duration of the kernel with the most total time over its median."""
 
     def describe(self):
@@ -284,7 +289,7 @@ class MeanOverMedian:
 
 
 @dataclass(frozen=True)
-class PeakShare:
+class PeakShare(Measure):
     """Achieved TFLOP/s of the matrix multiply with the most kernel time over the datasheet's peak for the
     device and input type."""
 
@@ -293,7 +298,7 @@ class PeakShare:
 
 
 @dataclass(frozen=True)
-class MemoryLeftAtEnd:
+class MemoryLeftAtEnd(Measure):
     """The bytes memory category ``category`` holds at the end of the memory timeline over its peak."""
 
     category: str
@@ -303,7 +308,7 @@ class MemoryLeftAtEnd:
 
 
 @dataclass(frozen=True)
-class MemoryRatioAtEnd:
+class MemoryRatioAtEnd(Measure):
     """The bytes of memory category ``part`` over those of ``whole``, at the end of the memory timeline."""
 
     part: str
@@ -314,7 +319,7 @@ class MemoryRatioAtEnd:
 
 
 @dataclass(frozen=True)
-class OpsInStep:
+class OpsInStep(Measure):
     """How many ops ran inside the first or the last recorded ``ProfilerStep#N``."""
 
     which: str  # "first" or "last"
@@ -324,7 +329,7 @@ class OpsInStep:
 
 
 @dataclass(frozen=True)
-class StepTimeRatio:
+class StepTimeRatio(Measure):
     """The median step time of configuration ``part`` over that of ``whole``, from the recording's results."""
 
     part: str
@@ -335,7 +340,7 @@ class StepTimeRatio:
 
 
 @dataclass(frozen=True)
-class HostShare:
+class HostShare(Measure):
     """The share of the recorded steps that the thread running them spent in ``activity`` (a key of
     ``profguide.analysis.host.CPU_ACTIVITIES``), on a recording without GPU work."""
 
@@ -346,7 +351,7 @@ class HostShare:
 
 
 @dataclass(frozen=True)
-class HostShareFall:
+class HostShareFall(Measure):
     """The ``baseline`` recording's ``HostShare`` of ``activity`` over this recording's."""
 
     activity: str
@@ -357,7 +362,7 @@ class HostShareFall:
 
 
 @dataclass(frozen=True)
-class HostLead:
+class HostLead(Measure):
     """Host time in ``activity`` over the largest other activity, in the recorded step where it leads least."""
 
     activity: str
@@ -367,7 +372,7 @@ class HostLead:
 
 
 @dataclass(frozen=True)
-class VerdictIs:
+class VerdictIs(Measure):
     """1 when ``profguide explain`` gives the recording's trace the verdict ``verdict``, else 0."""
 
     verdict: str
@@ -377,7 +382,7 @@ class VerdictIs:
 
 
 @dataclass(frozen=True)
-class RanksNamed:
+class RanksNamed(Measure):
     """The share of the recording's rank traces whose ``distributedInfo`` names their own rank and the job's size."""
 
     def describe(self):
@@ -385,7 +390,7 @@ class RanksNamed:
 
 
 @dataclass(frozen=True)
-class BackendOutsideCall:
+class BackendOutsideCall(Measure):
     """The share of rank 0's backend ops of ``collective`` (``gloo:all_reduce``…) that run outside the
     ``c10d::`` call that asked for them, on another thread."""
 
@@ -396,7 +401,7 @@ class BackendOutsideCall:
 
 
 @dataclass(frozen=True)
-class EnclosedShare:
+class EnclosedShare(Measure):
     """The share of rank 0's ``inner`` events that an event whose name holds ``outer`` encloses, on one thread."""
 
     inner: str
@@ -407,7 +412,7 @@ class EnclosedShare:
 
 
 @dataclass(frozen=True)
-class CollectivesPerStep:
+class CollectivesPerStep(Measure):
     """The fewest backend ops of ``collective`` that start in any one ``ProfilerStep`` of rank 0."""
 
     collective: str = "all_reduce"
@@ -417,7 +422,7 @@ class CollectivesPerStep:
 
 
 @dataclass(frozen=True)
-class CommStreamShare:
+class CommStreamShare(Measure):
     """Of the kernel time on the streams that run NCCL kernels, the share that is NCCL kernels."""
 
     def describe(self):
@@ -425,7 +430,7 @@ class CommStreamShare:
 
 
 @dataclass(frozen=True)
-class StragglerIs:
+class StragglerIs(Measure):
     """1 when the straggler of the recording's ranks (``profguide explain DIR``'s) is rank ``rank``, else 0."""
 
     rank: int
@@ -435,7 +440,7 @@ class StragglerIs:
 
 
 @dataclass(frozen=True)
-class StragglerWait:
+class StragglerWait(Measure):
     """The longest time another rank waited for the straggler in their collectives, over that rank's window
     (``profguide explain DIR``'s)."""
 
@@ -444,7 +449,7 @@ class StragglerWait:
 
 
 @dataclass(frozen=True)
-class RanksLineUp:
+class RanksLineUp(Measure):
     """1 when the ranks' collectives, matched by name, stream and order, end together on every rank (up to
     each rank's clock offset), else 0: sampled or unlike traces do not line up."""
 
@@ -453,7 +458,7 @@ class RanksLineUp:
 
 
 @dataclass(frozen=True)
-class PerStepFall:
+class PerStepFall(Measure):
     """The ``baseline`` recording's median ``count`` per ProfilerStep over this recording's: ``ops`` (every op),
     ``aten_ops`` (ops named ``aten::``) or ``kernels`` (by their launch call's start)."""
 
@@ -465,7 +470,7 @@ class PerStepFall:
 
 
 @dataclass(frozen=True)
-class NamedInRegion:
+class NamedInRegion(Measure):
     """How many events whose name starts with ``prefix`` the first occurrence of the region ``region`` holds, at
     any depth: for names that carry a hash or a number (``## Call CompiledFxGraph <hash> ##``)."""
 
@@ -477,7 +482,7 @@ class NamedInRegion:
 
 
 @dataclass(frozen=True)
-class FirstOverMedian:
+class FirstOverMedian(Measure):
     """The first occurrence of ``region`` over the median of the others."""
 
     region: str
@@ -487,7 +492,7 @@ class FirstOverMedian:
 
 
 @dataclass(frozen=True)
-class CallsThatCompile:
+class CallsThatCompile(Measure):
     """How many occurrences of the region ``region`` hold a torch.compile compilation."""
 
     region: str
@@ -497,7 +502,7 @@ class CallsThatCompile:
 
 
 @dataclass(frozen=True)
-class SyncInsideStep:
+class SyncInsideStep(Measure):
     """The longest host synchronisation that starts inside a ``ProfilerStep``, over that step's duration: the
     largest such share over the steps."""
 
@@ -506,7 +511,7 @@ class SyncInsideStep:
 
 
 @dataclass(frozen=True)
-class LongestSyncAfterSteps:
+class LongestSyncAfterSteps(Measure):
     """1 when the trace's longest host synchronisation starts after the last ``ProfilerStep`` has ended (the
     profiler's own sync when it stops), else 0."""
 
@@ -515,7 +520,7 @@ class LongestSyncAfterSteps:
 
 
 @dataclass(frozen=True)
-class KernelSpread:
+class KernelSpread(Measure):
     """Over the kernels whose name holds ``name_contains``, each name on its own, ``statistic`` (``"p95"`` or
     ``"mean"``) of its durations over their median: the largest when ``which`` is "most", the smallest when
     "least"."""
@@ -529,7 +534,7 @@ class KernelSpread:
 
 
 @dataclass(frozen=True)
-class OpMedianOver:
+class OpMedianOver(Measure):
     """The median duration of the op ``op`` here over its median duration in the recording ``baseline``."""
 
     op: str
@@ -540,7 +545,7 @@ class OpMedianOver:
 
 
 @dataclass(frozen=True)
-class FreesInRegion:
+class FreesInRegion(Measure):
     """How many frees the trace's memory events record inside the first or the last occurrence of the region
     ``region`` (``which``: "first" or "last"), on its thread."""
 
@@ -552,7 +557,7 @@ class FreesInRegion:
 
 
 @dataclass(frozen=True)
-class QueriesInside:
+class QueriesInside(Measure):
     """The share of the occupancy queries (``cudaOccupancy…`` calls) made inside an op whose name holds ``op``."""
 
     op: str
@@ -562,7 +567,7 @@ class QueriesInside:
 
 
 @dataclass(frozen=True)
-class FreedInside:
+class FreedInside(Measure):
     """What the row ``name`` frees outside its ops over what the ops inside it allocate, from the summary table's
     CPU (``memory="cpu"``) or device memory columns: minus its self memory over its memory less its self memory.
     1 when a region frees, between its ops, all that they allocated."""
@@ -575,7 +580,7 @@ class FreedInside:
 
 
 @dataclass(frozen=True)
-class CommunicationByCall:
+class CommunicationByCall(Measure):
     """The share of the communication kernels' time, added one by one, that the backend op ``call``
     (``nccl:all_reduce``) launched, joined by correlation whatever the kernels' names
     (``profguide.analysis.collectives.communication_by_call``)."""
@@ -587,7 +592,7 @@ class CommunicationByCall:
 
 
 @dataclass(frozen=True)
-class CommunicationKernelNamed:
+class CommunicationKernelNamed(Measure):
     """The share of the communication kernels' time, added one by one, of the kernels whose name holds
     ``contains``."""
 
@@ -598,7 +603,7 @@ class CommunicationKernelNamed:
 
 
 @dataclass(frozen=True)
-class RankHostShare:
+class RankHostShare(Measure):
     """The share of rank ``rank``'s recorded steps that its main thread spent in ``activity`` (a key of
     ``profguide.analysis.host.CPU_ACTIVITIES``), on a recording without GPU work; with ``label``, only the
     activity's time under that name (a region's, among the activity's three largest)."""
@@ -613,7 +618,7 @@ class RankHostShare:
 
 
 @dataclass(frozen=True)
-class LargestBucketShare:
+class LargestBucketShare(Measure):
     """The largest ``all_reduce`` of a ``ProfilerStep`` over the bytes all the step's all-reduces carried, in
     the step where that share is least (``profguide.analysis.collectives.step_buckets``)."""
 
@@ -622,7 +627,7 @@ class LargestBucketShare:
 
 
 @dataclass(frozen=True)
-class OverheadEvents:
+class OverheadEvents(Measure):
     """How many events of the profiler's own work (an ``Activity Buffer Request``, a ``Buffer Flush``) the
     trace holds."""
 
@@ -631,7 +636,7 @@ class OverheadEvents:
 
 
 @dataclass(frozen=True)
-class OpsWithShapes:
+class OpsWithShapes(Measure):
     """The share of the trace's ops that carry their input shapes (the ``Input Dims`` that ``record_shapes``
     adds)."""
 
@@ -640,7 +645,7 @@ class OpsWithShapes:
 
 
 @dataclass(frozen=True)
-class KernelsJoined:
+class KernelsJoined(Measure):
     """The share of the kernels whose ``External id`` is that of an op: those the trace joins to the op that
     launched them."""
 
@@ -649,7 +654,7 @@ class KernelsJoined:
 
 
 @dataclass(frozen=True)
-class RegionTimeRatio:
+class RegionTimeRatio(Measure):
     """The first occurrence of the region ``region``: its duration (``part="in all"``), its time in the ops
     directly under it (``"in ops"``) or in no op (``"outside ops"``), over the most of the occurrences of ``other``
     that start after it."""
@@ -663,7 +668,7 @@ class RegionTimeRatio:
 
 
 @dataclass(frozen=True)
-class LaunchedBy:
+class LaunchedBy(Measure):
     """Of the kernels whose name holds ``kernels`` (in lower case) and whose launch call the trace holds, the share
     that one of the calls named ``calls`` launched (``cuLaunchKernel``, ``cudaGraphLaunch``…)."""
 
@@ -675,7 +680,7 @@ class LaunchedBy:
 
 
 @dataclass(frozen=True)
-class CompileMarker:
+class CompileMarker(Measure):
     """One number ``profguide explain`` reports of what torch.compile left in the trace: a key of
     ``profguide.analysis.compile.compile_markers`` (``cuda_graph_launches``, ``triton_kernels``…)."""
 
@@ -686,7 +691,7 @@ class CompileMarker:
 
 
 @dataclass(frozen=True)
-class SelfTimeRatio:
+class SelfTimeRatio(Measure):
     """The self time (the part no event under it covers) of the first event whose name starts with ``prefix``
     inside the first ``region``, over the same inside the first ``other``."""
 
@@ -699,7 +704,7 @@ class SelfTimeRatio:
 
 
 @dataclass(frozen=True)
-class MedianStepRatio:
+class MedianStepRatio(Measure):
     """This recording's median ``ProfilerStep`` over the ``baseline`` recording's."""
 
     baseline: str
@@ -709,7 +714,7 @@ class MedianStepRatio:
 
 
 @dataclass(frozen=True)
-class CompileShare:
+class CompileShare(Measure):
     """The first occurrence of the region ``region``: the time of the compilations inside it over its duration."""
 
     region: str
@@ -717,21 +722,6 @@ class CompileShare:
     def describe(self):
         return f"compiling / duration, the first {self.region}"
 
-
-Measure = (RegionTimeRatio | LaunchedBy | CompileMarker | SelfTimeRatio | MedianStepRatio | CompileShare
-           | CommunicationByCall | CommunicationKernelNamed | RankHostShare | LargestBucketShare
-           | QueriesInside | FreedInside
-           | SyncInsideStep | LongestSyncAfterSteps | KernelSpread | OpMedianOver | FreesInRegion
-           | OverheadEvents | OpsWithShapes | KernelsJoined
-           | NamedInRegion | FirstOverMedian | CallsThatCompile
-           | PerStepFall | HostShare | HostShareFall | HostLead | VerdictIs | StragglerIs | StragglerWait | RanksLineUp
-           | RanksNamed | BackendOutsideCall | EnclosedShare | CollectivesPerStep | CommStreamShare
-           | MemoryLeftAtEnd | MemoryRatioAtEnd | OpsInStep | StepTimeRatio
-           | RowValue | ColumnShare | TableRows | OpsInRegion | OccupancyQueries
-           | CommunicationHidden | CommunicationExposed
-           | IdleShare | QueueingOverLaunch | SyncsPerStep | SyncOverStep | MeanOverMedian | PeakShare
-           | FirstOverRest | SlowestOverFastest | OutsideOps | CpuShare | DeviceShare | StepCount | StepNumber
-           | Encloses | GpuBusyShare | SyncOverKernels)
 
 
 @dataclass(frozen=True)

@@ -9,25 +9,27 @@ to download its trace and a button that opens the trace in Perfetto.
 
 from xml.sax.saxutils import escape
 
-from profguide.text import count_of, cut, format_duration, format_size, kernel_name
+from profguide.text import (
+    cell,
+    code,
+    code_cell,
+    count_of,
+    cut,
+    format_duration,
+    format_size,
+    kernel_name,
+    markdown_table,
+)
 
-
-def code(name):
-    """``name`` as inline HTML code that Markdown leaves alone: ``*`` and ``_`` in C++ and Python names
-    (``ncclDevComm*``, ``__next__``) would otherwise turn into emphasis."""
-    return "<code>" + escape(name).replace("*", "&#42;").replace("_", "&#95;") + "</code>"
 
 def steps_table(steps):
     """Each profiled step's duration, and how it compares with the fastest."""
     if not steps:
         return ""
     fastest = min(step["dur_us"] for step in steps)
-    lines = ["| Step | Duration | × fastest |", "|---:|---:|---:|"]
-    for step in steps:
-        lines.append(
-            f"| {step['step']} | {format_duration(step['dur_us'])} | {step['dur_us'] / fastest:.2f} |"
-        )
-    return "\n".join(lines) + "\n"
+    return markdown_table(("Step", "Duration", "× fastest"),
+                          [(step["step"], format_duration(step["dur_us"]), f"{step['dur_us'] / fastest:.2f}")
+                           for step in steps], "rrr")
 
 
 def provenance_line(meta):
@@ -129,8 +131,10 @@ def callout_sentence(callouts):
 
 
 def included(svg_path):
-    """A figure's SVG, included from its file into a page: the figure sits inline, in the page's colours."""
-    return f'<div class="pg-figure">\n--8<-- "{svg_path}"\n</div>\n\n'
+    """A figure's SVG, included from its file into a page: the figure sits inline, in the page's colours, and a
+    link to the file itself reads it at full size on a narrow screen (docs/assets/figures.css)."""
+    return (f'<div class="pg-figure">\n--8<-- "{svg_path}"\n</div>\n\n'
+            f'[Open the figure at full size](/{svg_path.removeprefix("docs/")}){{: .pg-full-size }}\n\n')
 
 
 def figure_fragment(title, meta, facts, svg_path, callouts=(), drawn=""):
@@ -162,16 +166,13 @@ def calls_table(calls):
     """
     fastest = min(call["dur_us"] for call in calls)
     on_gpu = any(call.get("kernel_us") for call in calls)
-    header = "| Call | Duration | In the ops it called | In no op |" + (" GPU kernels |" if on_gpu else "")
-    lines = [header + " × fastest |", "|---:|---:|---:|---:|" + ("---:|" if on_gpu else "") + "---:|"]
-    for number, call in enumerate(calls, 1):
-        cells = [str(number), format_duration(call["dur_us"]), format_duration(call["in_ops_us"]),
-                 format_duration(call["dur_us"] - call["in_ops_us"])]
-        if on_gpu:
-            cells.append(format_duration(call.get("kernel_us", 0.0)))
-        cells.append(f"{call['dur_us'] / fastest:.1f}")
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+    headings = ("Call", "Duration", "In the ops it called", "In no op", *(("GPU kernels",) if on_gpu else ()),
+                "× fastest")
+    rows = [(number, format_duration(call["dur_us"]), format_duration(call["in_ops_us"]),
+             format_duration(call["dur_us"] - call["in_ops_us"]),
+             *((format_duration(call.get("kernel_us", 0.0)),) if on_gpu else ()), f"{call['dur_us'] / fastest:.1f}")
+            for number, call in enumerate(calls, 1)]
+    return markdown_table(headings, rows, "r" * len(headings))
 
 
 def collapsed(entries):
@@ -211,21 +212,21 @@ def occupancy_table(found, limit=8):
     """``occupancy_queries``'s launches: by kernel family, then the matrix-multiply kernels one by one, each
     with how many launches came right after an occupancy query."""
     def row(label, flags):
-        return f"| {label} | {len(flags):,} | {sum(flags):,} ({sum(flags) / len(flags):.0%}) |"
+        return label, f"{len(flags):,}", f"{sum(flags):,} ({sum(flags) / len(flags):.0%})"
 
     by_family, by_kernel = {}, {}
     for name, family, after in found["launched"]:
         by_family.setdefault(family, []).append(after)
         if family == "gemm":
-            by_kernel.setdefault(cut(kernel_name(name)), []).append(after)
-    header = ["| {} | Launches | Right after an occupancy query |", "|---|---:|---:|"]
-    lines = [header[0].format("Kernels"), header[1]]
-    lines += [row(label, by_family[family]) for family, label in FAMILIES.items() if family in by_family]
+            by_kernel.setdefault(kernel_name(name), []).append(after)
     kernels = sorted(by_kernel.items(), key=lambda item: -len(item[1]))[:limit]
-    lines += ["", header[0].format("Matrix-multiply kernel"), header[1]]
-    lines += [row(f"`{escape(name)}`", flags) for name, flags in kernels]
     queries = found["queries"]
-    return "\n".join(lines) + f"\n\n{queries:,} occupancy {'query' if queries == 1 else 'queries'} in all.\n"
+    return (markdown_table(("Kernels", "Launches", "Right after an occupancy query"),
+                           [row(label, by_family[family]) for family, label in FAMILIES.items() if family in by_family],
+                           "lrr")
+            + "\n" + markdown_table(("Matrix-multiply kernel", "Launches", "Right after an occupancy query"),
+                                    [row(code_cell(name), flags) for name, flags in kernels], "lrr")
+            + f"\n{queries:,} occupancy {'query' if queries == 1 else 'queries'} in all.\n")
 
 
 def tflops_table(rows, device):
@@ -233,16 +234,15 @@ def tflops_table(rows, device):
 
     ``rows`` are ``profguide.analysis.kernels.gemm_throughput``'s.
     """
-    lines = [f"| Op | Input shapes | Type | Calls | GFLOP per call | Kernel time | Achieved | Peak, {escape(device)} "
-             "| Share of peak |", "|---|---|---|---:|---:|---:|---:|---:|---:|"]
-    for row in rows:
+    def cells(row):
         achieved = "–" if row["tflops"] is None else f"{row['tflops']:.1f} TFLOP/s"
         peak = "not in profguide's table" if row["peak_tflops"] is None else f"{row['peak_tflops']:g} TFLOP/s"
         share = "–" if row["pct_of_peak"] is None else f"{row['pct_of_peak']:.0f}%"
-        lines.append(f"| `{escape(row['op'])}` | {escape(row['input_dims'])} | `{escape(row['dtype'])}` | "
-                     f"{row['calls']:,} | {row['flops'] / row['calls'] / 1e9:,.1f} | "
-                     f"{format_duration(row['kernel_us'])} | {achieved} | {peak} | {share} |")
-    return "\n".join(lines) + "\n"
+        return (code(row["op"]), cell(row["input_dims"]), code(row["dtype"]), f"{row['calls']:,}",
+                f"{row['flops'] / row['calls'] / 1e9:,.1f}", format_duration(row["kernel_us"]), achieved, peak, share)
+
+    return markdown_table(("Op", "Input shapes", "Type", "Calls", "GFLOP per call", "Kernel time", "Achieved",
+                           f"Peak, {cell(device)}", "Share of peak"), [cells(row) for row in rows], "lllrrrrrr")
 
 
 PHASES = {
@@ -256,13 +256,10 @@ PHASES = {
 
 def phases_table(counts):
     """The events of a trace by ``ph``: how many of each, and what they are."""
-    total = sum(counts.values())
-    lines = ["| `ph` | What it is | Events |", "|---|---|---:|"]
-    for phase, count in sorted(counts.items(), key=lambda item: (-item[1], str(item[0]))):
-        meaning = PHASES.get(phase, "another kind of event")
-        lines.append(f"| `{escape(str(phase))}` | {meaning} | {count:,} |")
-    lines.append(f"| | all events | {total:,} |")
-    return "\n".join(lines) + "\n"
+    rows = [(code(phase), PHASES.get(phase, "another kind of event"), f"{count:,}")
+            for phase, count in sorted(counts.items(), key=lambda item: (-item[1], str(item[0])))]
+    return markdown_table(("`ph`", "What it is", "Events"), [*rows, ("", "all events", f"{sum(counts.values()):,}")],
+                          "llr")
 
 
 BENCHMARK_ROWS = {
@@ -286,30 +283,30 @@ BENCHMARK_GOALS = (
 
 def goals_table(ratios):
     """Each goal, the ratio the run measured, and whether it meets the goal."""
-    lines = ["| Goal | Measured | Met |", "|---|---:|---|"]
+    rows = []
     for words, key, side, bound in BENCHMARK_GOALS:
         value = ratios[key]
         met = value <= bound if side == "at most" else value >= bound
-        lines.append(f"| {words} | {value:.2f}× | {'✓ yes' if met else '✗ no'} |")
-    return lines
+        rows.append((words, f"{value:.2f}×", "✓ yes" if met else "✗ no"))
+    return markdown_table(("Goal", "Measured", "Met"), rows, "lrl")
 
 
 def benchmark_fragment(results, svg_path):
     """Markdown for the site from ``benchmarks/explain_vs_hta.py --json`` output: every tool side by side,
     the ratios, and the scaling figure."""
     tools, source, ratio = results["tools"], results["trace"], results["ratios"]
-    lines = ["| What runs | Wall time (median) | CPU time | Peak memory | GPU idle |", "|---|---:|---:|---:|---:|"]
+    rows = []
     for name, label in BENCHMARK_ROWS.items():
         run = tools.get(name)
         if not run or not run.get("ok"):
             continue
         result = run.get("result") or {}
         idle = result.get("gpu_idle_pct", result.get("idle_pct"))
-        lines.append(f"| {label.format(version=escape(str(results.get('hta_version'))))} | "
-                     f"{run['wall_s_median']:.2f} s | {run['cpu_s_median']:.2f} s | {run['maxrss_mib_median']:,.0f} MiB"
-                     f" | {'–' if idle is None else f'{idle:.2f}%'} |")
-    lines += [
-        "",
+        rows.append((label.format(version=cell(results.get("hta_version"))), f"{run['wall_s_median']:.2f} s",
+                     f"{run['cpu_s_median']:.2f} s", f"{run['maxrss_mib_median']:,.0f} MiB",
+                     "–" if idle is None else f"{idle:.2f}%"))
+    lines = [
+        markdown_table(("What runs", "Wall time (median)", "CPU time", "Peak memory", "GPU idle"), rows, "lrrrr"),
         f"On a trace of {source['events']:,} events ({source['bytes'] / 2**20:,.0f} MiB of JSON, "
         f"{source['copies']} copies of `{escape(source['source'])}` end to end), `explain` took "
         f"**{ratio['explain_over_decode_time']:.2f}×** the time of decoding the file into typed structs, ran "
@@ -318,8 +315,7 @@ def benchmark_fragment(results, svg_path):
         f"**{ratio['draw_over_explain_time']:.2f}×** the time of `explain`. Each ran {results['repeats']} times, "
         "each time in a fresh process.",
         "",
-        *goals_table(ratio),
-        "",
+        goals_table(ratio),
     ]
     if results.get("scaling"):
         lines += [included(svg_path) + "The same, on traces of 1 to "
@@ -343,30 +339,31 @@ def scaling_series(results):
 def anatomy_table(rows, layers):
     """A collective's events layer by layer (``profguide.analysis.collectives.anatomy``); ``layers`` says what
     each layer is, in words."""
-    lines = ["| Layer | Event | Category | Runs on | Count | Median duration |", "|---|---|---|---|---:|---:|"]
-    for row in rows:
+    def cells(row):
         name = kernel_name(row["name"]) if row["layer"] == "kernel" else row["name"]
-        runs_on = escape(row["runs_on"]) + (f" ({row['lanes']} threads)" if row["lanes"] > 1 else "")
-        lines.append(f"| {layers[row['layer']]} | {code(cut(name))} | `{escape(row['category'])}` | {runs_on} "
-                     f"| {row['count']:,} | {format_duration(row['median_us'])} |")
-    return "\n".join(lines) + "\n"
+        runs_on = cell(row["runs_on"]) + (f" ({row['lanes']} threads)" if row["lanes"] > 1 else "")
+        return (layers[row["layer"]], code_cell(name), code(row["category"]), runs_on, f"{row['count']:,}",
+                format_duration(row["median_us"]))
+
+    return markdown_table(("Layer", "Event", "Category", "Runs on", "Count", "Median duration"),
+                          [cells(row) for row in rows], "llllrr")
 
 
 def buckets_table(rows, collective):
     """Each step's ops of one collective and the bytes each sent (``collectives.step_buckets``)."""
-    lines = [f"| Step | {collective} ops | Bytes each | Together |", "|---:|---:|---|---:|"]
-    for row in rows:
+    def cells(row):
         known = [size for size in row["sizes"] if size is not None]
         each = ", ".join(format_size(size) if size is not None else "not recorded" for size in row["sizes"])
-        lines.append(f"| {row['step']} | {len(row['sizes'])} | {each or '—'} | {format_size(sum(known))} |")
-    return "\n".join(lines) + "\n"
+        return row["step"], len(row["sizes"]), each or "—", format_size(sum(known))
+
+    return markdown_table(("Step", f"{collective} ops", "Bytes each", "Together"), [cells(row) for row in rows],
+                          "rrlr")
 
 
 def ranks_table(infos, files):
     """What each rank's trace says about its place in the job (its ``distributedInfo``), beside its file."""
-    lines = ["| File | `rank` | `world_size` | `backend` | Process groups |", "|---|---:|---:|---|---:|"]
-    for info, file in zip(infos, files, strict=True):
-        info = info or {}
-        cells = [escape(str(info.get(key, "—"))) for key in ("rank", "world_size", "backend")]
-        lines.append(f"| `{escape(file)}` | {' | '.join(cells)} | {escape(str(info.get('pg_count', '—')))} |")
-    return "\n".join(lines) + "\n"
+    rows = [(code(file), *(cell((info or {}).get(key, "—")) for key in ("rank", "world_size", "backend", "pg_count")))
+            for info, file in zip(infos, files, strict=True)]
+    return markdown_table(("File", "`rank`", "`world_size`", "`backend`", "Process groups"), rows, "lrrlr")
+
+

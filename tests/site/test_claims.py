@@ -1,15 +1,13 @@
 """profguide.site.claims: each measure on traces where the answer is known, and what a check concludes."""
 
 import dataclasses
-import gzip
-import json
 from types import SimpleNamespace
 
 import pytest
 
-from profguide.site import claims, marks
+from profguide.site import claims, marks, recordings
 from profguide.site.catalogue import REAL_TRACES, RECORDINGS, by_id
-from profguide.site.data import RealTraceData, RecordingData, trace_document
+from profguide.site.data import RealTraceData, RecordingData
 from profguide.site.recordings import (
     BackendOutsideCall,
     Claim,
@@ -140,9 +138,18 @@ def test_gpu_busy_share_and_the_sync_against_the_kernels():
     assert claims.measured(GpuBusyShare(), data(cpu("aten::mm", 0, 5))) is None
 
 
-def test_every_measure_has_a_way_to_be_taken():
-    kinds = {type(claim.measure) for recording in (*RECORDINGS, *REAL_TRACES) for claim in recording.claims}
-    assert kinds <= set(claims.MEASURES)
+def test_every_kind_of_measure_is_a_dataclass_with_a_way_to_be_taken_and_some_claim_takes_it():
+    kinds = {kind for kind in vars(recordings).values()
+             if isinstance(kind, type) and issubclass(kind, recordings.Measure) and kind is not recordings.Measure}
+    assert all(dataclasses.is_dataclass(kind) for kind in kinds)
+    assert set(claims.MEASURES) == kinds
+    used = {type(claim.measure) for recording in (*RECORDINGS, *REAL_TRACES) for claim in recording.claims}
+    assert kinds - used == set()
+
+
+def test_a_kind_of_measure_is_taken_by_one_function():
+    with pytest.raises(ValueError, match="StepCount is taken by step_count already"):
+        claims.takes(recordings.StepCount)(lambda measure, data: None)
 
 
 def check_page(tmp_path, claim, text, found, device="cpu"):
@@ -193,7 +200,8 @@ def test_the_claims_table_lists_each_claim_with_its_value(tmp_path):
     found = data(*steps(90, 30))
     table = claims.claims_table(claims.check(dataclasses.replace(TINY, claims=(claim,)), found, tmp_path))
     assert ("| [basics/steps](../basics/steps.md#claim-tiny-matmul-1) | the first &#124; step "
-            "| `tiny-matmul` | first ProfilerStep / slowest later ProfilerStep = 3 | ≥ 2 | ✓ holds |") in table
+            "| <code>tiny-matmul</code> | first ProfilerStep / slowest later ProfilerStep = 3 "
+            "| ≥ 2 | ✓ holds |") in table
 
 
 def launch(correlation, ts, dur):
@@ -305,11 +313,8 @@ PART_THREE_MEASURES = [RanksNamed(), BackendOutsideCall(), EnclosedShare("c10d::
 
 
 @pytest.mark.parametrize("measure", PART_THREE_MEASURES, ids=lambda measure: type(measure).__name__)
-def test_a_measure_of_ranks_and_collectives_cannot_be_taken_on_one_rank_without_collectives(measure, tmp_path):
-    path = tmp_path / "trace.json.gz"
-    path.write_bytes(gzip.compress(json.dumps({"traceEvents": [cpu("aten::mm", 0, 5)]}).encode()))
-    one = RecordingData(TINY, tmp_path)
-    one.__dict__.update(meta={"device": "cpu", "ranks": 1}, traces=(make_trace(cpu("aten::mm", 0, 5)),))
+def test_a_measure_of_ranks_and_collectives_cannot_be_taken_on_one_rank_without_collectives(measure):
+    one = RecordingData.of(TINY, None, meta={"device": "cpu", "ranks": 1}, traces=(make_trace(cpu("aten::mm", 0, 5)),))
     assert claims.measured(measure, one) in (None, 0.0)
 
 
@@ -447,17 +452,14 @@ def memory_event(ts, size, tid=1):
             "args": {"Bytes": size}}
 
 
-def test_frees_in_a_region_ops_with_shapes_kernels_joined_to_ops_and_the_profilers_overhead(tmp_path):
+def test_frees_in_a_region_ops_with_shapes_kernels_joined_to_ops_and_the_profilers_overhead():
     events = [cpu("zero_grad", 0, 10, kind="annotation"), cpu("zero_grad", 100, 10, kind="annotation"),
               memory_event(5, -64), memory_event(104, -64), memory_event(106, -32), memory_event(107, 16),
               memory_event(108, -8, tid=2),
               cpu("aten::mm", 20, 5, external_id=1, **{"Input Dims": [[2, 2], [2, 2]]}),
               cpu("aten::add", 30, 5, external_id=2), gpu("gemm", 21, 2, external_id=1),
               gpu("add", 31, 2, external_id=77)]
-    path = tmp_path / "trace.json.gz"
-    path.write_bytes(gzip.compress(json.dumps({"traceEvents": events}).encode()))
     found = data(*events)
-    found.document = trace_document(path)
     assert claims.measured(FreesInRegion("zero_grad", "first"), found) == 1
     assert claims.measured(FreesInRegion("zero_grad", "last"), found) == 2  # the other thread's free is not its own
     assert claims.measured(FreesInRegion("absent", "first"), found) is None

@@ -38,7 +38,7 @@ def test_fusion_puts_the_eager_run_first_and_lists_every_op_by_name():
     text = fragments.FRAGMENTS["fusion.md"](recorded("compile-fusion-compiled"))["fusion.md"]
     rows = [line for line in text.splitlines() if line.startswith("| The MLP")]
     assert len(rows) == 2 and "eager" in rows[0] and "compiled" in rows[1]
-    assert "| `aten::gelu` |" in text and "| `Torch-Compiled Region: 0/0` | 0 | 1 |" in text
+    assert "| <code>aten::gelu</code> |" in text and "| <code>Torch-Compiled Region: 0/0</code> | 0 | 1 |" in text
 
 
 def test_pays_has_a_row_per_size_with_its_ratio():

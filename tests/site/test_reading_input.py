@@ -6,6 +6,7 @@ from types import SimpleNamespace
 import pytest
 
 from profguide.analysis.select import profiler_steps
+from profguide.analysis.verdict import summarise
 from profguide.site import claims, fragments
 from profguide.site.catalogue import by_id
 from profguide.site.data import RecordingData
@@ -24,7 +25,8 @@ def loop(*loading_us):
         events += [event(f"ProfilerStep#{number}", start, 100, kind="annotation"),
                    event(LOADER, start, loading, kind="annotation"),
                    event("aten::addmm", start + loading, 100 - loading)]
-    return SimpleNamespace(trace=make_trace(*events), meta={"device": "cpu"})
+    trace = make_trace(*events)
+    return SimpleNamespace(trace=trace, summary=summarise(trace), meta={"device": "cpu"})
 
 
 def test_host_share_lead_fall_and_verdict():
@@ -53,7 +55,7 @@ def test_the_figure_draws_every_step_of_both_runs_and_tabulates_them():
     steps = sum(len(profiler_steps(committed(run).trace)) for run in (NO_WORKERS, TWO_WORKERS))
     assert steps >= 2 and svg.count(">ProfilerStep#") == steps
     rows = [line for line in text.splitlines() if line.startswith("| A training loop")]
-    assert [re.search(r"num_workers=(\d)", row).group(1) for row in rows] == ["0", "2"]
+    assert [re.search(r"num(?:_|&#95;)workers=(\d)", row).group(1) for row in rows] == ["0", "2"]
     assert f"/generated/{NO_WORKERS}/trace.json.gz" in text and f"/generated/{TWO_WORKERS}/trace.json.gz" in text
 
 
