@@ -1,13 +1,28 @@
-// Two gaps in what Material's templates give assistive technology, closed once a page's content is in place
-// (document$ is Material's signal for it, tables already wrapped).
+// Two gaps in what Material's templates give assistive technology, and one in what they show a reader, closed
+// once a page's content is in place (document$ is Material's signal for it, tables already wrapped).
 
-// A box that scrolls sideways needs focus for a keyboard to scroll it (WCAG 2.1.1; axe's
-// scrollable-region-focusable): Material's wrapper around a wide table, and a figure on a narrow screen
-// (figures.css). Only boxes that scroll now join the tab order, checked again when the window is resized.
-function focusScrollers() {
-  for (const box of document.querySelectorAll(".md-typeset__scrollwrap, .pg-figure")) {
-    if (box.scrollWidth > box.clientWidth) box.tabIndex = 0;
+// A table wider than its column scrolls sideways inside Material's wrapper, which shows no sign of it. While a
+// box scrolls it says so in a line above it, and it takes focus so that a keyboard can scroll it (WCAG 2.1.1;
+// axe's scrollable-region-focusable). Checked again when the window is resized and when a collapsed block opens
+// (a table inside one has no width until then).
+function markScrollers() {
+  for (const box of document.querySelectorAll(".md-typeset__scrollwrap")) {
+    const scrolls = box.scrollWidth > box.clientWidth;
+    const cue = box.previousElementSibling?.classList.contains("pg-scroll-cue") ? box.previousElementSibling : null;
+    if (scrolls && !cue) box.insertAdjacentHTML("beforebegin", '<p class="pg-scroll-cue">Wider than the page: scroll the table sideways →</p>');
+    if (!scrolls && cue) cue.remove();
+    if (scrolls) box.tabIndex = 0;
     else box.removeAttribute("tabindex");
+  }
+}
+
+// A table that reflows on a narrow screen (figures.css: .pg-reflow) labels each cell with its column's heading.
+function labelReflowedCells() {
+  for (const table of document.querySelectorAll(".pg-reflow table")) {
+    const headings = [...table.querySelectorAll("thead th")].map((cell) => cell.textContent.trim());
+    for (const row of table.querySelectorAll("tbody tr")) {
+      [...row.cells].forEach((cell, index) => { cell.dataset.label = headings[index] ?? ""; });
+    }
   }
 }
 
@@ -20,7 +35,9 @@ function nameSearchDialog() {
 }
 
 document$.subscribe(() => {
-  focusScrollers();
+  labelReflowedCells();
+  markScrollers();
   nameSearchDialog();
 });
-window.addEventListener("resize", focusScrollers);
+window.addEventListener("resize", markScrollers);
+document.addEventListener("toggle", markScrollers, true); // toggle does not bubble: caught on its way down

@@ -2,22 +2,23 @@
 and the number one of the guide's runs measured for it (a claim's, so the build checks it)."""
 
 from dataclasses import dataclass
-from xml.sax.saxutils import escape
 
-from profguide.site.claims import NOT_CHECKED
+from profguide.site.claims import DEVICE_WORDS, NOT_CHECKED
 from profguide.site.fragments import FragmentError
 
 
 @dataclass(frozen=True)
 class Sign:
     """One row: what you see, what it means, what to try, where it is shown (markdown, relative to the cheat
-    sheet's page), and the claim whose measurement stands for it: (recording or real trace id, its words)."""
+    sheet's page), and the claim whose measurement stands for it: (recording or real trace id, the claim's
+    words, what it measures in words with the value's place: ``{share}``, ``{times}``, ``{count}`` or
+    ``{yes_no}``)."""
 
     see: str
     means: str
     try_: str
     shown: str
-    evidence: tuple[str, str] | None = None
+    evidence: tuple[str, str, str] | None = None
 
 
 SIGNS = {
@@ -26,19 +27,22 @@ SIGNS = {
              "The time is its children's: the row only decides and calls",
              "Sort by `self_cpu_time_total` (on a GPU, `self_device_time_total`)",
              "[Self and total](table.md#self-and-total)",
-             ("reading-table", "`aten::linear` has almost no self time")),
+             ("reading-table", "`aten::linear` has almost no self time",
+              "`aten::linear`'s self time: {share} of its total")),
         Sign("Totals that add up to far more than 100%",
              "Totals overlap through nesting; only self times add up", "Add up self times, never totals",
              "[Self and total](table.md#self-and-total)"),
         Sign("One row for an op called with different shapes", "The table merges every call of a name",
              "`record_shapes=True`, then `key_averages(group_by_input_shape=True)`",
              "[`group_by_input_shape`](table.md#group_by_input_shape)",
-             ("reading-table", "`aten::addmm` on four rows")),
+             ("reading-table", "`aten::addmm` on four rows",
+              "`aten::addmm` on {count} rows, grouped by input shape")),
         Sign("No *Source Location* column, or empty `stack`s, with `with_stack=True`",
              "A known regression: stacks need the verbose experimental option",
              "`experimental_config=_ExperimentalConfig(verbose=True)`",
              "[`group_by_stack_n`](table.md#group_by_stack_n)",
-             ("reading-table-stacks", "`aten::addmm` appears once for each `nn.Linear`")),
+             ("reading-table-stacks", "`aten::addmm` appears once for each `nn.Linear`",
+              "`aten::addmm` on {count} rows, grouped by stack")),
         Sign("Rows named after Python files (`module.py(…): _call_impl`)",
              "`with_stack` records Python functions as events",
              "Read the op rows; group by stack to find the caller",
@@ -47,7 +51,8 @@ SIGNS = {
              "Add up *Self CUDA*, never *CUDA total*",
              "[On a GPU](table.md#on-a-gpu-device-time-and-three-known-confusions)",
              ("reading-table", "the same kernel time appears on the `aten::linear` row and again on the "
-                               "`aten::addmm` row")),
+                               "`aten::addmm` row",
+              "`aten::linear`'s CUDA total: {times} `aten::addmm`'s")),
         Sign("*Self CUDA %* above 100", "A region's GPU-side annotation counted as device time",
              "Read the region's device time off the trace",
              "[On a GPU](table.md#on-a-gpu-device-time-and-three-known-confusions)"),
@@ -55,7 +60,8 @@ SIGNS = {
              "The event freed more than it allocated: frees count as negative allocations",
              "Nothing: it says where memory went back",
              "[The memory columns](table.md#the-memory-columns), [Memory](memory.md#two-memory-columns)",
-             ("reading-table", "the `forward` region's Self CPU Mem is negative")),
+             ("reading-table", "the `forward` region's Self CPU Mem is negative",
+              "`forward` freed {share} of what its ops allocated")),
     ),
     "In the trace: the CPU lane": (
         Sign("The first call or step many times slower than the rest",
@@ -63,49 +69,59 @@ SIGNS = {
              "Leave it out with a schedule (`wait`, `warmup`), and never average it in",
              "[Small inputs against large ones](../basics/index.md#small-inputs-against-large-ones), "
              "[Why is the first step slow?](../basics/steps.md#why-is-the-first-step-slow)",
-             ("basics-steps-from-first", "the first step is by far the slowest")),
+             ("basics-steps-from-first", "the first step is by far the slowest",
+              "the first step took {times} as long as the slowest later one")),
         Sign("Gaps between the ops inside a region", "Python, module calls and dispatch between ops",
              "Fewer, larger ops; `with_stack=True` to find the Python",
              "[Your first trace](../basics/first-trace.md#the-cpu-lane-nesting-is-the-call-stack), "
              "[Small inputs against large ones](../basics/index.md#small-inputs-against-large-ones)",
-             ("basics-matmul-64-calls", "a large share of every later call is spent in no operator at all")),
+             ("basics-matmul-64-calls", "a large share of every later call is spent in no operator at all",
+              "{share} of each later `matmul_bias` call in no op")),
         Sign("`aten::copy_` (or `aten::clone`) under `aten::matmul`, `aten::linear` or `aten::reshape`",
              "A non-contiguous input (a transpose, a permute, a strided slice) copied before the multiply",
              "Make the tensor contiguous once, upstream, or change the layout that forces it",
              "[Reading the chains](dispatch.md#reading-the-chains)",
-             ("reading-dispatch", "the transposed input is copied first")),
+             ("reading-dispatch", "the transposed input is copied first",
+              "`nn.Linear` on a transposed 3-D input calls `aten::copy_`: {yes_no}")),
         Sign("`aten::bmm` where you expected `aten::mm`, or the reverse",
              "`aten::matmul` picks the operator from the shapes",
              "Check the shapes with `group_by_input_shape`", "[Reading the chains](dispatch.md#reading-the-chains)",
-             ("reading-dispatch", "two batched operands go to `aten::bmm`")),
+             ("reading-dispatch", "two batched operands go to `aten::bmm`",
+              "`x @ y` of two 3-D tensors calls `aten::bmm`: {yes_no}")),
         Sign("`cudaOccupancyMaxActiveBlocksPerMultiprocessor…` before a launch",
              "A GEMM library (cuDNN's inside a convolution, or cuBLAS) sizing some matrix-multiply launches",
              "Nothing, unless launches are the bottleneck",
              "[The launch and the kernel](dispatch.md#on-a-gpu-the-launch-and-the-kernel)",
              ("reading-a100-2rank-launches",
-              "every occupancy query in this trace is followed by the launch of a matrix-multiply kernel")),
+              "every occupancy query in this trace is followed by the launch of a matrix-multiply kernel",
+              "{share} of the occupancy queries followed by a matrix-multiply launch")),
         Sign("`enumerate(DataLoader)#…__next__` taking a large part of every step",
              "The step waits for its data (`input-bound`)",
              "`DataLoader(num_workers=…)`, then `pin_memory`, prefetching",
              "[The input pipeline](input-pipeline.md#without-workers)",
-             ("reading-input-workers-0", "waiting for data is the largest single part of every step")),
+             ("reading-input-workers-0", "waiting for data is the largest single part of every step",
+              "waiting for data took {times} as long as the next largest host activity, in the step where it led "
+              "least")),
         Sign("A last `ProfilerStep` with nothing in it",
              "The loop ended before the schedule's active phase: a phantom step",
              "Leave it out of averages; run `wait + warmup + active` steps",
              "[The phantom step](footprint.md#the-phantom-step)",
-             ("reading-footprint-phantom", "It holds no op at all")),
+             ("reading-footprint-phantom", "It holds no op at all",
+              "{count} ops in the last recorded step")),
         Sign("Host ops that take tens of µs in a trace, even views (`aten::view`, `aten::empty`)",
              "Time besides the op itself: the profiler's bookkeeping, its options, a busy host",
              "Time a few steps without the profiler before you trust a `launch-bound` verdict",
              "[A slow host, or a profiled one?](gpu-waits.md#a-slow-host-or-a-profiled-one), "
              "[What each option costs](footprint.md#what-each-option-costs)",
              ("reading-a100-2rank", "even `aten::view`, which makes a new view of a tensor's sizes and does no "
-                                    "arithmetic, takes more than ten times as long here")),
+                                    "arithmetic, takes more than ten times as long here",
+              "the median `aten::view` took {times} as long as in `reading-footprint-cost`")),
         Sign("Steps slower under the profiler than without it", "The profiler's own cost, larger with each option",
              "Turn on only the options you need; profile a few steps",
              "[What each option costs](footprint.md#what-each-option-costs)",
              ("reading-footprint-cost", "With all three options on, the median step is clearly slower than "
-                                        "without the profiler, but less than twice as slow")),
+                                        "without the profiler, but less than twice as slow",
+              "the median step with all three options took {times} as long as without the profiler")),
     ),
     "In the trace: the GPU lanes": (
         Sign("A long `cudaDeviceSynchronize` at the end, after the last `ProfilerStep`",
@@ -115,36 +131,43 @@ SIGNS = {
              "[Why is the sync so long?](../basics/first-trace.md#why-is-the-sync-so-long), "
              "[The long synchronisation](gpu-waits.md#the-long-synchronisation)",
              ("reading-a100-16rank", "The longest synchronisation of the trace starts only after the last step has "
-                                     "ended")),
+                                     "ended",
+              "the longest host sync starts after the last step: {yes_no}")),
         Sign("Short kernels with gaps between them (`launch-bound`)",
              "The GPU finishes each kernel before the host launches the next",
              "Fewer, larger ops: `torch.compile`, bigger batches, CUDA graphs",
              "[Idle time and its causes](gpu-waits.md#idle-time-and-its-causes)",
-             ("reading-a100-2rank", "most of the window went by with the GPU waiting for the host to launch")),
+             ("reading-a100-2rank", "most of the window went by with the GPU waiting for the host to launch",
+              "the GPU idle, waiting for the host to launch, {share} of the window")),
         Sign("A kernel that starts long after its launch",
              "Queueing behind earlier work on its stream (the GPU is busy), not launch delay",
              "Nothing if the GPU is busy; otherwise look at what it waited for",
              "[Launch delay against queueing](gpu-waits.md#launch-delay-against-queueing)",
-             ("reading-a100-2rank", "waited more than ten times as long as an op launched onto an empty stream")),
+             ("reading-a100-2rank", "waited more than ten times as long as an op launched onto an empty stream",
+              "the median kernel queued {times} as long as the median launch delay")),
         Sign("A sync inside every step (`cudaStreamSynchronize`, `aten::item`)",
              "The host stops until the GPU catches up; it costs the step only when it lasts, or the GPU runs dry "
              "after it (`sync-bound`)",
              "Check how long each lasts and the GPU's idle time after it; read values back less often",
              "[The long synchronisation](gpu-waits.md#the-long-synchronisation)",
-             ("reading-a100-16rank", "none of them lasts a hundredth of its step")),
+             ("reading-a100-16rank", "none of them lasts a hundredth of its step",
+              "the longest sync inside a step: {share} of that step")),
         Sign("GPU idle with the next op already queued",
              "The op waits for something else: another stream, or another rank",
              "Look at communication and at the slowest rank",
              "[Idle time and its causes](gpu-waits.md#idle-time-and-its-causes)",
-             ("reading-a100-16rank", "the GPU sat idle for most of the window with its next op already queued")),
+             ("reading-a100-16rank", "the GPU sat idle for most of the window with its next op already queued",
+              "the GPU idle with its next op queued {share} of the window")),
         Sign("One kernel's calls of very different lengths", "The mean describes no call",
              "Read the median and the p95",
              "[Kernel time that varies](gpu-waits.md#kernel-time-that-varies-from-call-to-call)",
-             ("reading-a100-16rank", "its mean is about five times its median")),
+             ("reading-a100-16rank", "its mean is about five times its median",
+              "the top kernel's mean duration: {times} its median")),
         Sign("A matrix multiply far below the datasheet's TFLOP/s",
              "Small shapes, a slow data type, or layout copies", "Larger shapes, bf16 or TF32, contiguous inputs",
              "[Achieved TFLOP/s](gpu-waits.md#achieved-tflops-against-the-peak)",
-             ("reading-gemm-flops", "should reach more than half of the datasheet's peak")),
+             ("reading-gemm-flops", "should reach more than half of the datasheet's peak",
+              "the matrix multiply at {share} of the datasheet's peak TFLOP/s")),
         Sign("An `Activity Buffer Request` event", "The profiler allocating buffers for CUPTI mid-step",
              "Treat that step as distorted; record after a warm-up",
              "[The Activity Buffer Request](footprint.md#on-a-gpu-the-activity-buffer-request)"),
@@ -154,45 +177,53 @@ SIGNS = {
              "The rank with the long one waited for the other: the one with the shortest is the straggler",
              "`profguide explain DIR` on the folder of rank traces; then find what delays the straggler",
              "[The straggler](../multi-gpu/straggler.md#measured-wait-per-rank)",
-             ("multigpu-straggler", "rank 0 spends nearly nine tenths of its time waiting for it")),
+             ("multigpu-straggler", "rank 0 spends nearly nine tenths of its time waiting for it",
+              "the longest wait for the straggler: {share} of that rank's window")),
         Sign("NCCL kernels alone on their stream while the compute stream is empty",
              "Exposed communication: the step waits for the data of the other ranks",
              "Start buckets earlier (a smaller `bucket_cap_mb`); look for a straggler first",
              "[Communication against computation](../multi-gpu/overlap.md#a-job-where-communication-is-the-cost)",
-             ("multigpu-a100-16rank-overlap", "exposed communication takes more than a tenth of every step")),
+             ("multigpu-a100-16rank-overlap", "exposed communication takes more than a tenth of every step",
+              "exposed communication: {share} of the step, in the step with the least")),
         Sign("Several `c10d::allreduce_` a step, each inside an `AccumulateGrad`",
              "DDP's reducer all-reducing one bucket of gradients as soon as the bucket is full",
              "Nothing: that is how the all-reduce overlaps the backward pass",
              "[The reducer's buckets](../multi-gpu/collectives.md#the-reducers-buckets)",
-             ("multigpu-ddp", "every step all-reduces its gradients in more than one bucket")),
+             ("multigpu-ddp", "every step all-reduces its gradients in more than one bucket",
+              "at least {count} `all_reduce` ops in every step")),
     ),
     "Compiled code": (
         Sign("A first call of a compiled function many times longer than the rest, a `dynamo` event inside it",
              "Compilation: Dynamo, AOTAutograd and Inductor run inside the first call",
              "Leave it out of the profile with a schedule; a second run reuses Inductor's cache on disk",
              "[The first call](../torch-compile/cost.md#the-first-call)",
-             ("compile-cost", "The first call took more than a thousand times as long as the calls after it")),
+             ("compile-cost", "The first call took more than a thousand times as long as the calls after it",
+              "the first call took {times} as long as the median later call")),
         Sign("A long call among fast ones, in a region whose number after the slash grew (`0/1`)",
              "A recompilation: a new shape (or value) failed the guards of every compiled version",
              "`TORCH_LOGS=\"recompiles\"` to see the guard; `dynamic=True`, or fewer shapes",
              "[A new shape](../torch-compile/cost.md#a-new-shape)",
-             ("compile-cost", "the first new shape compiled again")),
+             ("compile-cost", "the first new shape compiled again",
+              "{count} calls compiled")),
         Sign("Two `Torch-Compiled Region`s in one call, with an op such as `aten::item` between their graphs",
              "A graph break: Dynamo stopped the graph, ran Python eagerly, and resumed in a second graph",
              "`torch._dynamo.explain` or `TORCH_LOGS=\"graph_breaks\"` to name the cause; keep values on the device",
              "[Reading the break](../torch-compile/graph-breaks.md#reading-the-break)",
-             ("compile-graph-break", "each call runs two compiled regions")),
+             ("compile-graph-break", "each call runs two compiled regions",
+              "{count} compiled graphs in each call")),
         Sign("Fewer ops per step once compiled, the elementwise ones gone", "Inductor fused them into generated code",
              "Nothing; on a GPU, count the kernels too",
              "[Ops and kernels per step](../torch-compile/fusion.md#ops-and-kernels-per-step)",
              ("compile-fusion-compiled", "The compiled step records fewer ops than the eager one, but more than "
-                                         "half as many")),
+                                         "half as many",
+              "the eager step recorded {times} as many ops as the compiled one")),
         Sign("A compiled step no faster (or slower) than the eager one at a small size",
              "The compiled code's own overhead (guards, wrappers) is larger than what it saves",
              "Compile larger pieces of work; on a GPU, `mode=\"reduce-overhead\"` (CUDA graphs)",
              "[Small and large](../torch-compile/when-it-pays.md#small-and-large)",
              ("compile-pays-small", "At the small size, compiling did not pay: the compiled step was about a "
-                                    "quarter slower than the eager one")),
+                                    "quarter slower than the eager one",
+              "the median compiled step took {times} as long as the eager one")),
     ),
     "Memory": (
         Sign("Memory that grows from step to step",
@@ -200,18 +231,27 @@ SIGNS = {
              "Compare the categories step by step; on a GPU, take a memory snapshot",
              "[Memory by category](memory.md#memory-by-category), "
              "[Memory snapshots](memory.md#on-a-gpu-memory-snapshots)",
-             ("reading-memory", "activations come and go inside each step: none are left when the last step ends")),
+             ("reading-memory", "activations come and go inside each step: none are left when the last step ends",
+              "the activations left at the end: {share} of their peak")),
     ),
 }
 
 
-def evidence_cell(check):
-    """What one of the guide's runs measured for a row: the measurement, its value and where it was taken."""
+def value_words(value):
+    """A measured value in each of the ways a row's words may put it: as a share, a ratio, a count, yes or no."""
+    percent = 100 * value
+    return {"share": f"{percent:,.0f}%" if abs(percent) >= 10 else f"{percent:.2g}%",
+            "times": f"{value:,.0f}×" if abs(value) >= 100 else f"{value:.3g}×",
+            "count": f"{value:,.0f}", "yes_no": "yes" if value else "no"}
+
+
+def evidence_cell(check, words):
+    """What one of the guide's runs measured for a row, in ``words`` (``Sign.evidence``), and which run."""
     if check.outcome == NOT_CHECKED:
-        return f"waits for a {check.claim.device} run (`{check.recording}`)"
-    value = "cannot be measured" if check.value is None else \
-        f"{check.value:,.0f}" if abs(check.value) >= 1000 else f"{check.value:.3g}"
-    return f"{escape(check.claim.measure.describe())} = {value} (`{check.recording}`)"
+        return f"waits for a {DEVICE_WORDS[check.claim.device]} run (`{check.recording}`)"
+    if check.value is None:
+        return f"could not be measured (`{check.recording}`)"
+    return f"{words.format(**value_words(check.value))} (`{check.recording}`, a {DEVICE_WORDS[check.device]} run)"
 
 
 def cheat_sheet(checks):
@@ -223,12 +263,16 @@ def cheat_sheet(checks):
             by_claim[key] = check
     blocks = []
     for section, signs in SIGNS.items():
-        lines = [f"## {section}", "", "| If you see… | It means… | Try… | Shown on | In this guide's runs |",
-                 "|---|---|---|---|---|"]
+        # pg-reflow: on a phone each row reads as a block of labelled cells (docs/assets/figures.css).
+        lines = [f"## {section}", "", '<div class="pg-reflow" markdown>', "",
+                 "| If you see… | It means… | Try… | Shown on | In this guide's runs |", "|---|---|---|---|---|"]
         for sign in signs:
-            if sign.evidence and sign.evidence not in by_claim:
-                raise FragmentError(f"no claim {sign.evidence[1]!r} of {sign.evidence[0]} for the cheat sheet")
-            evidence = evidence_cell(by_claim[sign.evidence]) if sign.evidence else "–"
+            evidence = "–"
+            if sign.evidence:
+                recording, says, words = sign.evidence
+                if (recording, says) not in by_claim:
+                    raise FragmentError(f"no claim {says!r} of {recording} for the cheat sheet")
+                evidence = evidence_cell(by_claim[recording, says], words)
             lines.append(f"| {sign.see} | {sign.means} | {sign.try_} | {sign.shown} | {evidence} |")
-        blocks.append("\n".join(lines))
+        blocks.append("\n".join([*lines, "", "</div>"]))
     return "\n\n".join(blocks) + "\n"

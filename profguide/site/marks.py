@@ -18,6 +18,7 @@ named in ``mkdocs.yml``: it needs no MkDocs hook, and Zensical renders the
 marks too.
 """
 
+import functools
 import html
 import json
 import re
@@ -40,6 +41,7 @@ TAG = re.compile(r"<[^>]+>")
 CODE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.DOTALL)
 
 
+@functools.lru_cache(maxsize=4096)  # every mark's words are compared with every claim of its page, often
 def normalised(text):
     """The words as a reader reads them: every run of white space one space (a page's line breaks are not part
     of its words) and no backticks (code spans reach the extension as their text)."""

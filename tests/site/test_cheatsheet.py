@@ -11,7 +11,8 @@ from profguide.site.claims import HOLDS, NOT_CHECKED, ClaimCheck
 from profguide.site.fragments import FragmentError
 from profguide.site.recordings import Claim, RowValue
 
-SIGNS = {"Section": (cheatsheet.Sign("X", "means", "try", "[page](p.md)", ("rec", "it holds")),
+SIGNS = {"Section": (cheatsheet.Sign("X", "means", "try", "[page](p.md)",
+                                     ("rec", "it holds", "`forward` freed {share}")),
                      cheatsheet.Sign("Y", "means", "try", "[page](p.md)"))}
 
 
@@ -20,20 +21,31 @@ def check(says, value, outcome, device="cpu", recording="rec", claim_device=None
                                        device=claim_device), value, outcome, device)
 
 
-def test_a_row_quotes_its_claims_measurement_and_a_row_without_one_says_so(monkeypatch):
+def test_a_row_says_in_words_what_its_claim_measured_and_a_row_without_one_says_so(monkeypatch):
     monkeypatch.setattr(cheatsheet, "SIGNS", SIGNS)
-    text = cheatsheet.cheat_sheet([check("it holds", -5898240.0, HOLDS)])
+    text = cheatsheet.cheat_sheet([check("it holds", 0.5, HOLDS)])
     assert text.startswith("## Section\n")
-    assert "| X | means | try | [page](p.md) | forward self_cpu_memory_bytes = -5,898,240 (`rec`) |" in text
+    assert "| X | means | try | [page](p.md) | `forward` freed 50% (`rec`, a CPU run) |" in text
     assert "| Y | means | try | [page](p.md) | – |" in text
+    assert "could not be measured (`rec`)" in cheatsheet.cheat_sheet([check("it holds", None, HOLDS)])
+
+
+@pytest.mark.parametrize(("value", "words"), [
+    (0.00966, {"share": "0.97%", "times": "0.00966×", "count": "0", "yes_no": "yes"}),
+    (0.881, {"share": "88%", "times": "0.881×", "count": "1", "yes_no": "yes"}),
+    (1532.4, {"share": "153,240%", "times": "1,532×", "count": "1,532", "yes_no": "yes"}),
+    (0.0, {"share": "0%", "times": "0×", "count": "0", "yes_no": "no"}),
+])
+def test_a_value_is_put_as_a_share_a_ratio_a_count_or_yes_and_no(value, words):
+    assert cheatsheet.value_words(value) == words
 
 
 def test_a_claim_made_for_each_device_is_quoted_by_the_check_that_applies(monkeypatch):
     monkeypatch.setattr(cheatsheet, "SIGNS", SIGNS)
     waiting = check("it holds", 0.5, NOT_CHECKED, claim_device="cuda")
-    assert "waits for a cuda run (`rec`)" in cheatsheet.cheat_sheet([waiting])
+    assert "waits for a GPU run (`rec`)" in cheatsheet.cheat_sheet([waiting])
     text = cheatsheet.cheat_sheet([waiting, check("it holds", 0.25, HOLDS)])
-    assert "= 0.25 (`rec`)" in text and "waits" not in text
+    assert "freed 25% (`rec`" in text and "waits" not in text
 
 
 def test_a_row_that_names_no_claim_is_an_error(monkeypatch):
@@ -44,8 +56,26 @@ def test_a_row_that_names_no_claim_is_an_error(monkeypatch):
 
 def test_every_row_of_the_guide_names_a_claim_that_a_recording_or_real_trace_makes():
     made = {(item.id, claim.says) for item in (*RECORDINGS, *REAL_TRACES) for claim in item.claims}
-    named = [sign.evidence for signs in cheatsheet.SIGNS.values() for sign in signs if sign.evidence]
+    named = [sign.evidence[:2] for signs in cheatsheet.SIGNS.values() for sign in signs if sign.evidence]
     assert len(named) >= 20 and set(named) <= made
+
+
+def test_every_row_of_the_guide_says_its_measurement_in_words_with_the_value_measured():
+    """The last column reads as words with the run's value in them, not as the claim's expression
+    (``aten::linear self CPU time / … = 0.00966``)."""
+    claims = {(item.id, claim.says): claim for item in (*RECORDINGS, *REAL_TRACES) for claim in item.claims}
+    rows = [sign for signs in cheatsheet.SIGNS.values() for sign in signs if sign.evidence]
+    for value in (0.4321, 3.0):
+        checks = [ClaimCheck(sign.evidence[0], claims[sign.evidence[:2]], value, HOLDS, "cpu") for sign in rows]
+        cells = [line.rsplit("|", 2)[1] for line in cheatsheet.cheat_sheet(checks).splitlines()
+                 if line.startswith("| ") and not line.startswith("| If you see")]
+        said = [cell for cell in cells if cell.strip() != "–"]
+        assert len(said) == len(rows)
+        for cell in said:
+            assert " / " not in cell and "=" not in cell, cell
+            assert any(words in cell for words in cheatsheet.value_words(value).values()), cell
+    for sign in rows:
+        assert len(re.findall(r"\{(share|times|count|yes_no)\}", sign.evidence[2])) == 1, sign.evidence
 
 
 def test_every_row_links_the_page_whose_sentence_its_number_checks():
@@ -56,4 +86,4 @@ def test_every_row_links_the_page_whose_sentence_its_number_checks():
             if sign.evidence:
                 linked = {posixpath.normpath(posixpath.join(folder, target.split("#")[0]))
                           for target in re.findall(r"\]\(([^)]+)\)", sign.shown)}
-                assert pages[sign.evidence] in linked, (sign.see, pages[sign.evidence])
+                assert pages[sign.evidence[:2]] in linked, (sign.see, pages[sign.evidence[:2]])
