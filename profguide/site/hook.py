@@ -3,14 +3,32 @@
 The rendered fragments are committed, so the site also builds without this hook.
 """
 
+import atexit
 import io
 import logging
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
-from profguide.site import build, notebooks
+from profguide.site import build, notebook_page, notebooks
 from profguide.site.catalogue import REAL_TRACES, RECORDINGS
 
 log = logging.getLogger("mkdocs.hooks.profguide")
+
+
+def on_config(config):
+    """mkdocs-jupyter's kernels start on local sockets in a folder of the build's own (see notebook_page)."""
+    if "mkdocs-jupyter" in config.plugins:
+        folder = notebook_page.local_kernel_config(tempfile.mkdtemp(prefix="profguide-kernel-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        os.environ["JUPYTER_CONFIG_PATH"] = os.pathsep.join(
+            filter(None, [str(folder), os.environ.get("JUPYTER_CONFIG_PATH")]))
+
+
+def on_page_content(html, page, config, files):
+    """A page rendered from a notebook keeps only the styles it uses (see notebook_page)."""
+    return notebook_page.used_css(html) if page.file.src_uri.endswith((".py", ".ipynb")) else html
 
 
 def on_pre_build(config):

@@ -7,6 +7,14 @@ the snippet file's imports, since a reader's notebook has no ``snippets``
 package. Fences marked ``<!-- not-run: ... -->`` or ``<!-- skip: ... -->`` and
 invisible blocks (the tests' hidden asserts) are left out. Nothing is written
 twice: change the page or the snippet and the build writes the notebook again.
+
+Where the page includes what one of the guide's recordings made (``--8<--
+"docs/generated/<recording>/..."``) and the notebook defines that recording's
+function, a cell runs it there as the recording did, with its parameters, and
+prints the profiler's tables that the recording printed: the notebook shows
+the run the page describes, with the same ops, rows and columns (the times
+are this machine's). A recording of several ranks needs several processes and
+is not run in a notebook.
 """
 
 import ast
@@ -14,6 +22,8 @@ import json
 import posixpath
 import re
 from pathlib import Path
+
+from profguide.site.catalogue import RECORDINGS
 
 PARTS = ("basics", "reading-output", "multi-gpu", "torch-compile")
 FOLDER = "notebooks"  # under docs/generated/
@@ -24,6 +34,8 @@ SNIPPET = re.compile(r'^[ \t]*--8<-- "(?P<path>snippets/[^":]+)(?::(?P<section>[
 SECTION_MARK = re.compile(r"^[ \t]*# --8<-- \[(?P<end>start|end):(?P<name>[\w-]+)\][ \t]*$")
 SNIPPET_IMPORT = re.compile(r"^from snippets\.[\w.]+ import ")
 HEADING = re.compile(r"^(#{1,6}) (.+)$", re.MULTILINE)
+GENERATED = re.compile(r'^[ \t]*--8<-- "docs/generated/(?P<id>[\w-]+)/(?P<name>[^"/]+)"[ \t]*$', re.MULTILINE)
+EXTRA_TABLE = re.compile(r"table-(?P<name>[\w-]+)\.txt")
 LEFT_OUT = ("<!-- not-run:", "<!-- skip:")
 NEEDS_CLONE = ("Cells that import `profguide` read files of the guide's repository: run them in a clone, "
                "after `pip install -e .`.")
@@ -79,18 +91,141 @@ def line_before(text, position):
     return lines[-1] if lines else ""
 
 
-def page_cells(text, root):
-    """The page's headings and Python blocks in order: [("markdown" | "code", source)]."""
-    cells, imported, done = [], set(), 0
+def top_level_names(node):
+    """The names a module-level statement defines."""
+    if isinstance(node, ast.FunctionDef | ast.ClassDef):
+        return {node.name}
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        return set()
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def module_definitions(path, root):
+    """{name: (the snippet file that defines it, its node, its source)} for the top-level definitions of a
+    snippet file and of the snippet modules it imports from, in the order the file has them."""
+    source = Path(path).read_text()
+    found = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("snippets."):
+            other = module_definitions(Path(root) / (node.module.replace(".", "/") + ".py"), root)
+            found.update({a.name: other[a.name] for a in node.names})
+        found.update({name: (Path(path), node, ast.get_source_segment(source, node)) for name in top_level_names(node)})
+    return found
+
+
+def unshown_definitions(snippet, function, defined, root):
+    """The definitions that ``function`` needs, directly or through the functions it calls, and that the
+    notebook does not define (the page does not show them), with the imports of snippet files other than
+    ``snippet`` they need: (import statements, definitions)."""
+    by_name = module_definitions(snippet, root)
+    needed, todo = set(), [function]
+    while todo:
+        used = {n.id for n in ast.walk(by_name[todo.pop()][1]) if isinstance(n, ast.Name)}
+        new = {n for n in used if n in by_name and n not in needed}
+        needed |= new
+        todo += sorted(new)
+    unshown = {by_name[n][2]: by_name[n][0] for n in by_name if n in needed - set(defined)}
+    imports = [i for path in dict.fromkeys(unshown.values()) if path != Path(snippet) for i in snippet_imports(path)]
+    return list(dict.fromkeys(imports)), list(unshown)
+
+
+def defined_functions(source):
+    """{name: its parameters} for each function a cell defines at its top level."""
+    return {node.name: {a.arg for a in (*node.args.args, *node.args.kwonlyargs)} for node in ast.parse(source).body
+            if isinstance(node, ast.FunctionDef)}
+
+
+def table_call(recording, name):
+    """The call that prints ``name`` of the recording's tables (``table.txt`` or ``table-<name>.txt``), as the
+    recorder makes it (``profguide.site.record``)."""
+    extra = EXTRA_TABLE.fullmatch(name)
+    if extra is None:
+        sort_by = "'cuda_time_total' if device == 'cuda' else 'cpu_time_total'"
+        return f"print(prof.key_averages().table(sort_by={sort_by}, row_limit=15))"
+    table = next(t for t in recording.tables if t.name == extra["name"])
+    return (f"print(prof.key_averages(group_by_input_shape={table.group_by_input_shape}, group_by_stack_n="
+            f"{table.group_by_stack_n}).table(sort_by={table.sort_by!r}, row_limit={table.row_limit}))")
+
+
+def needed_cell(recording, imports, unshown, has_torch):
+    """The cell before a run: the imports and the snippets' definitions that the recording's function needs and
+    the page does not show ("" when it needs none)."""
+    imports = imports if has_torch or "import torch" in imports else ["import torch", *imports]
+    lines = [*imports, "", ""] if imports else []
+    if unshown:
+        lines += [f"# What `{recording.function}` needs from the guide's snippets, which the page does not show:",
+                  *"\n\n\n".join(unshown).splitlines()]
+    return "\n".join(lines).strip("\n")
+
+
+def run_cell(recording, parameters, tables, returns):
+    """The cell that runs ``recording``'s function as the recording did and prints its ``tables``; it shows what
+    the function returns where the recording kept that (``results.json``)."""
+    on_gpu, on_cpu = recording.params_on("cuda"), recording.params_on("cpu")
+    lines = [f"# The run the page shows: the guide's recording `{recording.id}`, with its parameters."]
+    if recording.device == "cuda":
+        lines.append('device = "cuda" if torch.cuda.is_available() else "cpu"')
+        lines.append(f"params = {on_gpu!r}" if on_gpu == on_cpu else
+                     f'params = {on_gpu!r} if device == "cuda" else {on_cpu!r}')
+    else:
+        lines += ['device = "cpu"', f"params = {on_cpu!r}"]
+    prints = "\n    print()\n".join(f"    {table_call(recording, name)}" for name in tables)
+    lines += ["", "", "def print_tables(prof):", prints, "", ""]
+    call = f"{recording.function}(**params{', device=device' if 'device' in parameters else ''}, " \
+           "on_trace_ready=print_tables)"
+    lines += [f"results = {call}", "results"] if returns else [f"prof = {call}"]
+    return "\n".join(lines)
+
+
+def page_cells(text, root, recordings=()):
+    """The page's headings and Python blocks in order, and a run of each recording the page includes whose
+    function the notebook defines, where the page first shows what it made: [("markdown" | "code", source)]."""
+    cells, imported, defined, ran, done = [], set(), {}, set(), 0
+    shown = {}  # recording id: the names of its files the page includes
+    for match in GENERATED.finditer(text):
+        shown.setdefault(match["id"], []).append(match["name"])
+    runnable = {r.id: r for r in recordings if r.id in shown and r.ranks == 1}
+
+    def run(recording_id):
+        recording = runnable.get(recording_id)
+        if recording is None or recording_id in ran or recording.function not in defined:
+            return
+        ran.add(recording_id)
+        tables = ["table.txt", *sorted({n for n in shown[recording_id] if EXTRA_TABLE.fullmatch(n)})]
+        returns = (Path(root) / "docs" / "generated" / recording_id / "results.json").is_file()
+        names = {name for kind, source in cells if kind == "code" for node in ast.parse(source).body
+                 for name in top_level_names(node)}
+        new_imports, unshown = unshown_definitions(Path(root) / recording.snippet, recording.function, names, root)
+        new_imports = [i for i in new_imports if i not in imported]
+        imported.update(new_imports)
+        needs = needed_cell(recording, new_imports, unshown, "import torch" in imported)
+        cells.extend(("code", cell) for cell in (needs, run_cell(recording, defined[recording.function], tables,
+                                                                  returns)) if cell)
+
+    def between(start, end):
+        for match in sorted([*HEADING.finditer(text, start, end), *GENERATED.finditer(text, start, end)],
+                            key=re.Match.start):
+            if match.re is HEADING:
+                cells.append(("markdown", match[0]))
+            else:
+                run(match["id"])
+
     for fence in FENCE.finditer(text):
-        cells += [("markdown", match[0]) for match in HEADING.finditer(text, done, fence.start())]
+        between(done, fence.start())
         done = fence.end()
         info = fence["info"].strip()
         if (info == "python" or info.startswith("python ")) and not line_before(text, fence.start()).startswith(
                 LEFT_OUT):
             body = "\n".join(line[len(fence["indent"]):] for line in fence["body"].splitlines())
             cells.append(("code", code_cell(body, root, imported)))
-    cells += [("markdown", match[0]) for match in HEADING.finditer(text, done)]
+            defined.update(defined_functions(cells[-1][1]))
+            for match in GENERATED.finditer(text, 0, fence.start()):  # shown before the code that makes it
+                run(match["id"])
+        else:  # a table the recording printed, shown in a text fence
+            for match in GENERATED.finditer(text, fence.start(), fence.end()):
+                run(match["id"])
+    between(done, len(text))
     return cells
 
 
@@ -113,9 +248,9 @@ def cell(kind, source, number):
     return made
 
 
-def notebook(page, text, root):
+def notebook(page, text, root, recordings=()):
     """The notebook for ``page`` (relative to docs/), or None when the page has no Python to run."""
-    cells = page_cells(text, root)
+    cells = page_cells(text, root, recordings)
     if not any(kind == "code" for kind, _ in cells):
         return None
     title = cells[0][1].lstrip("# ").strip() if cells[0][0] == "markdown" else page
@@ -140,7 +275,7 @@ def notebook_files(root):
     for part in PARTS:
         for path in sorted((docs / part).glob("*.md")):
             page = str(path.relative_to(docs))
-            made = notebook(page, path.read_text(), root)
+            made = notebook(page, path.read_text(), root, RECORDINGS)
             if made is not None:
                 files[notebook_name(page)] = made
     return files
