@@ -2,6 +2,8 @@
 
 import dataclasses
 
+import pytest
+
 from profguide.site import launch
 from profguide.site.staleness import cache_key, recording_state, snippet_modules
 from tests.helpers import TINY
@@ -56,6 +58,7 @@ def test_the_key_ignores_the_id_title_figure_and_claims(project):
     assert cache_key(renamed, project) == cache_key(TINY, project)
 
 
+@pytest.mark.slow
 def test_states_missing_fresh_stale(project):
     generated = project / "docs" / "generated"
     assert recording_state(TINY, project, generated)[0] == "missing"

@@ -1,5 +1,7 @@
 """snippets/basics/cpu_only.py profiles the CPU alone: no GPU lane, shapes in the table."""
 
+import pytest
+
 from profguide import trace
 from profguide.analysis.select import cpu_lanes, gpu_lanes
 from profguide.analysis.verdict import facts
@@ -9,6 +11,7 @@ from tests.helpers import ROOT, run_script
 SCRIPT = ROOT / "snippets" / "basics" / "cpu_only.py"
 
 
+@pytest.mark.slow
 def test_the_script_prints_threads_and_shapes(tmp_path):
     done = run_script(SCRIPT, tmp_path)
     assert done.returncode == 0, done.stderr

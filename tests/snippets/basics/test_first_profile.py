@@ -1,5 +1,7 @@
 """snippets/basics/first_profile.py runs on the CPU, as a script and as the recordings call it."""
 
+import pytest
+
 from profguide import trace
 from snippets.basics.first_profile import profile_matmul_bias, report
 from tests.helpers import ROOT, run_script
@@ -7,6 +9,7 @@ from tests.helpers import ROOT, run_script
 SCRIPT = ROOT / "snippets" / "basics" / "first_profile.py"
 
 
+@pytest.mark.slow
 def test_the_script_prints_the_table_and_writes_a_trace(tmp_path):
     done = run_script(SCRIPT, tmp_path)
     assert done.returncode == 0, done.stderr

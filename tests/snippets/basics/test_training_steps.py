@@ -27,6 +27,7 @@ def test_only_the_active_steps_are_kept(tmp_path, wait, warmup, active, kept):
     assert [s["step"] for s in profiler_steps(trace.load(path))] == kept
 
 
+@pytest.mark.slow
 def test_the_script_writes_one_trace_per_worker(tmp_path):
     done = run_script(SCRIPT, tmp_path)
     assert done.returncode == 0, done.stderr

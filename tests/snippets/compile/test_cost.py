@@ -47,6 +47,7 @@ def test_a_new_shape_compiles_again_unless_dynamic(tmp_path, eager_backend, dyna
     assert [call["graphs"][0] for call in seen if call["compiles"]] == [f"0/{n}" for n in range(sum(compiling))]
 
 
+@pytest.mark.slow
 def test_the_script_runs(tmp_path):
     done = run_script(SCRIPT, tmp_path)
     assert done.returncode == 0, done.stderr

@@ -2,6 +2,7 @@
 
 import functools
 
+import pytest
 import torch
 
 from snippets.compile.graph_breaks import profile_graph_break
@@ -25,6 +26,7 @@ def test_each_call_runs_two_regions_with_the_item_between(monkeypatch):
         assert regions[0] < tree.index("aten::item") < regions[1]
 
 
+@pytest.mark.slow
 def test_the_script_explains_the_break(tmp_path):
     done = run_script(SCRIPT, tmp_path)
     assert done.returncode == 0, done.stderr

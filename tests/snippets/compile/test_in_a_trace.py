@@ -4,6 +4,8 @@ One run of the script, as a reader runs it, serves every assertion: each compile
 Inductor once, which takes seconds on the CPU.
 """
 
+import pytest
+
 from tests.helpers import ROOT, run_script
 
 SCRIPT = ROOT / "snippets" / "compile" / "in_a_trace.py"
@@ -21,6 +23,7 @@ def trees(stdout):
     return found
 
 
+@pytest.mark.slow
 def test_the_compiled_calls_run_inductors_graph_and_the_eager_one_its_operators(tmp_path):
     done = run_script(SCRIPT, tmp_path)
     assert done.returncode == 0, done.stderr

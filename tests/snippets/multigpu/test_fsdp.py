@@ -2,6 +2,8 @@
 
 import dataclasses
 
+import pytest
+
 from profguide import trace
 from profguide.site import launch
 from profguide.site.catalogue import by_id
@@ -10,6 +12,7 @@ from tests.helpers import ROOT
 SMALL = {"hidden": 32, "layers": 2, "batch": 8, "threads": 1, "steps": 3, "wait": 0, "warmup": 1, "active": 1}
 
 
+@pytest.mark.slow
 def test_every_rank_all_gathers_and_reduce_scatters(tmp_path):
     job = dataclasses.replace(by_id("multigpu-fsdp"), cpu_params=SMALL)
     launch.record(job, "cpu", ROOT, tmp_path)

@@ -1,5 +1,7 @@
 """snippets/reading/dispatch.py: the operators each way of multiplying becomes, under its own region."""
 
+import pytest
+
 from snippets.reading.dispatch import multiply_cases, op_tree, profile_cases
 from tests.helpers import ROOT, run_script
 
@@ -12,6 +14,7 @@ def trees(size=16):
     return {event.name: [line.strip() for line in op_tree(event)[1:]] for event in prof.events() if event.name in names}
 
 
+@pytest.mark.slow
 def test_the_script_prints_one_tree_per_case(tmp_path):
     done = run_script(SCRIPT, tmp_path)
     assert done.returncode == 0, done.stderr

@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from profguide import trace
 from profguide.analysis.select import profiler_steps
 from profguide.trace.model import KIND
@@ -33,6 +35,7 @@ def test_a_loop_that_ends_inside_the_active_phase_leaves_an_empty_last_step(tmp_
     assert not ((ops >= last["start_us"]) & (ops < last["start_us"] + last["dur_us"])).any()
 
 
+@pytest.mark.slow
 def test_the_script_prints_a_line_per_configuration(tmp_path):
     done = run_script(SCRIPT, tmp_path)
     assert done.returncode == 0, done.stderr

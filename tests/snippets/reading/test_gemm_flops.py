@@ -1,5 +1,7 @@
 """snippets/reading/gemm_flops.py runs on the CPU, as a script and as the recording calls it."""
 
+import pytest
+
 from profguide import trace
 from snippets.reading.gemm_flops import profile_gemm
 from tests.helpers import ROOT, run_script
@@ -7,6 +9,7 @@ from tests.helpers import ROOT, run_script
 SCRIPT = ROOT / "snippets" / "reading" / "gemm_flops.py"
 
 
+@pytest.mark.slow
 def test_the_script_prints_a_table_with_flops_and_writes_a_trace(tmp_path):
     done = run_script(SCRIPT, tmp_path)
     assert done.returncode == 0, done.stderr

@@ -39,6 +39,7 @@ def test_each_recorded_step_asks_the_dataloader_once(tmp_path, workers, iterator
     assert (ops_in_region(loaded, region, "aten::randn") > 0) == (workers == 0)
 
 
+@pytest.mark.slow
 def test_the_script_prints_the_time_in_the_dataloader_both_ways(tmp_path):
     done = run_script(SCRIPT, tmp_path)
     assert done.returncode == 0, done.stderr

@@ -40,7 +40,7 @@ def test_a_snapshot_without_a_gpu_says_it_needs_one(tmp_path):
         dump_memory_snapshot(str(tmp_path / "snapshot.pickle"))
 
 
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="memory snapshots need a GPU")
+@pytest.mark.gpu  # a memory snapshot needs one
 def test_a_snapshot_on_a_gpu_holds_the_allocators_segments_and_history(tmp_path):
     import pickle
 
@@ -49,6 +49,7 @@ def test_a_snapshot_on_a_gpu_holds_the_allocators_segments_and_history(tmp_path)
     assert path.endswith("snapshot.pickle") and snapshot["segments"] and snapshot["device_traces"][0]
 
 
+@pytest.mark.slow
 def test_the_script_prints_the_table_and_writes_the_timeline(tmp_path):
     done = run_script(SCRIPT, tmp_path)
     assert done.returncode == 0, done.stderr

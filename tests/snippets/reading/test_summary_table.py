@@ -1,11 +1,14 @@
 """snippets/reading/summary_table.py: the table's columns, its groupings, and the stacks that need verbose."""
 
+import pytest
+
 from snippets.reading.summary_table import profile_forward, profile_with_stacks
 from tests.helpers import ROOT, run_script
 
 SCRIPT = ROOT / "snippets" / "reading" / "summary_table.py"
 
 
+@pytest.mark.slow
 def test_the_script_prints_the_table_three_ways(tmp_path):
     done = run_script(SCRIPT, tmp_path)
     assert done.returncode == 0, done.stderr
