@@ -42,15 +42,21 @@ def blocks(css):
     return found
 
 
-def selectors(prelude):
-    """A selector list split at its top-level commas (not those inside ``:is(a, b)``)."""
-    parts, depth, start = [], 0, 0
-    for index, char in enumerate(prelude):
-        depth += (char == "(") - (char == ")")
-        if char == "," and depth == 0:
-            parts.append(prelude[start:index].strip())
-            start = index + 1
-    parts.append(prelude[start:].strip())
+def split_outside(text, separator):
+    """``text`` split at each ``separator`` outside strings and parentheses (a selector list's commas, not those
+    of ``:is(a, b)``; a rule's semicolons, not those of a data URL), without empty parts."""
+    parts, depth, quote, start = [], 0, None, 0
+    for index, char in enumerate(text):
+        if quote:
+            quote = None if char == quote else quote
+        elif char in "\"'":
+            quote = char
+        else:
+            depth += (char == "(") - (char == ")")
+            if char == separator and depth == 0:
+                parts.append(text[start:index].strip())
+                start = index + 1
+    parts.append(text[start:].strip())
     return [part for part in parts if part]
 
 
@@ -69,26 +75,9 @@ def kept_rules(css, classes):
         if prelude.startswith("@"):
             if prelude.startswith(KEPT_AT_RULES) and (inner := kept_rules(body, classes)):
                 kept.append((prelude, inner))
-        elif chosen := [selector for selector in selectors(prelude) if applies(selector, classes)]:
-            kept.append((",".join(chosen), declarations(body)))
+        elif chosen := [selector for selector in split_outside(prelude, ",") if applies(selector, classes)]:
+            kept.append((",".join(chosen), split_outside(body, ";")))
     return kept
-
-
-def declarations(body):
-    """A rule's declarations, split at the semicolons outside strings and parentheses (a data URL has some)."""
-    parts, depth, quote, start = [], 0, None, 0
-    for index, char in enumerate(body):
-        if quote:
-            quote = None if char == quote else quote
-        elif char in "\"'":
-            quote = char
-        else:
-            depth += (char == "(") - (char == ")")
-            if char == ";" and depth == 0:
-                parts.append(body[start:index].strip())
-                start = index + 1
-    parts.append(body[start:].strip())
-    return [part for part in parts if part]
 
 
 def flat(rules):

@@ -4,7 +4,7 @@ import re
 
 from profguide import trace
 from profguide.analysis.job import trace_summary
-from profguide.site.notebook_page import declarations, local_kernel_config, used_css
+from profguide.site.notebook_page import local_kernel_config, split_outside, used_css
 from tests.helpers import ROOT
 
 TRACE = ROOT / "docs" / "traces" / "a100_nccl_2rank_rank0.json.gz"  # the page's trace
@@ -41,9 +41,14 @@ def test_media_blocks_keep_their_matching_rules_and_other_at_rules_go():
     assert "font-face" not in css and "keyframes" not in css
 
 
+def test_a_selector_list_splits_at_its_own_commas_only():
+    assert split_outside('.a:is(.b, .c), .d[title="x,y"]', ",") == [".a:is(.b, .c)", '.d[title="x,y"]']
+
+
 def test_semicolons_inside_a_data_url_or_a_string_do_not_split_a_declaration():
     body = 'background:url("data:image/svg+xml;base64,AAA;");content:"a;b";color:red'
-    assert declarations(body) == ['background:url("data:image/svg+xml;base64,AAA;")', 'content:"a;b"', "color:red"]
+    expected = ['background:url("data:image/svg+xml;base64,AAA;")', 'content:"a;b"', "color:red"]
+    assert split_outside(body, ";") == expected
 
 
 def test_comments_and_a_brace_in_a_string_do_not_confuse_the_rules():
