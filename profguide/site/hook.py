@@ -18,8 +18,12 @@ log = logging.getLogger("mkdocs.hooks.profguide")
 
 
 def on_config(config):
-    """mkdocs-jupyter's kernels start on local sockets in a folder of the build's own (see notebook_page)."""
-    if "mkdocs-jupyter" in config.plugins:
+    """mkdocs-jupyter's kernels start on local sockets in a folder of the build's own, and its cache of executed
+    pages is kept apart for each state of profguide's code and the guide's traces (see notebook_page)."""
+    if plugin := config.plugins.get("mkdocs-jupyter"):
+        root = Path(config.config_file_path).parent
+        plugin.config["cache_dir"] = str(notebook_page.keyed_cache(
+            root / plugin.config["cache_dir"], notebook_page.inputs_key(root)))
         folder = notebook_page.local_kernel_config(tempfile.mkdtemp(prefix="profguide-kernel-"))
         atexit.register(shutil.rmtree, folder, ignore_errors=True)
         os.environ["JUPYTER_CONFIG_PATH"] = os.pathsep.join(

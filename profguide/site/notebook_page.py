@@ -7,8 +7,10 @@ custom properties they read, so the page carries a few tens of KB of styles and 
 their look (JupyterLab's rules for bare elements such as ``body`` or ``pre`` are dropped).
 """
 
+import hashlib
 import json
 import re
+import shutil
 from pathlib import Path
 
 STYLE = re.compile(r"<style[^>]*>(.*?)</style>", re.S)
@@ -146,3 +148,25 @@ def local_kernel_config(folder):
     settings = {"KernelManager": {"transport": "ipc", "ip": str(folder / "kernel")}}
     (folder / "jupyter_nbconvert_config.json").write_text(json.dumps(settings))
     return folder
+
+
+def inputs_key(root):
+    """A digest of what an executed notebook's outputs depend on besides its own source, which mkdocs-jupyter's
+    cache key covers: profguide's code (its contents) and the guide's traces (their sizes and times)."""
+    root = Path(root)
+    digest = hashlib.sha256()
+    for path in sorted((root / "profguide").rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + path.read_bytes())
+    for path in sorted([*(root / "docs" / "traces").glob("*"), *(root / "docs" / "generated").rglob("trace*.json*")]):
+        state = path.stat()
+        digest.update(f"{path.relative_to(root).as_posix()} {state.st_size} {state.st_mtime_ns}".encode())
+    return digest.hexdigest()[:16]
+
+
+def keyed_cache(cache_dir, key):
+    """The folder of ``cache_dir`` for outputs made from inputs ``key``; folders of other keys are removed."""
+    cache_dir = Path(cache_dir)
+    for stale in cache_dir.glob("*/") if cache_dir.is_dir() else ():
+        if stale.name != key:
+            shutil.rmtree(stale, ignore_errors=True)
+    return cache_dir / key

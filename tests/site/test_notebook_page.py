@@ -4,7 +4,7 @@ import re
 
 from profguide import trace
 from profguide.analysis.job import trace_summary
-from profguide.site.notebook_page import local_kernel_config, split_outside, used_css
+from profguide.site.notebook_page import inputs_key, keyed_cache, local_kernel_config, split_outside, used_css
 from tests.helpers import ROOT
 
 TRACE = ROOT / "docs" / "traces" / "a100_nccl_2rank_rank0.json.gz"  # the page's trace
@@ -69,3 +69,19 @@ def test_the_built_notebook_page_shows_its_outputs_with_under_100_kb_of_styles(b
     assert "jp-OutputArea-output" in page and "<svg" in page  # executed: its printed text and its drawn step
     verdict = trace_summary(trace.load(TRACE), TRACE.name)["verdict"]
     assert f": {verdict}" in page and "ProfilerStep#" in page  # what the build's kernel printed: this run's verdict
+
+
+def test_the_cache_of_executed_pages_is_kept_apart_for_each_state_of_the_code_and_the_traces(tmp_path):
+    (tmp_path / "profguide").mkdir()
+    (tmp_path / "docs" / "traces").mkdir(parents=True)
+    code, trace_file = tmp_path / "profguide" / "a.py", tmp_path / "docs" / "traces" / "t.json"
+    code.write_text("x = 1\n")
+    trace_file.write_text("{}")
+    first = inputs_key(tmp_path)
+    code.write_text("x = 2\n")
+    second = inputs_key(tmp_path)
+    trace_file.write_text('{"traceEvents": []}')
+    assert len({first, second, inputs_key(tmp_path)}) == 3
+    cache = tmp_path / "cache"
+    keyed_cache(cache, first).mkdir(parents=True)
+    assert keyed_cache(cache, second) == cache / second and not (cache / first).exists()  # the old state's goes
