@@ -14,6 +14,12 @@ function markScrollers() {
     if (scrolls) box.tabIndex = 0;
     else box.removeAttribute("tabindex");
   }
+  // The notebook page's code cells (mkdocs-jupyter) scroll in a box of their own; like Material's code blocks,
+  // one that scrolls takes focus (no line above it: code that scrolls is no surprise).
+  for (const box of document.querySelectorAll(".jupyter-wrapper .highlight-ipynb")) {
+    if (box.scrollWidth > box.clientWidth || box.scrollHeight > box.clientHeight) box.tabIndex = 0;
+    else box.removeAttribute("tabindex");
+  }
 }
 
 // A table that reflows on a narrow screen (figures.css: .pg-reflow) labels each cell with its column's heading.
