@@ -161,6 +161,7 @@ def test_rendering_twice_writes_nothing_the_second_time(project, recorded):
     assert stamps == {p.name: p.stat().st_mtime_ns for p in folder.iterdir()}
 
 
+@pytest.mark.slow
 def test_committed_recordings_are_fresh_rendered_and_their_claims_hold(tmp_path):
     """`profguide build --check` on the repository: what CI builds is what the snippets make and the pages say."""
     done = run_profguide(tmp_path, "build", "--check", "--root", str(ROOT))
@@ -170,6 +171,7 @@ def test_committed_recordings_are_fresh_rendered_and_their_claims_hold(tmp_path)
     assert all(line.split()[1:] == ["fresh", "kept"] for line in done.stdout.splitlines())
 
 
+@pytest.mark.slow
 def test_check_exits_nonzero_on_a_stale_committed_recording(tmp_path):
     generated = tmp_path / "generated"
     shutil.copytree(ROOT / "docs" / "generated", generated)
@@ -189,14 +191,26 @@ def test_build_outside_a_checkout_says_so_in_one_line(tmp_path):
 
 
 @pytest.mark.parametrize("content", [b"{not json", b"[1, 2]", b"\xff\xfe binary", b'{"cache_key": 5}'])
-def test_an_unreadable_meta_json_is_a_broken_recording_reported_in_one_line(project, recorded, content):
+def test_an_unreadable_meta_json_is_a_broken_recording_reported_in_one_line(project, recorded, recordings_made_once,
+                                                                             monkeypatch, content):
     folder = recorded()
     (folder / "meta.json").write_bytes(content)
     statuses, _ = run_build(project, check=True)
     assert statuses[TINY.id].state == "broken"
     assert statuses[TINY.id].problems == ("tiny-matmul: its meta.json cannot be read: record it again",)
+    asked = []
+    if content != b"{not json":  # one case records again in fresh processes; the others take the session's TINY
+        def record(recording, device, root, out):  # what launch.record writes there, without its processes
+            asked.append((recording.id, device, root, out))
+            shutil.rmtree(out / recording.id)
+            shutil.copytree(recordings_made_once(recording), out / recording.id)
+            return recordings_made_once.meta(recording)
+
+        monkeypatch.setattr(launch, "record", record)
     statuses, _ = run_build(project, refresh=True, gpus=0)  # and refreshing records it again
     assert statuses[TINY.id].action == "recorded on cpu"
+    assert asked == ([] if content == b"{not json" else [(TINY.id, "cpu", project, project / "docs" / "generated")])
+    assert json.loads((folder / "meta.json").read_text())["device"] == "cpu"
 
 
 @pytest.mark.parametrize("content", ["{truncated", "{}", '[{"name": "aten::mm"}]', "\u0000"])

@@ -5,11 +5,12 @@ import gzip
 import io
 import json
 import os
+import shutil
 
 import pytest
 
 from profguide import trace
-from profguide.errors import RecordingError
+from profguide.errors import RecordingError, UsageError
 from profguide.site import launch
 from profguide.site.catalogue import RECORDINGS, by_id
 from profguide.site.recordings import Recording, Table
@@ -55,9 +56,23 @@ def trace_pids(path):
     return {pid for pid, _ in loaded.lanes if isinstance(pid, int) and pid > 64}
 
 
-def test_record_writes_trace_table_averages_and_provenance(project):
-    meta = launch.record(TINY, "cpu", project, project / "out")
+@pytest.fixture
+def tiny(recordings_made_once):
+    """TINY, recorded once for the session in fresh processes (``launch.record`` into a scratch checkout of the
+    repository's snippets), for the tests that only read what a recording wrote: (its folder, the meta
+    ``launch.record`` returned, the checkout). Read it, never change it: copy it with ``tiny_in``."""
+    return recordings_made_once(TINY), recordings_made_once.meta(TINY), recordings_made_once.root
+
+
+def tiny_in(project, tiny):
+    """A copy of the session's TINY recording in ``project``'s out/, as a first ``launch.record`` leaves it."""
     folder = project / "out" / TINY.id
+    shutil.copytree(tiny[0], folder)
+    return folder
+
+
+def test_record_writes_trace_table_averages_and_provenance(tiny):
+    folder, meta, project = tiny
     assert sorted(p.name for p in folder.iterdir()) == ["averages.json", "meta.json", "table.txt", "trace.json.gz"]
     assert meta == json.loads((folder / "meta.json").read_text())
     for field in ("device_name", "torch", "python", "recorded_at", "params", "cache_key", "platform", "pids"):
@@ -72,10 +87,12 @@ def test_record_writes_trace_table_averages_and_provenance(project):
     assert {"aten::mm", "matmul_bias"} <= set(trace.load(folder / "trace.json.gz").names)
 
 
-def test_each_recording_runs_in_a_fresh_process_of_its_own(project):
+@pytest.mark.slow
+def test_each_recording_runs_in_a_fresh_process_of_its_own(project, tiny):
+    # TINY as the session recorded it, through launch.record in this process too; the other one afresh now.
     other = dataclasses.replace(TINY, id="tiny-again")
-    metas = [launch.record(r, "cpu", project, project / "out") for r in (TINY, other)]
-    pids = [trace_pids(project / "out" / r.id / "trace.json.gz") for r in (TINY, other)]
+    metas = [tiny[1], launch.record(other, "cpu", project, project / "out")]
+    pids = [trace_pids(folder / "trace.json.gz") for folder in (tiny[0], project / "out" / other.id)]
     assert pids == [set(meta["pids"]) for meta in metas]
     assert pids[0].isdisjoint(pids[1])
     assert os.getpid() not in pids[0] | pids[1]
@@ -94,20 +111,21 @@ def test_the_committed_recordings_never_shared_a_process():
             seen[pid] = recording.id
 
 
+@pytest.mark.slow
 def test_a_standin_takes_the_cpu_parameters(project):
     smaller = dataclasses.replace(TINY, params={"size": 4096}, cpu_params={"size": 8})
     assert launch.record(smaller, "cpu", project, project / "out")["params"] == {"size": 8}
     assert smaller.params_on("cuda") == {"size": 4096}
 
 
+@pytest.mark.slow
 def test_a_cpu_recording_is_not_a_standin(project):
     cpu_tiny = dataclasses.replace(TINY, device="cpu")
     assert launch.record(cpu_tiny, "cpu", project, project / "out")["cpu_standin"] is False
 
 
-def test_trace_gzip_is_reproducible_bytes(project):
-    launch.record(TINY, "cpu", project, project / "out")
-    raw = (project / "out" / TINY.id / "trace.json.gz").read_bytes()
+def test_trace_gzip_is_reproducible_bytes(tiny):
+    raw = (tiny[0] / "trace.json.gz").read_bytes()
     assert raw[4:8] == b"\0\0\0\0"  # mtime 0: re-recording changes the bytes only when the trace does
     json.loads(gzip.decompress(raw))
 
@@ -129,6 +147,7 @@ def test_a_fresh_cuda_recording_is_never_replaced_by_a_cpu_one(project):
     assert sorted(p.name for p in folder.iterdir()) == ["meta.json"]
 
 
+@pytest.mark.slow
 def test_an_explicit_cpu_recording_may_replace_a_stale_cuda_one(project):
     fake_cuda_meta(project / "out" / TINY.id, "0000000000000000")
     assert launch.record(TINY, "cpu", project, project / "out")["device"] == "cpu"
@@ -168,6 +187,7 @@ def test_default_device_needs_a_gpu_per_rank(ranks, gpus, device):
     assert launch.default_device(dataclasses.replace(TINY, device="cpu", ranks=ranks), gpus) == "cpu"
 
 
+@pytest.mark.slow
 def test_a_failed_recording_names_the_error_and_leaves_no_files(project):
     broken = dataclasses.replace(TINY, params={"size": 8, "no_such_argument": 1})
     with pytest.raises(RecordingError) as raised:
@@ -177,6 +197,7 @@ def test_a_failed_recording_names_the_error_and_leaves_no_files(project):
     assert list((project / "out").iterdir()) == []
 
 
+@pytest.mark.slow
 def test_a_recording_must_finish_a_profiler_cycle(project):
     # One step, spent waiting: the profiler never records and never calls the handler.
     too_short = Recording(id="short", module="snippets.basics.training_steps", function="profile_steps",
@@ -185,6 +206,7 @@ def test_a_recording_must_finish_a_profiler_cycle(project):
         launch.record(too_short, "cpu", project, project / "out")
 
 
+@pytest.mark.slow
 def test_a_recording_that_runs_too_long_is_stopped(project):
     (project / "snippets" / "basics" / "sleeper.py").write_text(SLEEPER)
     sleeper = Recording(id="sleeper", module="snippets.basics.sleeper", function="sleep", title="t", timeout_s=1)
@@ -193,6 +215,7 @@ def test_a_recording_that_runs_too_long_is_stopped(project):
     assert list((project / "out").iterdir()) == []
 
 
+@pytest.mark.slow
 def test_a_recording_writes_the_tables_and_exports_it_asks_for_and_what_its_snippet_returned(project):
     (project / "snippets" / "basics" / "measurer.py").write_text(MEASURER)
     job = Recording(id="measurer", module="snippets.basics.measurer", function="profile_and_time", title="t",
@@ -211,6 +234,7 @@ def test_a_recording_writes_the_tables_and_exports_it_asks_for_and_what_its_snip
     assert cache_key(job, project) != cache_key(dataclasses.replace(job, memory_timeline=False), project)
 
 
+@pytest.mark.slow
 def test_a_recording_of_two_ranks_keeps_one_trace_per_rank(project):
     (project / "snippets" / "basics" / "allreduce.py").write_text(ALLREDUCE)
     job = Recording(id="allreduce", module="snippets.basics.allreduce", function="profile_allreduce", title="t",
@@ -231,6 +255,7 @@ def test_a_recording_of_two_ranks_keeps_one_trace_per_rank(project):
     assert sorted(p.name for p in folder.iterdir()) == sorted(launch.recording_files({"ranks": 1}))
 
 
+@pytest.mark.slow
 def test_progress_lines_name_each_recording_and_its_time(project):
     stream = io.StringIO()
     launch.record_all([TINY, TINY], "cpu", project, project / "out", stream=stream)
@@ -252,7 +277,7 @@ def test_recording_ids_are_unique_and_snippets_importable():
 
 
 def test_unknown_recording_id_names_the_known_ones():
-    with pytest.raises(KeyError, match="basics-matmul-64"):
+    with pytest.raises(UsageError, match="basics-matmul-64"):
         by_id("nope")
 
 
@@ -264,6 +289,7 @@ for name in ("msgspec", "mkdocs", "hypothesis", "sybil", "playwright"):
 """
 
 
+@pytest.mark.slow
 def test_recording_needs_only_torch_and_the_standard_library(project, tmp_path):
     # The GPU machine has torch and nothing of ours installed: every process, the recording ones
     # included, starts with what the rest of profguide uses blocked.
@@ -277,6 +303,7 @@ def test_recording_needs_only_torch_and_the_standard_library(project, tmp_path):
     assert "ModuleNotFoundError: import of msgspec halted" in blocked.stderr  # the blocker works
 
 
+@pytest.mark.slow
 def test_record_finds_the_project_from_a_subfolder(project):
     (project / "docs" / "deep").mkdir()
     done = run_profguide(project / "docs" / "deep", "record", "basics-cpu-only")
@@ -284,9 +311,9 @@ def test_record_finds_the_project_from_a_subfolder(project):
     assert (project / "docs" / "generated" / "basics-cpu-only" / "meta.json").is_file()
 
 
-def test_an_interrupted_swap_leaves_the_old_recording_whole_or_none_never_a_mix(project, monkeypatch):
-    folder = project / "out" / TINY.id
-    launch.record(TINY, "cpu", project, project / "out")
+@pytest.mark.slow
+def test_an_interrupted_swap_leaves_the_old_recording_whole_or_none_never_a_mix(project, tiny, monkeypatch):
+    folder = tiny_in(project, tiny)  # the old recording; the new one below is made afresh
     before = {p.name: p.read_bytes() for p in folder.iterdir()}
     renames = []
     real_rename = type(folder).rename
@@ -306,6 +333,7 @@ def test_an_interrupted_swap_leaves_the_old_recording_whole_or_none_never_a_mix(
     assert {p.name: p.read_bytes() for p in aside.iterdir()} == before
 
 
+@pytest.mark.slow
 def test_record_without_a_device_refuses_to_put_a_cpu_run_over_a_cuda_one(project, monkeypatch):
     monkeypatch.setattr(launch, "gpu_count", lambda: 0)
     folder = project / "out" / TINY.id
@@ -316,9 +344,9 @@ def test_record_without_a_device_refuses_to_put_a_cpu_run_over_a_cuda_one(projec
     assert launch.record_all([TINY], "cpu", project, project / "out", stream=io.StringIO())[0]["device"] == "cpu"
 
 
-def test_rendered_files_survive_a_new_recording(project):
-    folder = project / "out" / TINY.id
-    launch.record(TINY, "cpu", project, project / "out")
+@pytest.mark.slow
+def test_rendered_files_survive_a_new_recording(project, tiny):
+    folder = tiny_in(project, tiny)  # the recording rendered from; the new one below is made afresh
     (folder / "figure.md").write_text("rendered before")
     launch.record(TINY, "cpu", project, project / "out")
     assert (folder / "figure.md").read_text() == "rendered before"

@@ -11,6 +11,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 from profguide.site import notebooks
+from profguide.site.catalogue import RECORDINGS
 from tests.docs_collection import DOCS, ROOT, PrintingEvaluator, docs_sybil
 
 GENERATED = DOCS / "generated" / notebooks.FOLDER
@@ -49,6 +50,27 @@ def test_snippet_sections_are_inlined_with_their_imports(tmp_path):
     assert ["".join(c["source"]) for c in cells[1:]] == ["## Part", "import os\n\n\ndef f():\n    return os.sep",
                                                           "print(f())"]
     assert cells[0]["source"][0] == "# Title\n"
+
+
+def test_a_recording_the_page_shows_runs_after_its_function_with_what_the_page_leaves_out(tmp_path):
+    from profguide.site.recordings import Recording, Table
+
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "snippets" / "s.py").write_text(
+        "import torch\n\n\ndef helper():\n    return 1\n\n\n# --8<-- [start:f]\n"
+        "def f(size=1, device='cpu', on_trace_ready=None):\n    return helper()\n# --8<-- [end:f]\n")
+    page = ('# Title\n\n```python title="snippets/s.py"\n--8<-- "snippets/s.py:f"\n```\n\n'
+            '```text\n--8<-- "docs/generated/r/table-self.txt"\n```\n\n'
+            '--8<-- "docs/generated/r/table.txt"\n')
+    recording = Recording(id="r", module="snippets.s", function="f", title="t", params={"size": 64},
+                          cpu_params={"size": 8}, tables=(Table("self", sort_by="self_cpu_time_total"),))
+    cells = ["".join(c["source"]) for c in json.loads(notebooks.notebook("p.md", page, tmp_path, [recording]))["cells"]]
+    needs, run = cells[2:]
+    assert cells[1].startswith("import torch") and run.count("# The run the page shows") == 1
+    assert "def helper():" in needs and "def helper():" not in cells[1]  # what f calls and the page does not show
+    assert "params = {'size': 64} if device == \"cuda\" else {'size': 8}" in run
+    assert "sort_by='self_cpu_time_total', row_limit=10" in run
+    assert run.endswith("prof = f(**params, device=device, on_trace_ready=print_tables)")
 
 
 def test_a_page_without_python_has_no_notebook():
@@ -91,18 +113,38 @@ def test_no_notebook_links_where_a_download_cannot_follow():
         assert all(t.startswith("https://") for t in targets), (path.name, targets)
 
 
+RUN = re.compile(r"^# The run the page shows: the guide's recording `(?P<id>[\w-]+)`")
+# A compiled graph's name holds its hash in Inductor's cache, a Python method's its object's address.
+VARYING = re.compile(r"(?<=CompiledFxGraph) \w+| at 0x[0-9a-f.]+")
+# With with_stack, Python frames are rows too, and a notebook's kernel runs threads of Python of its own (its
+# event loop, its sockets) that a script has not: they push the run's own rows out of a short table.
+FRAME = re.compile(r"\.py\(\d+\): |^<built-in ")
+# The timing runs repeat their workload `rounds` times to time it, minutes on two cores: the recorder runs them,
+# and the notebooks' tests run every cell but theirs.
+TIMING_RUNS = {r.id for r in RECORDINGS if "rounds" in r.params}
+
+
+# The notebooks run as many at a time as there are cores, beside the other tests: each kernel's torch keeps to one
+# thread, rather than every kernel's thread pool spinning on all the cores. A kernel of its own per notebook still.
+KERNEL_THREADS = {"OMP_NUM_THREADS": "1"}
+
+
 def run_notebook(path, folder):
-    """Run one notebook cell by cell in a kernel of its own; None, or the failing cell and its error."""
+    """Run one notebook cell by cell in a kernel of its own: (None, or the failing cell and its error; the
+    notebook with the outputs it got)."""
     notebook = nbformat.read(path, as_version=4)
     nbformat.validate(notebook)
+    for cell in notebook.cells:
+        if cell.cell_type == "code" and RUN.match(cell.source) and RUN.match(cell.source)["id"] in TIMING_RUNS:
+            cell.metadata.setdefault("tags", []).append("skip-execution")  # nbclient's tag for a cell it skips
     client = NotebookClient(notebook, timeout=60, kernel_name="python3", resources={"metadata": {"path": folder}})
     try:
-        client.execute()
+        client.execute(env=dict(os.environ, **KERNEL_THREADS))
     except CellExecutionError as error:
         failed = next(i for i, c in enumerate(notebook.cells) if any(o.get("output_type") == "error"
                                                                      for o in c.get("outputs", ())))
-        return f"{path.name}, cell {failed}:\n{error}"
-    return None
+        return f"{path.name}, cell {failed}:\n{error}", notebook
+    return None, notebook
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +157,7 @@ def notebook_runs(tmp_path_factory):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_the_notebook_runs(path, notebook_runs):
-    failure = notebook_runs[path.name]
+    failure, _ = notebook_runs[path.name]
     assert failure is None, failure
 
 
@@ -124,3 +166,92 @@ def test_the_site_serves_each_notebook_and_its_page_links_to_it(built_site):
     assert 'download="basics-steps.ipynb" href="../../generated/notebooks/basics-steps.ipynb"' in page
     for path in NOTEBOOKS:
         assert (built_site / "generated" / notebooks.FOLDER / path.name).read_text() == path.read_text()
+
+
+def summary_tables(text):
+    """Each ``key_averages().table()`` in ``text``: (its column names, the names of its rows that are not Python
+    frames), a hash in a compiled graph's name left out."""
+    found = []
+    lines = text.splitlines()
+    for i, line in enumerate(lines[:-2]):
+        if re.fullmatch(r"-{10,}(  -+)+\s*", line) and "Name" in lines[i + 1]:
+            width = len(line.split()[0])
+            rows = []
+            for row in lines[i + 3:]:
+                if row.startswith("---"):
+                    break
+                name = VARYING.sub("", row[:width].strip())
+                rows += [name] if name and not FRAME.search(name) else []
+            found.append((tuple(re.split(r"\s{2,}", lines[i + 1].strip())), rows))
+    return found
+
+
+def recording_runs(notebook):
+    """{recording id: what its run cell printed} for each recording the notebook runs."""
+    return {RUN.match(c.source)["id"]: "".join(o.get("text", "") for o in c.outputs if o.output_type == "stream")
+            for c in notebook.cells if c.cell_type == "code" and RUN.match(c.source)}
+
+
+def test_the_runs_the_pages_include_are_run_by_their_notebooks():
+    """Where a page shows what a recording of one rank made and its notebook defines the recording's function,
+    the notebook runs it: no notebook ends in a function that nothing calls."""
+    for recording in RECORDINGS:
+        for page in DOCS.glob("*/*.md"):
+            name = notebooks.notebook_name(str(page.relative_to(DOCS)))
+            if recording.ranks > 1 or f"docs/generated/{recording.id}/" not in page.read_text() \
+                    or not (GENERATED / name).exists():
+                continue
+            notebook = nbformat.read(GENERATED / name, as_version=4)
+            if f"def {recording.function}(" in "".join(c.source for c in notebook.cells if c.cell_type == "code"):
+                assert recording.id in recording_runs(notebook), (name, recording.id)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_a_notebook_prints_the_tables_its_page_shows(path, notebook_runs):
+    """Each run prints the profiler's tables that the page includes from its recording, and table.txt: the same
+    columns and the same top rows (modulo the times, which are this machine's); a table with Python frames in
+    it, the same columns. A recording made on a GPU is compared only by a run on one."""
+    import torch
+
+    _, notebook = notebook_runs[path.name]
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    for recording_id, printed in recording_runs(notebook).items():
+        folder = DOCS / "generated" / recording_id
+        if recording_id in TIMING_RUNS or json.loads((folder / "meta.json").read_text())["device"] != device:
+            continue
+        shown = {m for m in re.findall(rf"docs/generated/{recording_id}/(table[\w-]*\.txt)",
+                                       "".join(p.read_text() for p in DOCS.glob("*/*.md")))}
+        ran = summary_tables(printed)
+        assert len(ran) == len(shown | {"table.txt"}), (recording_id, len(ran))
+        for table in sorted(shown | {"table.txt"}):
+            text = (folder / table).read_text()
+            (columns, rows), = summary_tables(text)
+            top = set() if FRAME.search(text) else set(rows[:3])
+            assert any(columns == c and top <= set(r) for c, r in ran), (recording_id, table, rows[:3])
+
+
+ANALYSE = DOCS / "reference" / "analyse-in-python.py"  # a notebook in jupytext's percent format
+
+
+@pytest.mark.slow
+def test_the_analysis_notebook_prints_what_explain_says_of_the_same_traces(tmp_path, capsys):
+    """Its verdicts are those of `profguide explain --json` on the trace it loads and on the two runs it
+    compares, and it shows the step it draws as an SVG."""
+    import jupytext
+
+    from profguide import cli
+
+    notebook = jupytext.read(ANALYSE)
+    NotebookClient(notebook, timeout=60, kernel_name="python3", resources={"metadata": {"path": tmp_path}}).execute()
+    printed = ["".join(o.get("text", "") for o in c.outputs) for c in notebook.cells if c.cell_type == "code"]
+
+    def verdict(path):
+        assert cli.main(["explain", "--json", str(path)]) == 0
+        return json.loads(capsys.readouterr().out)["verdict"]
+
+    assert f": {verdict(DOCS / 'traces' / 'a100_nccl_2rank_rank0.json.gz')}\n" in printed[1]
+    runs = [verdict(DOCS / "generated" / f"reading-input-workers-{n}" / "trace.json.gz") for n in (0, 2)]
+    assert next(line for line in printed[-1].splitlines() if "verdict" in line).split()[1:] == runs
+    figures = [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs
+               if "image/svg+xml" in o.get("data", {})]
+    assert len(figures) == 1 and "ProfilerStep#" in figures[0]["data"]["image/svg+xml"]
