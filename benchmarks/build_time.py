@@ -99,7 +99,8 @@ def main(argv=None):
     runs = previous.get(args.label, {}).get("runs", []) + runs
     result = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
               "machine": f"{platform.machine()}, {platform.system()}, Python {platform.python_version()}, "
-                         f"{os.cpu_count()} CPUs", "root": "this checkout" if args.root == ROOT else args.root.name, "runs": runs, **summary(runs)}
+                         f"{os.cpu_count()} CPUs",
+              "root": "this checkout" if args.root == ROOT else args.root.name, "runs": runs, **summary(runs)}
     print(f"{args.label}, {len(runs)} builds: median {result['median_process_s']:.2f} s in all "
           f"(min {result['min_process_s']:.2f}), {result['median_wall_s']:.2f} s build "
           f"(min {result['min_wall_s']:.2f}), {result['median_hook_s']:.2f} s hook (min {result['min_hook_s']:.2f}), "
