@@ -18,8 +18,11 @@ NO_GPU = "needs a CUDA GPU: the refresh-figures workflow runs `pytest -m gpu` on
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if SLOW_FIXTURES & fixtures:
             item.add_marker(pytest.mark.slow)
+        if "notebook_runs" in fixtures:
+            item.add_marker(pytest.mark.notebook)
     gpu_tests = [item for item in items if item.get_closest_marker("gpu")]
     if gpu_tests and not cuda_available():
         for item in gpu_tests:

@@ -1,6 +1,10 @@
 """The suite's own markers (pyproject.toml): what `make test-fast` leaves out, and where the GPU tests run."""
 
+import itertools
+import re
+
 import pytest
+from _pytest.mark.expression import Expression
 
 import tests.conftest
 from tests.helpers import ROOT
@@ -71,3 +75,15 @@ def test_make_test_fast_leaves_out_exactly_the_slow_and_the_browser_tests():
     makefile = (ROOT / "Makefile").read_text()
     recipe = makefile[makefile.index("\ntest-fast:"):].split("\n\n")[0]
     assert '-m pytest -m "not slow and not browser"' in recipe and "ruff check" in recipe
+
+
+def test_make_tests_two_processes_run_every_test_once_whatever_its_markers():
+    makefile = (ROOT / "Makefile").read_text()
+    recipe = makefile[makefile.index("\ntest:"):].split("\n\n")[0]
+    expressions = re.findall(r'-m pytest -m "([^"]+)"', recipe)
+    assert len(expressions) == 2
+    compiled = [Expression.compile(expression) for expression in expressions]
+    markers = ("slow", "notebook", "browser", "gpu")
+    for kept in itertools.product((False, True), repeat=len(markers)):
+        marked = {name for name, on in zip(markers, kept, strict=True) if on}
+        assert sum(expression.evaluate(marked.__contains__) for expression in compiled) == 1, marked
