@@ -36,16 +36,19 @@ site: build-site
 	$(PY) -m mkdocs serve --strict --dev-addr 127.0.0.1:$(PORT)
 
 # Two pytest processes at once, one a core (pytest-xdist is not in the package index this project is built
-# from): the slow tests but the notebooks (pyproject.toml names the markers) beside all the others, which
-# balances the two. The slow ones report after the others; the run fails if either does.
+# from): the slow tests but the notebooks and those that read the built site (pyproject.toml names the markers),
+# beside all the others, which balances the two and builds the site once. mypy runs beside them. The slow ones
+# report after the others; the run fails if any part does.
 SLOW_LOG := test-output/slow-tests.log
+TYPES_LOG := test-output/mypy.log
 test: setup
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy
 	mkdir -p $(dir $(SLOW_LOG))
-	$(PY) -m pytest -m "slow and not notebook" > $(SLOW_LOG) 2>&1 & slow=$$!; \
-	$(PY) -m pytest -m "not slow or notebook"; others=$$?; \
-	wait $$slow; slowed=$$?; cat $(SLOW_LOG); exit $$((others || slowed))
+	$(VENV)/bin/mypy > $(TYPES_LOG) 2>&1 & types=$$!; \
+	$(PY) -m pytest -m "slow and not notebook and not site" > $(SLOW_LOG) 2>&1 & slow=$$!; \
+	$(PY) -m pytest -m "not (slow and not notebook and not site)"; others=$$?; \
+	wait $$slow; slowed=$$?; cat $(SLOW_LOG); wait $$types; typed=$$?; cat $(TYPES_LOG); \
+	exit $$((others || slowed || typed))
 
 # What a contributor runs between changes: no browser, no fresh processes (pyproject.toml names the markers).
 test-fast: setup

@@ -23,6 +23,8 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
         if "notebook_runs" in fixtures:
             item.add_marker(pytest.mark.notebook)
+        if "built_site" in fixtures:
+            item.add_marker(pytest.mark.site)
     gpu_tests = [item for item in items if item.get_closest_marker("gpu")]
     if gpu_tests and not cuda_available():
         for item in gpu_tests:

@@ -83,7 +83,7 @@ def test_make_tests_two_processes_run_every_test_once_whatever_its_markers():
     expressions = re.findall(r'-m pytest -m "([^"]+)"', recipe)
     assert len(expressions) == 2
     compiled = [Expression.compile(expression) for expression in expressions]
-    markers = ("slow", "notebook", "browser", "gpu")
+    markers = ("slow", "notebook", "site", "browser", "gpu")
     for kept in itertools.product((False, True), repeat=len(markers)):
         marked = {name for name, on in zip(markers, kept, strict=True) if on}
         assert sum(expression.evaluate(marked.__contains__) for expression in compiled) == 1, marked
