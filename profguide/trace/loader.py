@@ -2,10 +2,13 @@
 
 A trace of a real job holds millions of events; most questions need a handful
 of fields of the complete (``ph: X``) events. The loader splits the event
-list without building objects, decodes it in batches into small typed
-structs (msgspec), keeps only the fields the analysis asks for as numpy
-columns, and drops each batch before the next: memory stays near the size of
-the file.
+list between events without building objects, whatever the layout (one event
+per line, one line, whitespace padding), decodes it in batches into small
+typed structs (msgspec), keeps only the fields the analysis asks for as numpy
+columns, and drops each batch before the next: memory grows with the events,
+not with the bytes. It reads what torch and Python write that JSON forbids
+(``repaired``): a byte order mark, raw control characters in strings, ``NaN``
+and ``Infinity``; and a bare array of events, as the Trace Event Format allows.
 
 It reads regular files only (a FIFO or a device would never end), no more
 than ``max_bytes`` of JSON (a small gzip file can inflate without bound), and
@@ -34,7 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 from profguide.errors import TraceError
-from profguide.limits import DUR_LIMIT, MAX_BYTES, TS_LIMIT
+from profguide.limits import COPY_BYTES_LIMIT, DUR_FLOOR, DUR_LIMIT, MAX_BYTES, TS_LIMIT
 from profguide.patterns import BACKEND_OP, GEMM_OPS
 from profguide.text import format_size, shown
 from profguide.trace.model import BOOKKEEPING_CATEGORIES, CATEGORY_KINDS, KIND, NO_ID, Trace
@@ -46,6 +49,8 @@ Batches = dict[str, Any]  # what ``new_batches`` starts and ``add_batch`` grows
 BATCH = 65536
 BLOCK = 8 << 20
 HEAD_BYTES = 4 * BLOCK  # how far into a file the top-level traceEvents list must begin
+HEAD_READ = 64 << 10  # the first read that looks for it (then twice as much each time, up to BLOCK): it starts
+# near the top, and what follows it in the head is scanned once more
 
 _NULL = msgspec.Raw(b"null")
 
@@ -175,13 +180,22 @@ class Nesting(NamedTuple):
 START = Nesting()  # before a document's first byte
 
 
-def unescaped(data: bytes) -> bytes:
-    """``data`` without its escaped backslashes, then without its escaped quotes. Python's ``replace`` pairs
-    a run of backslashes from the left, as JSON does: an odd run's last backslash escapes what follows it.
+class Levels(NamedTuple):
+    """What a scan of one block found."""
+
+    deepest: int  # the deepest nesting reached in the block
+    shallowest: int  # the shallowest, after any bracket in it (the depth before it, when none counts)
+    after: Nesting  # where the scan stands after the block
+
+
+def neutral(data: bytes) -> bytes:
+    """``data`` with each escaped backslash, then each escaped quote, made two underscores: the same bytes at
+    the same places, but every quote left opens or closes a string. Python's ``replace`` pairs a run of
+    backslashes from the left, as JSON does: an odd run's last backslash escapes what follows it.
     Backslashes stand only inside strings in valid JSON, and msgspec stops at the first one outside."""
     if b"\\" not in data:
         return data
-    return data.replace(b"\\\\", b"").replace(b'\\"', b"")
+    return data.replace(b"\\\\", b"__").replace(b'\\"', b"__")
 
 
 def split_backslashes(data: bytes) -> tuple[bytes, bytes]:
@@ -192,15 +206,15 @@ def split_backslashes(data: bytes) -> tuple[bytes, bytes]:
     return kept, bytes(data[len(kept) :])
 
 
-def block_depth(block: bytes, state: Nesting = START) -> tuple[int, Nesting]:
-    """(the deepest nesting reached in ``block``, the ``Nesting`` after it), given the state before it.
+def block_depth(block: bytes, state: Nesting = START) -> Levels:
+    """The ``Levels`` of ``block``, given the state before it.
 
     Only quotes and brackets matter once escapes are gone; two adjacent quotes (an empty string, or the end
     of one and the start of the next) go too, which keeps the parity of every later quote. A bracket counts
     where the quotes before it (and ``state.in_string``) leave it outside a string. Every step runs in C.
     """
     data, held = split_backslashes(state.held + block if state.held else block)
-    marks = unescaped(data).translate(None, _DELETE).replace(b'""', b"")
+    marks = neutral(data).translate(None, _DELETE).replace(b'""', b"")
     codes = np.frombuffer(marks, np.uint8)
     steps = _STEP[codes]
     in_string = state.in_string
@@ -213,22 +227,26 @@ def block_depth(block: bytes, state: Nesting = START) -> tuple[int, Nesting]:
     elif in_string:
         steps[:] = 0
     if not len(steps):
-        return state.depth, Nesting(state.depth, in_string, held)
+        return Levels(state.depth, state.depth, Nesting(state.depth, in_string, held))
     levels = np.cumsum(steps, dtype=np.int32)  # a block holds fewer than 2**31 brackets
-    return state.depth + max(int(levels.max()), 0), Nesting(state.depth + int(levels[-1]), in_string, held)
+    return Levels(state.depth + max(int(levels.max()), 0), state.depth + min(int(levels.min()), 0),
+                  Nesting(state.depth + int(levels[-1]), in_string, held))
 
 
-def check_nesting(data: Data, source: Path | str, state: Nesting = START) -> Nesting:
-    """The ``Nesting`` after ``data``; a one-line TraceError once anything is nested deeper than MAX_DEPTH."""
+def check_nesting(data: Data, source: Path | str, state: Nesting = START) -> Levels:
+    """The ``Levels`` of ``data``; a one-line TraceError once anything is nested deeper than MAX_DEPTH."""
+    found = Levels(state.depth, state.depth, state)
     with memoryview(data) as view:
         for start in range(0, len(view), SCAN_BLOCK):
             whole = start == 0 and len(view) <= SCAN_BLOCK
             block = data if whole and isinstance(data, bytes) else bytes(view[start : start + SCAN_BLOCK])
-            deepest, state = block_depth(block, state)
-            if deepest > MAX_DEPTH:
+            levels = block_depth(block, found.after)
+            if levels.deepest > MAX_DEPTH:
                 raise TraceError(f"{shown(source)}: nested too deeply to be a torch.profiler trace "
                                  f"(more than {MAX_DEPTH} levels)")
-    return state
+            found = Levels(max(found.deepest, levels.deepest), min(found.shallowest, levels.shallowest),
+                           levels.after)
+    return found
 
 
 class Capped:
@@ -237,7 +255,12 @@ class Capped:
 
     def __init__(self, stream: Any, path: Path | str, limit: int) -> None:  # a file, a GzipFile or a Prefixed
         self.stream, self.path, self.limit, self.count = stream, path, limit, 0
-        self.nesting = START
+        self.levels = Levels(0, 0, START)  # of the last read
+
+    @property
+    def nesting(self) -> Nesting:
+        """Where the scan stands after everything read so far."""
+        return self.levels.after
 
     def read(self, size: int) -> bytes:
         data = self.stream.read(size)
@@ -245,7 +268,7 @@ class Capped:
         if self.count > self.limit:
             raise TraceError(f"{shown(self.path)}: holds more than {format_size(self.limit)} of JSON; "
                              "raise --max-size to read it")
-        self.nesting = check_nesting(data, self.path, self.nesting)
+        self.levels = check_nesting(data, self.path, self.nesting)
         return data
 
     def position(self) -> int:
@@ -316,9 +339,19 @@ def read_stream(stream: BinaryIO, max_bytes: int = MAX_BYTES, source: str = STDI
         raise TraceError(f"{shown(source)}: {error.strerror or error}") from None
 
 
+_DECODE_DOCUMENT = msgspec.json.Decoder(_Document | list[msgspec.Raw])
+
+
+def document_of(raw: Data) -> _Document:
+    """The document ``raw`` holds, a bare array of events as one whose ``traceEvents`` it is; msgspec's
+    errors as they come."""
+    document = decode_repairing(_DECODE_DOCUMENT.decode, raw)
+    return _Document(traceEvents=document) if isinstance(document, list) else document
+
+
 def decode_document(path: Path | str, raw: bytes) -> _Document:
     try:
-        document = msgspec.json.decode(raw, type=_Document)
+        document = document_of(raw)
     except msgspec.ValidationError as error:
         raise TraceError(f"{shown(path)}: not a torch.profiler trace ({error})") from None
     except msgspec.DecodeError as error:
@@ -349,7 +382,7 @@ def describe_decode_error(raw: bytes, error: Exception, what: str) -> str:
 def ends_open(raw: bytes) -> bool:
     """Whether JSON ends inside a string or with a bracket left open, as a file cut short does."""
     try:
-        state = check_nesting(raw, "")
+        state = check_nesting(raw, "").after
     except TraceError:
         return False
     return state.depth > 0 or state.in_string
@@ -400,15 +433,66 @@ def decode_batch(data: Data, batches: Batches) -> list[_Event]:
     skipped, so that one odd event does not cost the whole trace.
     """
     try:
-        decoded: list[Any] = _DECODE_BATCH.decode(data)
+        decoded: list[Any] = decode_repairing(_DECODE_BATCH.decode, data)
     except msgspec.ValidationError:
-        loose = msgspec.json.decode(data)
+        loose = decode_repairing(msgspec.json.decode, data)
         note_loose(batches, loose)
         decoded = [coerce_event(e, batches["skipped"]) for e in loose]
         return [e for e in decoded if e is not None]
     types = list(map(type, decoded))
     note_others(batches, decoded, types)
     return list(compress(decoded, map(IS_COMPLETE, types)))  # a filter that runs in C
+
+
+def decode_repairing(decode: Callable[[Data], Any], data: Data) -> Any:
+    """``decode(data)``; when that finds malformed JSON that torch or Python writes (``repaired``), the
+    repaired JSON decoded instead. Only a failure pays for the repair."""
+    try:
+        return decode(data)
+    except msgspec.ValidationError:
+        raise
+    except msgspec.DecodeError:
+        fixed = repaired(data)
+        if fixed is None:
+            raise
+        return decode(fixed)
+
+
+BOM = b"\xef\xbb\xbf"  # UTF-8's byte order mark, which some writers put first
+NON_FINITE = re.compile(rb"-?Infinity|NaN")  # Python's json.dump writes these for non-finite floats
+_HEX = np.frombuffer(b"0123456789abcdef", np.uint8)
+_ESCAPE_START = np.frombuffer(b"\\u00", np.uint8)  # the escape of a control character, but its two hex digits
+
+
+def repaired(data: Data) -> bytes | None:
+    """``data`` as valid JSON, or None if it holds none of what torch or Python write that JSON forbids: a
+    byte order mark first; control characters (U+0000 to U+001F) raw inside strings (Kineto wrote names
+    unescaped, pytorch#130622), escaped here as ``\\u00XX``; and ``NaN``, ``Infinity``, ``-Infinity``
+    outside strings, quoted here as strings, which the number columns read as the floats they name."""
+    raw = bytes(data)
+    text = raw[len(BOM) :] if raw.startswith(BOM) else raw
+    codes = np.frombuffer(text, np.uint8)
+    quotes = np.flatnonzero(np.frombuffer(neutral(text), np.uint8) == _QUOTE)
+
+    def in_string(offsets: npt.NDArray[np.intp]) -> npt.NDArray[np.bool_]:
+        return np.searchsorted(quotes, offsets) % 2 == 1  # an odd number of quotes before each
+
+    controls = np.flatnonzero(codes < 0x20)
+    controls = controls[in_string(controls)]
+    literals = np.array([(m.start(), m.end()) for m in NON_FINITE.finditer(text)], np.intp).reshape(-1, 2)
+    literals = literals[~in_string(literals[:, 0])]
+    if text is raw and not len(controls) and not len(literals):
+        return None
+    # Each control character becomes the last hex digit of its escape, the rest inserted before it; each
+    # literal gets a quote inserted before and after it.
+    fixed = codes.copy()
+    fixed[controls] = _HEX[codes[controls] & 15]
+    at = np.concatenate([np.repeat(controls, len(_ESCAPE_START) + 1), literals.ravel()])
+    inserted = np.concatenate([np.column_stack([np.tile(_ESCAPE_START, (len(controls), 1)),
+                                                _HEX[codes[controls] >> 4]]).ravel(),
+                               np.full(literals.size, _QUOTE, np.uint8)])
+    order = np.argsort(at, kind="stable")
+    return np.insert(fixed, at[order], inserted[order]).tobytes()
 
 
 def of_type(decoded: list[Any], types: list[type], wanted: type) -> Iterator[Any]:
@@ -678,32 +762,40 @@ TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 LIST_OPENS = re.compile(rb"\s*:\s*\[")
 
 
-def top_level_events(head: bytes) -> int | None:
-    """The offset just after the ``[`` of the document's own ``traceEvents`` list, or None if not in ``head``.
+def top_level_events(head: bytes) -> tuple[int, int] | None:
+    """(the offset just after the ``[`` that opens the event list, the depth inside that list), or None if
+    ``head`` does not reach it.
 
-    Strings are skipped whole and brackets counted, so a ``traceEvents`` key
-    nested inside metadata that comes first is not taken for the real one.
+    The list is the document's own ``traceEvents``, or the document itself
+    when it is a bare array of events (the Trace Event Format's JSON Array
+    Format). Strings are skipped whole and brackets counted, so a
+    ``traceEvents`` key nested inside metadata that comes first is not taken
+    for the real one.
     """
     depth = 0
     for token in TOKENS.finditer(head):
         first = token.group()[:1]
         if first == b'"':
             if depth == 1 and token.group() == b'"traceEvents"' and (opens := LIST_OPENS.match(head, token.end())):
-                return opens.end()
+                return opens.end(), 2
+        elif depth == 0 and first == b"[":
+            return token.end(), 1
         else:
             depth += 1 if first in b"[{" else -1
     return None
 
 
 def load_streaming(path: Path, progress: Progress | None = None, max_bytes: int = MAX_BYTES) -> Trace | None:
-    """Load a trace written one event per line or more (as Kineto writes them), a block at a time.
+    """Load a trace a block at a time, whatever its layout: one event per line as Kineto writes it, all on
+    one line as minifiers write it, or padded with whitespace.
 
-    A literal newline can only stand outside JSON strings, so ``},`` at the
-    end of a line is a place to cut between events; each cut is checked by
-    decoding the events before it. Memory stays near one block plus the
-    columns. Returns None, having read nothing into the result, when the file
-    is not laid out that way or something looks wrong: the caller then reads
-    it whole, and reports any error.
+    Each block is cut after the last comma between two events, found by
+    tracking strings and brackets (``event_separator``); the events before
+    it are decoded and dropped, and a block of whitespace alone is kept as
+    one space. Memory stays near a block plus the columns. Returns None,
+    having read nothing into the result, when something cannot be decoded or
+    the file ends inside the list: the caller then reads it whole, and
+    reports any error.
     """
     try:
         size = path.stat().st_size
@@ -719,62 +811,130 @@ def load_streaming(path: Path, progress: Progress | None = None, max_bytes: int 
         return None
 
 
-def last_event_end(data: bytearray) -> tuple[int, int] | None:
-    """(end of the last event's '}', start of what follows its comma and newline), or None."""
-    for separator in (b"},\n", b"},\r\n"):
-        position = data.rfind(separator)
-        if position >= 0:
-            return position + 1, position + len(separator)
-    return None
+def next_block(reader: Capped, size: int | None = None) -> bytes:
+    """The next block of the stream (BLOCK bytes unless ``size`` says); one space for a block of whitespace
+    between tokens, which one space separates as well (a gzip file can inflate to gigabytes of padding)."""
+    before = reader.nesting
+    block = reader.read(size or BLOCK)
+    if before.in_string or not block.isspace() or b"\x0b" in block or b"\x0c" in block:  # not JSON's whitespace
+        return block
+    return b" "
 
 
 def stream_events(path: Path, reader: Capped, size: int, progress: Progress | None) -> Trace | None:
-    head = b""
-    while (start := top_level_events(head)) is None:
-        block = reader.read(BLOCK)
-        if not block:
-            return None  # the whole file is in `head`: reading it whole says what is wrong with it
+    head, want = b"", HEAD_READ
+    while (found := top_level_events(head)) is None:
+        block, want = next_block(reader, min(want, BLOCK)), 2 * want
+        if not block:  # the whole file is in `head`, its whitespace runs collapsed: no need to read it again
+            return parse_checked(head, path, progress)
         if len(head) >= HEAD_BYTES:
             raise TraceError(f"{shown(path)}: no traceEvents list in its first {format_size(HEAD_BYTES)}; "
                              "not a torch.profiler trace")
         head += block
+    start, list_depth = found
     skeleton_start = head[:start]
     # One buffer, grown and trimmed in place; its first byte is spare, so that a batch's events can be
     # decoded where they lie, between a '[' written there and a ']' written over the comma after them.
     pending = bytearray(b"[")
     pending += head[start:]
+    shallowest = block_depth(head[start:], Nesting(list_depth)).shallowest
     batches = new_batches()
-    while block := reader.read(BLOCK):
+    searched = 1  # pending[1:searched] holds no comma between events
+    while shallowest >= list_depth:  # the list is still open at the end of `pending`
+        comma = event_separator(pending, searched, reader.nesting, list_depth)
+        if comma is not None:
+            pending[0], pending[comma] = ord("["), ord("]")
+            with memoryview(pending) as view, view[: comma + 1] as events:
+                add_batch(batches, decode_batch(events, batches))
+            del pending[:comma]
+        searched = len(pending) - len(reader.nesting.held)
+        if not (block := next_block(reader)):
+            return None  # the file ends inside the list: reading it whole says so
         pending += block
-        cut = last_event_end(pending)
-        if cut is None:
-            if len(pending) > 4 * BLOCK:
-                return None
-            continue
-        end, following = cut
-        pending[0], pending[end] = ord("["), ord("]")
-        with memoryview(pending) as view, view[: end + 1] as events:
-            add_batch(batches, decode_batch(events, batches))
-        del pending[: following - 1]
+        shallowest = reader.levels.shallowest
         if progress and size:
             progress(min(reader.position() / size, 1.0))
-    return finish_stream(path, bytes(pending[1:]), skeleton_start, batches)
+    return finish_stream(path, reader, pending, list_depth, skeleton_start, batches)
 
 
-def finish_stream(path: Path, pending: bytes, skeleton_start: bytes, batches: Batches) -> Trace | None:
-    """The last events, and the rest of the document: the array ends at the first ']' that closes it."""
-    if len(pending) > BLOCK or (not batches["chunks"] and len(pending) > 1 << 20):
-        return None  # not one event per line after all: each try below would decode it all
-    for attempt, closing in enumerate(re.finditer(rb"\]", pending)):
-        if attempt == 32:  # the last event holds few lists: this is not the layout we expected
+def finish_stream(path: Path, reader: Capped, pending: bytearray, list_depth: int, skeleton_start: bytes,
+                  batches: Batches) -> Trace | None:
+    """The last events, up to the ']' that closes the list (``pending`` holds it), then the rest of the
+    document, read to its end."""
+    close = list_end(pending, list_depth)
+    if close is None:
+        return None
+    pending[0] = ord("[")
+    with memoryview(pending) as view, view[: close + 1] as events:
+        add_batch(batches, decode_batch(events, batches))
+    rest = [bytes(pending[close + 1 :])]
+    while block := next_block(reader):
+        rest.append(block)
+    return assemble(path, batches, document_of(skeleton_start + b"]" + b"".join(rest)))
+
+
+_COMMA = ord(",")
+_STRUCTURE = np.zeros(256, bool)
+_STRUCTURE[list(b'"[]{},')] = True
+TAIL = 64 << 10  # how far back from a block's end the first look for a comma between events goes
+
+
+def structure(text: bytes, state: Nesting) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.uint8],
+                                                   npt.NDArray[np.int32]]:
+    """(offset, byte, depth after it) of each comma and bracket outside strings in ``text`` (``neutral``
+    already), which starts in ``state``."""
+    codes = np.frombuffer(text, np.uint8)
+    offsets = np.flatnonzero(_STRUCTURE[codes])
+    found = codes[offsets]
+    quotes = found == _QUOTE
+    outside = ~(np.bitwise_xor.accumulate(quotes) ^ state.in_string) & ~quotes
+    offsets, found = offsets[outside], found[outside]
+    return offsets, found, state.depth + np.cumsum(_STEP[found], dtype=np.int32)
+
+
+def run_start(data: bytearray, position: int, floor: int) -> int:
+    """``position``, or the start of the run of backslashes it falls in (no earlier than ``floor``)."""
+    if data[position - 1 : position] != b"\\":
+        return position
+    return floor + len(bytes(data[floor:position]).rstrip(b"\\"))
+
+
+def event_separator(data: bytearray, start: int, end_state: Nesting, list_depth: int) -> int | None:
+    """The offset of the last comma between two events of the list in ``data[start:]``, or None.
+
+    ``end_state`` is where the scan stands at the end of ``data`` (its held
+    backslashes excluded), and the list is open there. Only the end is
+    scanned, as far back as it takes: the parity of its quotes gives the
+    string state at its start, the brackets in it the depth there.
+    """
+    end, width = len(data) - len(end_state.held), TAIL
+    while True:
+        low = run_start(data, max(end - width, start), start)  # escapes pair from the start of their run
+        text = neutral(bytes(data[low:end]))
+        in_string = end_state.in_string ^ (text.count(b'"') % 2 == 1)
+        offsets, found, depths = structure(text, Nesting(0, in_string))
+        base = end_state.depth - (int(depths[-1]) if len(depths) else 0)
+        commas = np.flatnonzero((found == _COMMA) & (depths == list_depth - base))
+        if len(commas):
+            return low + int(offsets[commas[-1]])
+        if low <= start:
             return None
-        try:
-            last = decode_batch(b"[" + pending[: closing.start()] + b"]", batches)
-        except (msgspec.ValidationError, msgspec.DecodeError):
-            continue
-        document = msgspec.json.decode(skeleton_start + b"]" + pending[closing.end() :], type=_Document)
-        add_batch(batches, last)
-        return assemble(path, batches, document)
+        width *= 8
+
+
+def list_end(data: bytearray, list_depth: int) -> int | None:
+    """The offset of the ']' that closes the list, which ``data[1:]`` starts just inside; None if not there.
+    ``block_depth`` finds the stretch of TAIL bytes it is in, and ``structure`` the place in that stretch."""
+    state = Nesting(list_depth)
+    for start in range(1, len(data), TAIL):
+        stretch = bytes(data[start : start + TAIL])
+        levels = block_depth(stretch, state)
+        if levels.shallowest < list_depth:
+            offsets, found, depths = structure(neutral(state.held + stretch), state._replace(held=b""))
+            closing = np.flatnonzero(depths < list_depth)
+            first = int(closing[0]) if len(closing) else -1
+            return start - len(state.held) + int(offsets[first]) if first >= 0 and found[first] == ord("]") else None
+        state = levels.after
     return None
 
 
@@ -783,14 +943,24 @@ def valid_times(columns: dict[str, np.ndarray], skipped: dict[str, int]) -> npt.
     ts, dur = columns["ts"], columns["dur"]
     finite = np.isfinite(ts) & np.isfinite(dur)
     negative = finite & (dur < 0)
-    implausible = finite & ~negative & ((np.abs(ts) > TS_LIMIT) | (dur > DUR_LIMIT))
+    implausible = finite & ~negative & ((np.abs(ts) > TS_LIMIT) | (dur > DUR_LIMIT) | ((dur > 0) & (dur < DUR_FLOOR)))
     reasons = (("without a numeric ts or dur", ~finite), ("with a negative duration", negative),
-               ("with a start or duration no profiler measures (beyond the year 2286, or over 11 days)",
-                implausible))
+               ("with a start or duration no profiler measures (beyond the year 2286, over 11 days, or under "
+                "a picosecond)", implausible))
     for reason, mask in reasons:
         if mask.any():
             add_count(skipped, reason, int(mask.sum()))
     return finite & ~negative & ~implausible
+
+
+def drop_impossible_bytes(sizes: npt.NDArray[np.float64], skipped: dict[str, int]) -> None:
+    """Make NaN (not recorded) each count of bytes that no copy moves, infinite or over COPY_BYTES_LIMIT,
+    so that every sum of bytes stays finite; count the events that had one."""
+    impossible = np.abs(sizes) > COPY_BYTES_LIMIT  # inf too; NaN compares False
+    if impossible.any():
+        sizes[impossible] = math.nan
+        add_count(skipped, "from the byte totals: their bytes are infinite or over 1 EiB, more than any copy "
+                  "moves", int(impossible.sum()))
 
 
 def assemble(path: Path | str, batches: Batches, document: _Document) -> Trace:
@@ -808,6 +978,7 @@ def assemble(path: Path | str, batches: Batches, document: _Document) -> Trace:
     new_index[order] = np.arange(len(order))
     for key in list(columns):
         columns[key] = columns[key][order]
+    drop_impossible_bytes(columns["bytes"], skipped)
     categories = columns.pop("category")
     columns["kind"] = kind_codes(batches["categories"])[categories]
     return Trace(

@@ -70,7 +70,8 @@ def test_kernels_join_their_launch_by_correlation(real_trace):
         (gzip.compress(b'{"traceEvents": [{"ph": "X"')[:-10], "truncated or corrupt gzip"),
         (b'{"traceEvents": [', "not valid JSON"),
         (b"\xff\xfe not text", "not UTF-8"),
-        (b"[1, 2, 3]", "not a torch.profiler trace"),
+        (b"[1, 2, 3]", "no complete events"),  # a bare array of events (the JSON Array Format), with none
+        (b'"events"', "not a torch.profiler trace"),
         (b'{"traceEvents": {}}', "not a torch.profiler trace"),
         (b'{"other": []}', "no traceEvents list"),
         (b'{"traceEvents": []}', "no complete events"),
@@ -126,21 +127,22 @@ def test_streaming_and_whole_file_loading_agree(path, monkeypatch):
     same_columns(trace.load(path), whole)
 
 
-def test_kineto_layout_streams_and_one_line_json_falls_back():
+def test_kineto_layout_and_one_line_json_both_stream():
     kineto = TRACES / "a100_nccl_2rank_rank0.json.gz"
     one_line = TRACES / "nccl_128rank_sampled_rank0.json.gz"
+    assert b"},\n" not in gzip.decompress(one_line.read_bytes())
     assert loader.load_streaming(kineto) is not None
-    assert loader.load_streaming(one_line) is None
+    assert loader.load_streaming(one_line) is not None
 
 
-def test_a_comma_and_newline_inside_an_event_falls_back_to_whole_file(tmp_path, monkeypatch):
-    # indent=1 puts "},\n" after the nested args object, inside an event: the cut fails its check.
+def test_a_comma_and_newline_inside_an_event_is_no_cut(tmp_path, monkeypatch):
+    # indent=1 puts "},\n" after the nested args object, inside an event: the cuts go by depth, not by lines.
     events = [{"ph": "X", "cat": "kernel", "name": f"k{i}", "args": {"correlation": i}, "ts": i, "dur": 1,
                "pid": 0, "tid": 7} for i in range(50)]
     path = tmp_path / "t.json"
     path.write_text(json.dumps({"traceEvents": events, "deviceProperties": [{"name": "GPU"}]}, indent=1))
     monkeypatch.setattr(loader, "BLOCK", 256)
-    loaded = trace.load(path)
+    loaded = loader.load_streaming(path)
     assert len(loaded) == 50 and loaded.device_properties == ({"name": "GPU"},)
     same_columns(loaded, trace.parse(path.read_bytes(), path))
 
@@ -207,8 +209,10 @@ def test_a_traceevents_key_inside_earlier_metadata_is_not_the_list(tmp_path, mon
 
 def test_the_top_level_list_is_found_past_strings_and_nesting():
     head = b'{"a": "\\"traceEvents\\": [", "b": {"traceEvents": []}, "traceEvents" : [ {'
-    assert head[loader.top_level_events(head) - 1 :] == b"[ {"
+    start, list_depth = loader.top_level_events(head)
+    assert (head[start - 1 :], list_depth) == (b"[ {", 2)
     assert loader.top_level_events(b'{"meta": {"traceEvents": [') is None
+    assert loader.top_level_events(b'\xef\xbb\xbf \n[{"ph": "X"') == (6, 1)  # a bare array of events
 
 
 def nested(levels):
@@ -304,21 +308,21 @@ JSON_VALUES = st.recursive(
        ascii_only=st.booleans())
 def test_a_block_boundary_anywhere_gives_the_answer_of_one_block(value, cuts, indent, ascii_only):
     data = json.dumps(value, indent=indent, ensure_ascii=ascii_only).encode()
-    deepest, after = loader.block_depth(data)
-    assert deepest == depth(value) and after == loader.START
+    whole = loader.block_depth(data)
+    assert whole == (depth(value), 0, loader.START)
     positions = sorted({cut % (len(data) + 1) for cut in cuts})
-    state, reached = loader.START, 0
+    state, reached, lowest = loader.START, 0, 0
     for start, end in zip([0, *positions], [*positions, len(data)], strict=True):
-        block_deepest, state = loader.block_depth(data[start:end], state)
-        reached = max(reached, block_deepest)
-    assert (reached, state) == (deepest, after)
+        levels = loader.block_depth(data[start:end], state)
+        state, reached, lowest = levels.after, max(reached, levels.deepest), min(lowest, levels.shallowest)
+    assert (reached, lowest, state) == whole
 
 
 def test_a_cut_inside_an_escape_or_a_string_is_carried_to_the_next_block():
-    first, state = loader.block_depth(b'[["a\\\\\\')  # three backslashes held back: one pair, and one escaping
-    assert first == 2 and state == loader.Nesting(2, True, b"\\\\\\")
-    second, state = loader.block_depth(b'"[[[", "\\\\"]', state)  # ... the quote; the string ends at the next one
-    assert second == 2 and state == loader.Nesting(1, False, b"")
+    first = loader.block_depth(b'[["a\\\\\\')  # three backslashes held back: one pair, and one escaping
+    assert first == (2, 0, loader.Nesting(2, True, b"\\\\\\"))
+    second = loader.block_depth(b'"[[[", "\\\\"]', first.after)  # ... the quote; the string ends at the next one
+    assert second == (2, 1, loader.Nesting(1, False, b""))
 
 
 def test_a_file_cut_short_says_so_whatever_the_decoder_says(tmp_path):
