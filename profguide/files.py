@@ -13,10 +13,13 @@ from profguide.text import shown
 
 
 def check_target(path, inputs=()):
-    """A one-line OutputError unless ``path`` is a place for a new file or an existing regular one.
+    """A one-line OutputError unless ``path`` is a place for a new file or an existing regular one that may be
+    replaced; the existing file's status, or None for a new one.
 
-    A symbolic link, a device, a FIFO, a folder, or one of ``inputs`` (the
-    files being read) is never replaced.
+    A symbolic link, a device, a FIFO, a folder, one of ``inputs`` (the files
+    being read), a read-only file (a shell's redirect would refuse it too) or
+    a file with other hard links (the new one would be separated from them)
+    is never replaced.
     """
     path = Path(path)
     if not str(path) or str(path) in (".", os.sep):
@@ -24,36 +27,45 @@ def check_target(path, inputs=()):
     if path.is_symlink():
         raise OutputError(f"{shown(path)}: is a symbolic link; not replacing it")
     try:
-        mode = path.stat().st_mode
+        status = path.stat()
     except FileNotFoundError:
-        mode = None
+        status = None
     except OSError as error:
         raise OutputError(f"{shown(path)}: {error.strerror or error}") from None
-    if mode is not None and stat.S_ISDIR(mode):
-        raise OutputError(f"{shown(path)}: is a folder")
-    if mode is not None and not stat.S_ISREG(mode):
-        raise OutputError(f"{shown(path)}: is not a regular file (a device or a FIFO?); not replacing it")
-    for source in inputs:
-        if mode is not None and os.path.samefile(path, source):
-            raise OutputError(f"{shown(path)}: is the input {shown(source)}; choose another file to write")
     if not path.parent.is_dir():
         raise OutputError(f"{shown(path.parent)}: no such folder")
+    if status is None:
+        return None
+    if stat.S_ISDIR(status.st_mode):
+        raise OutputError(f"{shown(path)}: is a folder")
+    if not stat.S_ISREG(status.st_mode):
+        raise OutputError(f"{shown(path)}: is not a regular file (a device or a FIFO?); not replacing it")
+    for source in inputs:
+        if os.path.samefile(path, source):
+            raise OutputError(f"{shown(path)}: is the input {shown(source)}; choose another file to write")
+    # By its permission bits as well as by access(2): root may write anything, yet a redirect of root's
+    # would keep a file marked read-only.
+    if not status.st_mode & 0o222 or not os.access(path, os.W_OK):
+        raise OutputError(f"{shown(path)}: is read-only; not replacing it")
+    if status.st_nlink > 1:
+        others = status.st_nlink - 1
+        raise OutputError(f"{shown(path)}: has {others} other hard link{'s' if others > 1 else ''}, from which "
+                          "a new file would be separated; not replacing it")
+    return status
 
 
 def replace_file(path, text, inputs=()):
-    """Write ``text`` to ``path`` through a temporary file beside it, renamed into place; nothing is left
-    behind on failure."""
+    """Write ``text`` to ``path`` through a temporary file beside it, renamed into place, with the permission
+    bits of the file it replaces; nothing is left behind on failure."""
     path = Path(path)
-    check_target(path, inputs)
+    replaced = check_target(path, inputs)
     try:
         handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as error:
         raise OutputError(f"{shown(path)}: {error.strerror or error}") from None
     try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)  # as an ordinary new file would be, not mkstemp's 0600
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            os.fchmod(stream.fileno(), new_file_mode() if replaced is None else stat.S_IMODE(replaced.st_mode))
             stream.write(text)
         os.replace(temporary, path)
     except BaseException as error:
@@ -61,3 +73,10 @@ def replace_file(path, text, inputs=()):
         if isinstance(error, OSError):  # a full disk, a quota: the reader's to fix, in one line
             raise OutputError(f"{shown(path)}: {error.strerror or error}") from None
         raise
+
+
+def new_file_mode():
+    """The permission bits an ordinary new file gets (0666 less the umask), not mkstemp's 0600."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask

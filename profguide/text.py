@@ -4,11 +4,19 @@ import os
 import re
 from html import escape
 
-CONTROL = dict.fromkeys([*range(32), 127], "?")
+# What a name from a trace may not send to a terminal, each replaced by '?': C0 controls and DEL (escape sequences,
+# newlines), C1 controls (U+009B is a CSI, U+0085 a newline to some terminals), and the marks that reorder text
+# (bidi embeddings, overrides, isolates and marks), with which a name could show as another.
+CONTROL = dict.fromkeys([*range(32), 127, *range(0x80, 0xA0), 0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F),
+                         *range(0x2066, 0x206A)], "?")
 
 
 def format_duration(us):
-    """A duration in µs as a short human string: 850 ns, 12.3 µs, 4.56 ms, 1.20 s."""
+    """A duration in µs as a short human string: 850 ns, 12.3 µs, 4.56 ms, 1.20 s; a negative one in the unit of
+    its size, signed (-587 µs)."""
+    if us < 0:
+        size = format_duration(-us)
+        return size if size == "0 ns" else f"-{size}"
     if us < 1:
         return f"{us * 1000:.0f} ns"
     if us < 100:
@@ -18,6 +26,15 @@ def format_duration(us):
     if us < 1_000_000:
         return f"{us / 1000:.2f} ms"
     return f"{us / 1_000_000:.2f} s"
+
+
+# Why a time from a host event to a GPU one (a launch delay, a queueing time) can be below zero.
+CLOCKS_DIFFER = "below zero, the GPU op started before its launch call ended: the host's and the GPU's clocks differ"
+
+
+def clocks_note(*us):
+    """`` (below zero, …: the host's and the GPU's clocks differ)`` when one of ``us`` is negative, else ''."""
+    return f" ({CLOCKS_DIFFER})" if min(us, default=0) < 0 else ""
 
 
 def format_tick(us):
@@ -51,7 +68,7 @@ def shown(path):
 
 
 def printable(name):
-    """A name from a trace with control characters (terminal escapes, newlines) replaced by '?'."""
+    """A name from a trace with control characters (terminal escapes, newlines) and bidi marks replaced by '?'."""
     return name.translate(CONTROL)
 
 
@@ -89,9 +106,10 @@ def kernel_name(name):
 
 
 # The characters Markdown reads inside a table cell, as entities: a pipe ends the cell, a backtick opens code,
-# ``*`` and ``_`` emphasis (``ncclDevComm*``, ``__next__``), a backslash escapes; a newline would end the row.
-CELL_ENTITIES = str.maketrans({"|": "&#124;", "`": "&#96;", "*": "&#42;", "_": "&#95;", "\\": "&#92;",
-                               "\n": " ", "\r": " "})
+# ``*`` and ``_`` emphasis (``ncclDevComm*``, ``__next__``), brackets a link (``[x](javascript:…)``), a backslash
+# escapes; a newline would end the row.
+CELL_ENTITIES = str.maketrans({"|": "&#124;", "`": "&#96;", "*": "&#42;", "_": "&#95;", "[": "&#91;", "]": "&#93;",
+                               "\\": "&#92;", "\n": " ", "\r": " "})
 SHORT_CODE = 48  # characters of a code name a table cell shows; a longer one is cut, its full name in a tooltip
 
 

@@ -1,6 +1,7 @@
 """`profguide draw`: a trace, a step or a window of it, as an SVG file."""
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -32,17 +33,24 @@ def draw(capsys, *args):
     return code, out, err
 
 
-@pytest.mark.parametrize("kind", ["device", "link", "folder", "input", "root", "empty"])
+@pytest.mark.parametrize("kind", ["device", "link", "folder", "input", "root", "empty", "read-only", "hard link"])
 def test_draw_never_replaces_what_is_not_its_own_file(capsys, tmp_path, kind):
     source = tmp_path / "trace.json.gz"
     shutil.copy(TRACES / "a100_cuda_event_sync.json.gz", source)
     before = source.read_bytes()
     link = tmp_path / "link.svg"
     link.symlink_to(tmp_path / "target.svg")
-    out = {"device": "/dev/null", "link": link, "folder": tmp_path, "input": source, "root": "/", "empty": ""}[kind]
+    kept = tmp_path / "kept.svg"
+    kept.write_text("kept")
+    if kind == "read-only":
+        kept.chmod(0o444)
+    if kind == "hard link":
+        os.link(kept, tmp_path / "other-name.svg")
+    out = {"device": "/dev/null", "link": link, "folder": tmp_path, "input": source, "root": "/", "empty": "",
+           "read-only": kept, "hard link": kept}[kind]
     code, stdout, err = draw(capsys, source, "--out", out)
     assert (code, stdout) == (2, "") and err.startswith("profguide: ") and err.count("\n") == 1
-    assert source.read_bytes() == before and not (tmp_path / "target.svg").exists()
+    assert source.read_bytes() == before and not (tmp_path / "target.svg").exists() and kept.read_text() == "kept"
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
 
 
@@ -113,3 +121,78 @@ def test_a_folder_draws_its_ranks_aligned(capsys, tmp_path):
     assert "ends at the dashed line on every rank:" in svg and "gloo:all_reduce #1. Collectives are outlined." in svg
     code, _, err = draw(capsys, folder, "--out", out, "--window", "0:1ms")
     assert code == 2 and err.startswith("profguide: --window: for one trace") and err.count("\n") == 1
+
+
+# What XML 1.0 forbids (C0 controls but tab, newline and CR; U+FFFE, U+FFFF), what a terminal or a browser
+# would act on (C1 controls, bidi overrides and isolates), what XML quotes, and characters beyond the BMP.
+HOSTILE = "".join(map(chr, [*range(32), 127, *range(0x80, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A),
+                            0x200E, 0x200F, 0x061C, 0xFFFE, 0xFFFF, 0x1F600, 0x10FFFF])) + "<>&\"'aé"
+hostile_text = st.text(alphabet=HOSTILE, min_size=1, max_size=12)
+# A file name: no '/' or NUL, and perhaps bytes that are not UTF-8 (they come back as lone surrogates).
+hostile_file_name = st.builds(lambda text, raw: text.replace("/", "").replace("\0", "").encode() + raw,
+                              hostile_text, st.sampled_from([b"", b"\xff", b"\xed\xa0\x80"]))
+lane_id = st.one_of(st.integers(0, 3), hostile_text)
+
+
+def hostile_events(name, pid, tid):
+    """Host work and the kernel it launched, named ``name`` on the lane (pid, tid), with a gloo collective."""
+    return [{"ph": "X", "cat": "cpu_op", "name": name, "ts": 0, "dur": 400, "pid": pid, "tid": tid},
+            {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 10, "dur": 20, "pid": pid,
+             "tid": tid, "args": {"correlation": 1}},
+            {"ph": "X", "cat": "kernel", "name": name, "ts": 50, "dur": 300, "pid": 0, "tid": 7,
+             "args": {"correlation": 1}},
+            {"ph": "X", "cat": "user_annotation", "name": "gloo:all_reduce", "ts": 100, "dur": 200, "pid": pid,
+             "tid": tid}]
+
+
+def assert_well_formed(path, slices):
+    """The SVG at ``path`` parses as XML, and draws ``slices`` slices, each with its tooltip."""
+    from tests.figures.svg_tree import groups_by_tooltip
+
+    svg = path.read_bytes().decode("utf-8")  # strict: a lone surrogate could not have been written
+    assert len([g for g in groups_by_tooltip(svg).values() if g[0].get("height") == "20"]) >= slices
+
+
+@settings(max_examples=40, deadline=None)
+@given(name=hostile_text, pid=lane_id, tid=lane_id, file_name=hostile_file_name)
+def test_every_svg_draw_writes_is_well_formed_xml_whatever_the_names(name, pid, tid, file_name):
+    import io
+    import os
+    import tempfile
+    from contextlib import redirect_stderr, redirect_stdout
+
+    with tempfile.TemporaryDirectory() as folder, redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+        ranks = Path(os.fsdecode(os.fsencode(folder) + b"/" + file_name))
+        ranks.mkdir()
+        for rank in range(2):  # no rank in the traces: the figure names each rank by its file
+            source = Path(os.fsdecode(os.fsencode(ranks) + b"/" + file_name + b"%d.json" % rank))
+            source.write_text(json.dumps({"traceEvents": hostile_events(name, pid, tid)}))
+        out = Path(folder) / "out.svg"
+        assert cli.main(["draw", str(source), "--out", str(out)]) == 0
+        assert_well_formed(out, slices=3)
+        assert cli.main(["draw", str(ranks), "--out", str(out)]) == 0
+        assert_well_formed(out, slices=2)
+
+
+NOTHING_DRAWABLE = {
+    "metadata": {"ph": "M", "name": "thread_name", "pid": 1, "tid": 1, "args": {"name": "main"}},
+    "instants": {"ph": "i", "name": "mark", "ts": 10, "pid": 1, "tid": 1, "s": "t"},
+    "profiler bookkeeping": {"ph": "X", "cat": "overhead", "name": "Activity Buffer Request", "ts": 10, "dur": 5,
+                             "pid": 1, "tid": 1},
+    "syncs on a stream": {"ph": "X", "cat": "cuda_sync", "name": "Stream Sync", "ts": 10, "dur": 5, "pid": 0,
+                          "tid": 7},
+    "ops of no duration": {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 10, "dur": 0, "pid": 1, "tid": 1},
+}
+
+
+@pytest.mark.parametrize("kind", NOTHING_DRAWABLE)
+def test_a_folder_whose_ranks_have_nothing_to_draw_is_one_line(capsys, tmp_path, kind):
+    folder = tmp_path / "ranks"
+    folder.mkdir()
+    for rank in range(2):
+        document = {"traceEvents": [NOTHING_DRAWABLE[kind]],
+                    "distributedInfo": {"backend": "nccl", "rank": rank, "world_size": 2}}
+        (folder / f"rank{rank}.json").write_text(json.dumps(document))
+    code, stdout, err = draw(capsys, folder, "--out", tmp_path / "ranks.svg")
+    assert (code, stdout) == (2, "") and err.startswith("profguide: ") and err.count("\n") == 1, err
+    assert not (tmp_path / "ranks.svg").exists()

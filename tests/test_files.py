@@ -66,3 +66,41 @@ def test_a_bug_in_writing_is_not_taken_for_the_reader_s_mistake(tmp_path, monkey
     with pytest.raises(TypeError):
         replace_file(tmp_path / "out.svg", "new")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("mode", "message"), [(0o444, "is read-only; not replacing it"),
+                                               (0o555, "is read-only; not replacing it")])
+def test_a_read_only_file_is_refused_as_a_redirect_would_refuse_it(tmp_path, mode, message):
+    target = tmp_path / "out.svg"
+    target.write_text("old")
+    target.chmod(mode)
+    with pytest.raises(OutputError) as raised:
+        replace_file(target, "new")
+    assert str(raised.value) == f"{target}: {message}"
+    assert target.read_text() == "old" and stat.S_IMODE(target.stat().st_mode) == mode
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.svg"]
+
+
+@pytest.mark.parametrize("links", [1, 2])
+def test_a_file_with_other_hard_links_is_refused(tmp_path, links):
+    target = tmp_path / "out.svg"
+    target.write_text("old")
+    for index in range(links):
+        os.link(target, tmp_path / f"link{index}.svg")
+    with pytest.raises(OutputError) as raised:
+        check_target(target)
+    others = "1 other hard link" if links == 1 else "2 other hard links"
+    assert str(raised.value) == f"{target}: has {others}, from which a new file would be separated; not replacing it"
+    with pytest.raises(OutputError):
+        replace_file(target, "new")
+    assert all(p.read_text() == "old" for p in tmp_path.iterdir()) and target.stat().st_nlink == links + 1
+
+
+@pytest.mark.parametrize("mode", [0o600, 0o640, 0o755])
+def test_a_replaced_file_keeps_its_permission_bits(tmp_path, mode):
+    target = tmp_path / "out.svg"
+    target.write_text("old")
+    target.chmod(mode)
+    replace_file(target, "new")
+    assert target.read_text() == "new" and stat.S_IMODE(target.stat().st_mode) == mode
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.svg"]

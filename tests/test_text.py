@@ -6,7 +6,19 @@ import re
 
 import pytest
 
-from profguide.text import cell, code, code_cell, format_duration, format_size, kernel_name, markdown_table
+from profguide.text import (
+    cell,
+    clocks_note,
+    code,
+    code_cell,
+    cut,
+    format_duration,
+    format_size,
+    kernel_name,
+    markdown_table,
+    printable,
+    shown,
+)
 from tests.helpers import TRACES
 
 
@@ -80,3 +92,39 @@ def test_a_long_code_name_is_cut_in_its_cell_with_the_full_name_in_a_tooltip():
 def test_a_markdown_table_aligns_each_column_as_asked():
     table = markdown_table(("Name", "Count"), [("a", 1), ("b", 22)], "lr")
     assert table == "| Name | Count |\n|---|---:|\n| a | 1 |\n| b | 22 |\n"
+
+
+@pytest.mark.parametrize(("us", "text"), [(-586.672, "-587 µs"), (-0.25, "-250 ns"), (-12.34, "-12.3 µs"),
+                                          (-4560, "-4.56 ms"), (-1_200_000, "-1.20 s"), (-0.0001, "0 ns")])
+def test_a_negative_duration_is_in_the_unit_of_its_size(us, text):
+    assert format_duration(us) == text
+
+
+def test_the_clocks_are_named_where_a_time_from_host_to_gpu_is_below_zero():
+    assert clocks_note(3.0, 5.0) == "" and clocks_note() == ""
+    assert clocks_note(-1.5, 5.0) == " (below zero, the GPU op started before its launch call ended: the host's and " \
+                                     "the GPU's clocks differ)"
+
+
+# C1 controls (U+009B CSI, U+0085 NEL among them) and the marks that reorder text: bidi embeddings and overrides
+# (U+202A–U+202E), isolates (U+2066–U+2069), the left-to-right, right-to-left and Arabic letter marks.
+REORDERING = [chr(c) for c in (*range(0x80, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F,
+                               0x061C)]
+
+
+@pytest.mark.parametrize("char", [chr(c) for c in (*range(32), 127)] + REORDERING)
+def test_nothing_a_terminal_acts_on_is_printed(char):
+    name = f"aten::{char}mm"
+    assert printable(name) == cut(name) == "aten::?mm"
+    assert shown(f"/tmp/{char}.json") == "/tmp/?.json"
+
+
+def test_what_a_terminal_shows_as_it_is_stays():
+    name = "µs · é — 😀 \u00a0 × 日本 \u00a9"
+    assert printable(name) == name
+
+
+def test_a_cell_makes_no_link_of_brackets():
+    assert cell("[x](javascript:alert(1))") == "&#91;x&#93;(javascript:alert(1))"
+    assert code("[x]") == "<code>&#91;x&#93;</code>"
+

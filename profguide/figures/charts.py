@@ -1,7 +1,6 @@
 """Charts: two timelines on one scale, the spread of one op's durations, busy and idle time by cause."""
 
 from collections.abc import Iterable, Mapping, Sequence
-from xml.sax.saxutils import escape
 
 import numpy as np
 import numpy.typing as npt
@@ -25,10 +24,11 @@ from profguide.figures.svg import (
     legend_svg,
     nice_tick_step,
     svg_document,
+    xml_text,
 )
 from profguide.figures.timeline import SVG_BUDGET, timeline_lanes
 from profguide.stats import median
-from profguide.text import count_of, format_duration, printable
+from profguide.text import count_of, format_duration
 from profguide.trace.model import Trace
 
 
@@ -45,7 +45,7 @@ def comparison_svg(panels: Sequence[tuple[str, Trace, Window]], title: str = "Tw
     legend, y = legend_svg([(STYLE[k][0], STYLE[k][2]) for k in STYLE if k in kinds])
     parts.append(legend)
     for label, scale, lanes, bottom in sections:
-        parts.append(f'<text class="pg-ink" x="8" y="{y + 14}" font-weight="700">{escape(printable(label))}</text>')
+        parts.append(f'<text class="pg-ink" x="8" y="{y + 14}" font-weight="700">{xml_text(label)}</text>')
         y += 24
         parts.append(f'<g transform="translate(0,{y})">{lanes}</g>')
         parts.append(axis_svg(scale, y + bottom))
@@ -59,13 +59,13 @@ def spread_svg(name: str, values: npt.ArrayLike, title: str | None = None, unit_
     values = np.asarray(values, dtype=float)
     scale = Scale(0.0, float(values.max()) * 1.05 if len(values) else 1.0, left=40, right=WIDTH - RIGHT_MARGIN)
     top, height = 36, 90
-    parts = [f'<text class="pg-ink" x="40" y="22" font-weight="600">{escape(printable(name))} · '
-             f'{escape(count_of(len(values), "occurrence"))} {escape(unit_label)}</text>',
+    parts = [f'<text class="pg-ink" x="40" y="22" font-weight="600">{xml_text(name)} · '
+             f'{xml_text(count_of(len(values), "occurrence"))} {xml_text(unit_label)}</text>',
              f'<rect class="pg-band" x="40" y="{top}" width="{scale.right - 40}" height="{height}"/>']
     for index, value in enumerate(values):
         jitter = (index * 37 % 11) / 10  # deterministic spread of dots that would overlap
         parts.append(
-            f'<g><title>{escape(format_duration(value))}</title><circle cx="{scale.x(value):.1f}" '
+            f'<g><title>{xml_text(format_duration(value))}</title><circle cx="{scale.x(value):.1f}" '
             f'cy="{top + 15 + jitter * (height - 30):.1f}" r="4" fill="#0072B2" fill-opacity=".75"/></g>'
         )
     if len(values):
@@ -84,8 +84,8 @@ def spread_svg(name: str, values: npt.ArrayLike, title: str | None = None, unit_
 def marker_label(text: str, x: float, y: float, right: float) -> str:
     """A label beside a vertical marker at ``x``: to its right, or to its left where it would pass ``right``."""
     if x + 3 + len(text) * CHAR_WIDTH <= right:
-        return f'<text class="pg-ink" x="{x + 3:.1f}" y="{y}">{escape(text)}</text>'
-    return f'<text class="pg-ink" x="{x - 3:.1f}" y="{y}" text-anchor="end">{escape(text)}</text>'
+        return f'<text class="pg-ink" x="{x + 3:.1f}" y="{y}">{xml_text(text)}</text>'
+    return f'<text class="pg-ink" x="{x - 3:.1f}" y="{y}" text-anchor="end">{xml_text(text)}</text>'
 
 
 def breakdown_svg(rows: Iterable[tuple[str, Mapping[str, float]]], title: str = "GPU time: busy and idle by cause",
@@ -101,13 +101,13 @@ def breakdown_svg(rows: Iterable[tuple[str, Mapping[str, float]]], title: str = 
     for label, parts_us in rows:
         total = sum(parts_us.get(k, 0.0) for k in style) or 1.0
         x = float(LABEL_WIDTH)
-        parts.append(f'<text class="pg-ink" x="8" y="{y + 15}">{escape(printable(label))}</text>')
+        parts.append(f'<text class="pg-ink" x="8" y="{y + 15}">{xml_text(label)}</text>')
         for key, (fill, name) in style.items():
             share = parts_us.get(key, 0.0) / total
             width = share * (WIDTH - RIGHT_MARGIN - LABEL_WIDTH)
             if width <= 0:
                 continue
-            parts.append(f'<g><title>{escape(name)}: {format_duration(parts_us[key])} ({100 * share:.1f}%)</title>'
+            parts.append(f'<g><title>{xml_text(name)}: {format_duration(parts_us[key])} ({100 * share:.1f}%)</title>'
                          f'<rect x="{x:.1f}" y="{y}" width="{width:.1f}" height="{ROW_HEIGHT}" fill="{fill}"/></g>')
             x += width
         y += ROW_HEIGHT + 8
@@ -169,12 +169,12 @@ def scaling_svg(series: Sequence[tuple[str, Sequence[tuple[int, float]]]],
         path = " ".join(f"{'M' if i == 0 else 'L'}{x.x(e):.1f},{y(s):.1f}" for i, (e, s) in enumerate(ordered))
         parts.append(f'<path d="{path}" stroke="{colour}" stroke-width="2" fill="none"/>')
         for events, seconds in ordered:
-            parts.append(f'<g><title>{escape(label)}: {events:,} events, {seconds:.2f} s</title>'
+            parts.append(f'<g><title>{xml_text(label)}: {events:,} events, {seconds:.2f} s</title>'
                          f'<circle cx="{x.x(events):.1f}" cy="{y(seconds):.1f}" r="4" fill="{colour}"/></g>')
         if ordered:
             events, seconds = ordered[-1]
             parts.append(f'<text class="pg-ink" x="{x.x(events) + 8:.1f}" y="{y(seconds) + 4:.1f}">'
-                         f'{escape(label)}</text>')
+                         f'{xml_text(label)}</text>')
     return svg_document(WIDTH, top + height + 48, title, "".join(parts))
 
 

@@ -1,7 +1,6 @@
 """Steps of a run without GPU work, each a bar of the host's time split by activity, all on one time scale."""
 
 from collections.abc import Mapping, Sequence
-from xml.sax.saxutils import escape
 
 from profguide.analysis.host import CPU_LABELS
 from profguide.figures.svg import (
@@ -12,8 +11,9 @@ from profguide.figures.svg import (
     axis_svg,
     legend_svg,
     svg_document,
+    xml_text,
 )
-from profguide.text import format_duration, printable
+from profguide.text import format_duration
 
 # In the order a training step runs them, loading data first: the bars read left to right like the step.
 ACTIVITY_FILLS = {
@@ -37,10 +37,10 @@ def host_steps_svg(groups: Sequence[tuple[str, Sequence[tuple[str, Mapping[str, 
     legend, y = legend_svg([(fill, CPU_LABELS[a]) for a, fill in ACTIVITY_FILLS.items() if a in present])
     parts = [legend]
     for heading, rows in groups:
-        parts.append(f'<text class="pg-ink" x="8" y="{y + 16}" font-weight="700">{escape(printable(heading))}</text>')
+        parts.append(f'<text class="pg-ink" x="8" y="{y + 16}" font-weight="700">{xml_text(heading)}</text>')
         y += HEADING_HEIGHT
         for label, spent in rows:
-            parts.append(f'<text class="pg-ink" x="8" y="{y + 15}">{escape(printable(label))}</text>')
+            parts.append(f'<text class="pg-ink" x="8" y="{y + 15}">{xml_text(label)}</text>')
             parts.append(bar(scale, y, spent))
             y += ROW_HEIGHT + 6
         y += GROUP_GAP
@@ -56,7 +56,7 @@ def bar(scale: Scale, y: float, spent: Mapping[str, float]) -> str:
         if us <= 0:
             continue
         x, width = scale.x(start), scale.x(start + us) - scale.x(start)
-        segments.append(f'<g><title>{escape(CPU_LABELS[activity])}: {format_duration(us)} '
+        segments.append(f'<g><title>{xml_text(CPU_LABELS[activity])}: {format_duration(us)} '
                         f'({100 * us / total:.1f}%)</title><rect x="{x:.1f}" y="{y}" width="{width:.1f}" '
                         f'height="{ROW_HEIGHT}" fill="{fill}"/></g>')
         start += us

@@ -1,7 +1,6 @@
 """Memory over time: bytes held by each of torch's memory categories, stacked, with the steps marked."""
 
 from collections.abc import Mapping, Sequence
-from xml.sax.saxutils import escape
 
 import numpy as np
 import numpy.typing as npt
@@ -15,6 +14,7 @@ from profguide.figures.svg import (
     legend_svg,
     nice_tick_step,
     svg_document,
+    xml_text,
 )
 from profguide.text import format_size
 
@@ -64,7 +64,7 @@ def bytes_axis(most: float, top: float, left: float) -> str:
         y = top + PLOT_HEIGHT - tick / most * PLOT_HEIGHT
         parts.append(f'<line class="pg-rule" x1="{left - 5}" y1="{y:.1f}" x2="{left}" y2="{y:.1f}"/>'
                      f'<text class="pg-soft" x="{left - 8}" y="{y + 4:.1f}" text-anchor="end">'
-                     f"{escape(format_size(int(tick)))}</text>")
+                     f"{xml_text(format_size(int(tick)))}</text>")
         tick += step
     return "".join(parts)
 
@@ -101,7 +101,7 @@ def memory_timeline_svg(times: Floats, sizes: Mapping[str, Floats],
     below = np.zeros(stacked.shape[1])
     for category, upper in zip(held, stacked, strict=True):
         peak = float(held[category].max())
-        parts.append(f'<g><title>{escape(category)}: peak {escape(format_size(int(peak)))}</title>'
+        parts.append(f'<g><title>{xml_text(category)}: peak {xml_text(format_size(int(peak)))}</title>'
                      f'<path d="{step_path(xs, y(below), y(upper))}" fill="{CATEGORY_COLOURS.get(category, "#999999")}"'
                      ' fill-opacity=".85"/></g>')
         below = upper
@@ -110,7 +110,7 @@ def memory_timeline_svg(times: Floats, sizes: Mapping[str, Floats],
         if scale.left <= x <= scale.right:
             parts.append(f'<line class="pg-rule" x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{top + PLOT_HEIGHT}" '
                          f'stroke-dasharray="4 3"/><text class="pg-soft" x="{x + 3:.1f}" y="{top + 14}">'
-                         f"{escape(label)}</text>")
+                         f"{xml_text(label)}</text>")
     parts.append(axis_svg(scale, top + PLOT_HEIGHT))
     return svg_document(WIDTH, top + PLOT_HEIGHT + AXIS_HEIGHT, title, "".join(parts))
 

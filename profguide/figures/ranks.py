@@ -4,7 +4,6 @@ on and its busiest GPU streams, the collectives outlined."""
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from xml.sax.saxutils import escape
 
 import numpy as np
 
@@ -13,15 +12,27 @@ from profguide.analysis.intervals import Mask, Window
 from profguide.analysis.ranks import collectives, label, ranks_to_show
 from profguide.analysis.select import gpu_work
 from profguide.analysis.summary import Job, RankRow
-from profguide.figures.svg import AXIS_HEIGHT, STYLE, WIDTH, Scale, axis_svg, fit_label, legend_svg, svg_document
+from profguide.errors import TraceError
+from profguide.figures.svg import (
+    AXIS_HEIGHT,
+    STYLE,
+    WIDTH,
+    Scale,
+    axis_svg,
+    fit_label,
+    legend_svg,
+    svg_document,
+    xml_text,
+)
 from profguide.figures.timeline import SVG_BUDGET, padded, timeline_lanes
-from profguide.text import format_duration, kernel_name, printable
+from profguide.text import format_duration, kernel_name, shown
 from profguide.trace.model import Trace
 
 GPU_LANES_DRAWN = 2  # per rank, the GPU streams with the most work besides those of its collectives
 PANEL_HEADER = 24
 Panel = tuple[str, Trace, Window, set[str]]  # (heading, the rank's trace, its window, its collectives' names)
 RANKS_DRAWN = 8  # a job of more ranks: the straggler and the ranks that waited longest for it
+NOTHING_TO_DRAW = "no rank has events a timeline draws (ops, regions, runtime calls, kernels, copies)"
 
 
 def lanes_drawn(trace: Trace, collectives: Mask) -> list[int]:
@@ -63,15 +74,17 @@ def ranks_svg(panels: Sequence[Panel], aligned_at: float, aligned_on: str,
                                               budget=SVG_BUDGET // len(panels))
         sections.append((heading, scale, lanes, bottom, window[0] + aligned_at))
         kinds |= drawn
+    if not kinds:
+        raise TraceError(NOTHING_TO_DRAW)
     legend, y = legend_svg([(STYLE[k][0], STYLE[k][2]) for k in STYLE if k in kinds])
     notes = ("Each rank's clock is shifted so that one collective ends at the dashed line on every rank:",
              fit_label(f"{aligned_on}. Collectives are outlined.", WIDTH - 16))
-    parts = [legend] + [f'<text class="pg-soft" x="8" y="{y + 12 + 18 * row}">{escape(printable(note))}</text>'
+    parts = [legend] + [f'<text class="pg-soft" x="8" y="{y + 12 + 18 * row}">{xml_text(note)}</text>'
                         for row, note in enumerate(notes)]
     y += 42
     top = y
     for heading, _, lanes, bottom, _ in sections:
-        parts.append(f'<text class="pg-ink" x="8" y="{y + 14}" font-weight="700">{escape(printable(heading))}</text>')
+        parts.append(f'<text class="pg-ink" x="8" y="{y + 14}" font-weight="700">{xml_text(heading)}</text>')
         y += PANEL_HEADER
         parts.append(f'<g transform="translate(0,{y})">{lanes}</g>')
         y += bottom + 4
@@ -84,23 +97,25 @@ def ranks_svg(panels: Sequence[Panel], aligned_at: float, aligned_on: str,
 
 def panel_label(job: Job, index: int) -> str:
     row = job["ranks"][index]
+    name = shown(label(row))  # a rank named by its file: bytes of the name that are not UTF-8 as \xNN
     if index == job["straggler"]:
-        return f"{label(row)} · the straggler"
+        return f"{name} · the straggler"
     if row["wait_us"] is not None:
-        return f"{label(row)} · waited {format_duration(row['wait_us'])} for the straggler"
-    return label(row)
+        return f"{name} · waited {format_duration(row['wait_us'])} for the straggler"
+    return name
 
 
 def job_svg(job: Job, load: Callable[[RankRow], Trace], limit: int = RANKS_DRAWN,
             title: str = "The ranks of a job on one time axis") -> tuple[str, int]:
     """(SVG, ranks drawn) of a job (``job_summary``'s, with each rank's ``file``): the ranks ``shown_ranks``
     picks, each loaded with ``load(row)`` and cut to what it draws before the next is loaded, over the span
-    of their windows, aligned on the collective the job names (or, without one, on their windows' starts)."""
+    of their windows, aligned on the collective the job names (or, without one, on their windows' starts).
+    A TraceError when no rank has anything a timeline draws."""
     rows = job["ranks"]
     windows = {index: measured for index in ranks_to_show(job, limit) if (measured := rows[index]["window"])}
     chosen = list(windows)
     if not chosen:
-        raise ValueError("no rank has events to draw")
+        raise TraceError(NOTHING_TO_DRAW)
     aligned = job["aligned_on"]
     anchors = {i: aligned["end_us"][i] if aligned else windows[i]["start_us"] for i in chosen}
     before = min(windows[i]["start_us"] - anchors[i] for i in chosen)

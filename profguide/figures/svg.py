@@ -10,11 +10,11 @@ same bytes for the same input.
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from xml.sax.saxutils import escape, quoteattr
+from xml.sax.saxutils import escape
 
 import numpy as np
 
-from profguide.text import format_tick, printable
+from profguide.text import CONTROL, format_tick, printable
 
 # Each kind: (fill, text colour on that fill, legend label); the text keeps WCAG's 4.5:1 contrast on its fill.
 STYLE = {
@@ -82,13 +82,23 @@ class Scale:
         return self.left + (ts - self.start) * (self.right - self.left) / max(self.span, 1e-9)
 
 
+# Replaced by '?' in any text a figure holds: what XML 1.0 forbids (C0 controls, lone surrogates, U+FFFE, U+FFFF)
+# and what ``printable`` keeps from a terminal (C1 controls, bidi overrides); a newline stays, a tooltip's line break.
+XML_UNSAFE = {**dict.fromkeys([*range(0xD800, 0xE000), 0xFFFE, 0xFFFF], "?"), **CONTROL, ord("\n"): "\n"}
+
+
+def xml_text(text: str) -> str:
+    """``text`` as an SVG element's text or a double-quoted attribute's value: well-formed XML whatever it holds."""
+    return escape(text.translate(XML_UNSAFE), {'"': "&quot;"})
+
+
 def svg_document(width: float, height: float, title: str, body: str) -> str:
-    title = printable(title)
+    title = xml_text(printable(title))  # one line, as an attribute's value too
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" class="pg-fig" viewBox="0 0 {width} {height}" '
-        f'width="{width}" height="{height}" role="img" aria-label={quoteattr(title)} '
+        f'width="{width}" height="{height}" role="img" aria-label="{title}" '
         f'font-family="system-ui, -apple-system, Segoe UI, Roboto, sans-serif" font-size="{FONT_SIZE}">'
-        f"<title>{escape(title)}</title>{THEME}"
+        f"<title>{title}</title>{THEME}"
         f'<rect class="pg-bg" width="{width}" height="{height}" rx="6"/>' + body + "</svg>\n"
     )
 
@@ -110,9 +120,8 @@ def axis_svg(scale: Scale, top: float) -> str:
     while tick <= scale.span + step * 1e-6:
         x = scale.x(scale.start + tick)
         parts.append(f'<line class="pg-rule" x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{top + 5}"/>')
-        parts.append(
-            f'<text class="pg-soft" x="{x:.1f}" y="{top + 18}" text-anchor="middle">{escape(format_tick(tick))}</text>'
-        )
+        parts.append(f'<text class="pg-soft" x="{x:.1f}" y="{top + 18}" text-anchor="middle">'
+                     f"{xml_text(format_tick(tick))}</text>")
         tick += step
     return "".join(parts)
 
@@ -136,6 +145,6 @@ def legend_svg(items: Iterable[tuple[str, str]], top: float = 8) -> tuple[str, f
         if x + item_width > WIDTH and x > LABEL_WIDTH:
             x, y = LABEL_WIDTH, y + LEGEND_ROW
         parts.append(f'<rect x="{x}" y="{y}" width="12" height="12" fill="{fill}"/>')
-        parts.append(f'<text class="pg-ink" x="{x + 16}" y="{y + 10}">{escape(label)}</text>')
+        parts.append(f'<text class="pg-ink" x="{x + 16}" y="{y + 10}">{xml_text(label)}</text>')
         x += item_width
     return "".join(parts), y + LEGEND_ROW

@@ -1,7 +1,6 @@
 """Timelines: CPU thread lanes with nested ops, GPU stream lanes, launch arrows, brackets and callouts."""
 
 from collections.abc import Collection, Iterable, Sequence
-from xml.sax.saxutils import escape
 
 import numpy as np
 
@@ -21,6 +20,7 @@ from profguide.figures.svg import (
     fit_label,
     legend_svg,
     svg_document,
+    xml_text,
 )
 from profguide.text import format_duration, kernel_name, printable
 from profguide.trace.model import HOST_KINDS, Slice, Trace
@@ -43,7 +43,8 @@ def display_name(s: Slice) -> str:
 
 
 def lane_label(pid: object, tid: object, on_gpu: bool) -> str:
-    return f"GPU {pid} · stream {tid}" if on_gpu else f"CPU · tid {tid}"
+    """A lane's name, printable: a trace may give a pid or tid as any string."""
+    return printable(f"GPU {pid} · stream {tid}" if on_gpu else f"CPU · tid {tid}")
 
 
 def slice_box(s: Slice, depth: int, scale: Scale, top: float, end: float) -> Box:
@@ -58,12 +59,12 @@ def slice_svg(s: Slice, box: Box, highlighted: bool) -> str:
     fill, ink, kind_label = STYLE[s.kind]
     tooltip = f"{printable(s.name)}\n{format_duration(s.dur)} · {kind_label}"
     parts = [
-        f'<g><title>{escape(tooltip)}</title>'
+        f'<g><title>{xml_text(tooltip)}</title>'
         f'<rect x="{x0:.1f}" y="{y}" width="{width:.1f}" height="{ROW_HEIGHT}" fill="{fill}"/>'
     ]
     label = fit_label(display_name(s), width)
     if label:
-        parts.append(f'<text x="{x0 + 3:.1f}" y="{y + ROW_HEIGHT - 6}" fill="{ink}">{escape(label)}</text>')
+        parts.append(f'<text x="{x0 + 3:.1f}" y="{y + ROW_HEIGHT - 6}" fill="{ink}">{xml_text(label)}</text>')
     if highlighted:
         parts.append(
             f'<rect class="pg-mark" x="{x0 - 1:.1f}" y="{y - 1}" width="{width + 2:.1f}" height="{ROW_HEIGHT + 2}"/>'
@@ -78,7 +79,7 @@ def bracket_svg(scale: Scale, top: float, start: float, end: float, label: str) 
     y = top + BRACKET_ROW - 6
     return (
         f'<path class="pg-rule" d="M{x0:.1f},{y + 5} V{y} H{x1:.1f} V{y + 5}"/>'
-        f'<text class="pg-ink" x="{(x0 + x1) / 2:.1f}" y="{y - 5}" text-anchor="middle">{escape(label)}</text>'
+        f'<text class="pg-ink" x="{(x0 + x1) / 2:.1f}" y="{y - 5}" text-anchor="middle">{xml_text(label)}</text>'
     )
 
 
@@ -176,7 +177,7 @@ def timeline_lanes(trace: Trace, window: Window, scale: Scale, top: float, highl
         body.append(
             f'<rect class="pg-band" x="0" y="{y - 4}" width="{WIDTH}" height="{height + 8}"/>'
             f'<text class="pg-ink" x="8" y="{y + ROW_HEIGHT - 6}" font-weight="600">'
-            f"{escape(fit_label(lane_label(lane[0], lane[1], on_gpu), LABEL_WIDTH - 8))}</text>"
+            f"{xml_text(fit_label(lane_label(lane[0], lane[1], on_gpu), LABEL_WIDTH - 8))}</text>"
         )
         for s, depth in rows:
             box = slice_box(s, depth, scale, y, end)

@@ -48,3 +48,13 @@ def test_a_panel_keeps_only_its_lanes_inside_its_window(real_trace):
     assert 0 < len(part) < len(trace)
     assert part.end.min() >= start and part.ts.max() <= start + 5000
     assert len(set(part.lane.tolist())) <= 4  # the main thread, NCCL's stream, two busiest GPU streams at most
+
+
+def test_a_rank_named_by_a_file_that_is_not_utf8_shows_its_bytes():
+    import os
+
+    from profguide.figures.ranks import panel_label
+
+    job = {"ranks": [{"rank": None, "file": os.fsdecode(b"/logs/trace-\xff\x1b.json"), "wait_us": None}],
+           "straggler": None}
+    assert panel_label(job, 0) == "/logs/trace-\\xff?.json"
