@@ -8,8 +8,43 @@ import re
 # The region ``prof.step()`` marks, with its number (``match``: the name starts with it).
 STEP = re.compile(r"ProfilerStep#(\d+)$")
 
-# A kernel, op or thread of a communication backend: NCCL, RCCL (AMD's NCCL) or gloo (``search``).
-COMMUNICATION = re.compile(r"nccl|rccl|gloo", re.IGNORECASE)
+
+class MarkedPattern:
+    """A regular expression over lower-cased names, tried only on the names that hold one of its literal
+    marks (every match holds one): Python's ``re`` tries each alternative at each position, while ``in``
+    scans a long kernel name at C speed, and most names hold no mark."""
+
+    __slots__ = ("marks", "pattern")
+
+    def __init__(self, marks: tuple[str, ...], pattern: str | None = None) -> None:
+        self.marks = marks
+        self.pattern = None if pattern is None else re.compile(pattern)
+
+    def search(self, name: str) -> bool:
+        """Whether ``name`` (in any case) matches."""
+        return self.search_lowered(name.lower())
+
+    def search_lowered(self, lowered: str) -> bool:
+        """Whether the lower-cased ``lowered`` matches."""
+        if not any(mark in lowered for mark in self.marks):
+            return False
+        return self.pattern is None or self.pattern.search(lowered) is not None
+
+
+# A kernel, op or thread of a communication library (``search``): NCCL, RCCL (AMD's NCCL), gloo; the all-to-all
+# dispatch and combine of mixture-of-experts (DeepEP's ``deep_ep::intranode::``, ``internode::`` and
+# ``internode_ll::`` kernels) and what they run on (NVSHMEM, rocSHMEM); MSCCL and MSCCL++; UCC (bounded:
+# "ucc" is inside "success"); custom all-reduce kernels (vLLM's and aiter's ``cross_device_reduce_1stage``,
+# TensorRT-LLM's ``oneShotAllReduceKernel`` and ``allreduce_fusion_kernel…``, FlashInfer's ``mnnvl`` ones,
+# PyTorch's symmetric-memory ``one_shot_all_reduce_kernel`` and ``multimem_…``). Not "mpi", which is inside
+# "compile", and MPI moves GPU data with copies, not kernels of its own; not MoE permutations (``moe_permute``),
+# which move tokens within a GPU.
+COMMUNICATION = MarkedPattern(
+    ("ccl", "gloo", "deep_ep", "node::", "node_ll::", "shmem", "ucc", "cross_device_reduce", "allreduce",
+     "all_reduce", "mnnvl", "symm", "multimem"),
+    r"nccl|rccl|gloo|deep_ep|(?<![a-z])(?:intra|inter)node(?:_ll)?::|nvshmem|rocshmem|msccl|(?<![a-z])ucc(?![a-z])"
+    r"|cross_device_reduce|custom_?all_?reduce|(?:one|two)_?shot_?all_?reduce|all_?reduce_?fusion|mnnvl"
+    r"|symm_mem|symmetric_memory|multimem_")
 
 # A communication backend's own op for one collective (``nccl:all_reduce``, ``gloo:all_reduce``): group 1 is
 # the backend, group 2 the collective.
@@ -20,11 +55,17 @@ BACKEND_OP = re.compile(r"^(gloo|nccl|rccl|mpi|ucc|xccl):(\w+)$")
 GEMM_FIRST_MATRIX = {"aten::mm": 0, "aten::addmm": 1, "aten::bmm": 0, "aten::baddbmm": 1, "aten::_scaled_mm": 0}
 GEMM_OPS = frozenset(GEMM_FIRST_MATRIX)
 
-# What the names of matrix-multiply kernels hold (lower-cased): cuBLAS's and cuDNN's ``…gemm…``, CUTLASS's,
-# and the ``xmma`` kernels of NVIDIA's libraries.
-GEMM_KERNEL_MARKS = ("gemm", "cutlass", "xmma")
-
 # torch.compile's names: each call of a compiled frame is a ``Torch-Compiled Region: F/R`` op; it calls its
 # graph, ``## Call CompiledFxGraph <hash> ##`` under Inductor (inside ``CompiledFunction`` with autograd).
 COMPILED_REGION = "Torch-Compiled Region"
 COMPILED_GRAPH = ("## Call CompiledFxGraph", "CompiledFunction")
+
+# Runtime and driver calls that initialise a device or a library, on CUDA and ROCm: the context, the
+# allocator's pools, modules, streams, cuDNN and cuBLAS handles and their autotuning.
+DEVICE_SETUP_CALL = re.compile(
+    r"^(cuda|hip)(Free|Malloc|MallocHost|HostAlloc|HostRegister|DeviceGetStreamPriorityRange|GetDeviceCount"
+    r"|GetDeviceProperties|SetDevice|StreamCreate|StreamCreateWithFlags|StreamCreateWithPriority|FuncGetAttributes"
+    r"|DeviceSetLimit|InitDevice|ExtMallocWithFlags)\w*$"
+    r"|^cu(Init|DevicePrimaryCtxRetain|CtxCreate|ModuleLoad|LibraryLoad|ModuleGetFunction|LibraryGetKernel)\w*$"
+    r"|^hipModule(Load|GetFunction)\w*$|^(cudnn|miopen|cublas|cublasLt|hipblas|hipblasLt|rocblas)(Create|Find)\w*$")
+LAUNCH_CALL = re.compile(r"^(cuda|hip)LaunchKernel\w*$|^cuLaunchKernel\w*$|^hipModuleLaunchKernel$|^hipExtLaunch\w*$")

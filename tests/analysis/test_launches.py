@@ -73,11 +73,15 @@ def test_occupancy_queries_name_the_launch_that_follows_them_on_their_thread():
                                  ("void at::native::vectorized_elementwise_kernel<4>()", "elementwise", False)]
 
 
-def test_kernel_families():
-    assert launches.kernel_family("void cutlass::Kernel<cutlass_80_tensorop_s1688gemm>") == "gemm"
-    assert launches.kernel_family("sm80_xmma_fprop_implicit_gemm_tf32f32_execute_kernel_cudnn_infer") == "gemm"
-    assert launches.kernel_family("void at::native::elementwise_kernel<128, 2>") == "elementwise"
-    assert launches.kernel_family("ncclKernel_AllReduce_RING_LL_Sum_float") == "other"
+def test_occupancy_families_are_the_kernel_families_matrix_multiplies_elementwise_and_the_rest():
+    # GEMMs and convolutions (cuDNN's, whether or not the name says gemm) are matrix multiplies.
+    assert launches.occupancy_family("void cutlass::Kernel<cutlass_80_tensorop_s1688gemm>") == "gemm"
+    assert launches.occupancy_family("sm80_xmma_fprop_implicit_gemm_tf32f32_execute_kernel_cudnn_infer") == "gemm"
+    assert launches.occupancy_family("cudnn_infer_ampere_scudnn_128x64_relu_xregs_large_nn_v1") == "gemm"
+    assert launches.occupancy_family("void at::native::elementwise_kernel<128, 2>") == "elementwise"
+    assert launches.occupancy_family("ncclKernel_AllReduce_RING_LL_Sum_float") == "other"
+    # Before, any name holding "gemm" was a matrix multiply, fbgemm_gpu's embedding kernels included.
+    assert launches.occupancy_family("void fbgemm_gpu::permute_2D_lengths_kernel<int>(int, int)") == "other"
 
 
 def test_every_kind_of_launch_call_is_joined_to_its_kernels_whatever_its_name():

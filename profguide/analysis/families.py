@@ -1,0 +1,390 @@
+"""Kernels named by family: what a kernel's name says it does (a GEMM, attention, a Triton pointwise kernel, a
+collective …), with the library, precision and tensor-core use where the name says them, and the time each
+family took.
+
+Names are fingerprints: cuBLAS, CUTLASS, cuDNN, Tensile (hipBLASLt, rocBLAS), FlashAttention, Inductor and
+the communication libraries each name their kernels their own way, and the same names appear on CUDA and
+ROCm. A name that says nothing decodes to ``other``, and a field the name does not give stays None: these
+are the words a sentence may use, no more.
+"""
+
+import re
+from functools import lru_cache
+from typing import Literal, NamedTuple
+
+import numpy as np
+
+from profguide.analysis.intervals import Mask
+from profguide.analysis.summary import FamilyRow
+from profguide.patterns import COMMUNICATION, MarkedPattern
+from profguide.trace.model import Trace
+
+GEMM, CONVOLUTION, ATTENTION, TRITON = "gemm", "convolution", "attention", "triton"
+ELEMENTWISE, REDUCTION, NORMALIZATION, COPY = "elementwise", "reduction", "normalization", "copy"
+COMMUNICATION_FAMILY, OTHER = "communication", "other"
+# The families whose kernels multiply matrices, for which precision and tensor-core use mean something.
+MATRIX_FAMILIES = frozenset({GEMM, CONVOLUTION, ATTENTION})
+
+
+class Family(NamedTuple):
+    """What a kernel's name says about it; None where the name does not say."""
+
+    family: str  # gemm, convolution, attention, triton, elementwise, reduction, normalization, copy, … other
+    library: str | None = None  # cuBLAS, cuBLASLt, CUTLASS, cuDNN, hipBLASLt/Tensile, NCCL, DeepEP …
+    precision: str | None = None  # fp8, int8, bf16, fp16, tf32, fp32, fp64: the inputs' type (matrix families)
+    tensor_cores: bool | None = None  # on NVIDIA's tensor cores or AMD's matrix cores (MFMA)
+    backend: str | None = None  # attention: flash, memory-efficient, cuDNN, Triton …
+    kind: str | None = None  # Triton: pointwise, reduction …; convolution: fprop, dgrad, wgrad; a collective
+
+
+# Which Family field each of FamilyRow's splits reads, and the families it applies to.
+SPLITS = {
+    "libraries_us": ("library", frozenset({GEMM, CONVOLUTION, COMMUNICATION_FAMILY})),
+    "precision_us": ("precision", MATRIX_FAMILIES),
+    "tensor_cores_us": ("tensor_cores", MATRIX_FAMILIES),
+    "backends_us": ("backend", frozenset({ATTENTION})),
+    "kinds_us": ("kind", frozenset({TRITON, CONVOLUTION, COMMUNICATION_FAMILY})),
+}
+
+# How much of a name the patterns read: what a kernel is comes first, and template arguments and parameter lists
+# make some names thousands of characters long.
+NAME_READ = 512
+# Every pattern below reads the lower-cased name; a MarkedPattern tries its expression only on names that hold
+# one of its marks, and is no more than its marks where they say it all.
+# Inductor's kernels: triton_poi_ (pointwise), triton_red_, triton_per_ (persistent reduction), triton_tem_
+# (a template: a matrix multiply, a convolution, flex attention); older Inductor named them triton__0d1d2d….
+TRITON_KINDS = {"poi": "pointwise", "red": "reduction", "per": "persistent reduction", "tem": "template"}
+TRITON_PREFIX = re.compile(r"triton_(poi|red|per|tem)?_")
+TEMPLATE_MATMUL = re.compile(r"(?:^|_)(?:add|b|baddb)?mm(?:_|$)")
+# Attention kernels by backend, in the order they are tried: cuDNN's generated SDPA kernels say "flash_fprop",
+# and FlashAttention's and the memory-efficient kernels carry "cutlass" in their template arguments.
+ANY_ATTENTION = MarkedPattern(("attention", "attn", "fmha", "sdpa", "mha", "flash", "flex_", "mem_eff", "memeff",
+                               "bwd_kernel_d"))
+ATTENTION_BACKENDS = (
+    ("cuDNN", re.compile(r"cudnn.*(?:sdpa|fmha|mha|attention|attn)")),
+    ("flash", re.compile(r"flash_fwd|flash_bwd|pytorch_flash::|(?:^|[^a-z_])flash::|flash_?attn")),
+    ("memory-efficient", re.compile(r"fmha_cutlass|efficient_attention|mem_?eff|attentionkernel<|"
+                                    r"attentionbackwardkernel<")),
+    ("Composable Kernel", re.compile(r"ck_tile::.*fmha|fmha_(?:fwd|bwd)_.*ck|fmhafwdkernel|fmhabwd")),
+    ("FlashInfer", re.compile(r"flashinfer::.*(?:prefill|decode|attention|mla)")),
+    ("paged (vLLM)", re.compile(r"paged_attention")),
+    ("Triton", re.compile(r"(?:^|[^a-z])attn_(?:fwd|bwd)|^bwd_kernel_d(?:k_dv|q)|flex_(?:attention|decoding)")),
+)
+GENERIC_ATTENTION = re.compile(r"attention|fmha|sdpa|mha_(?:fwd|bwd)")
+NORMALIZATION_NAMES = MarkedPattern(("norm", "bn_", "gammabeta", "rowwisemoments"),
+                                    r"layer_?norm|rms_?norm|batch_?norm|group_?norm|instance_?norm|bn_(?:fw|bw)|"
+                                    r"gammabeta|rowwisemoments")
+# Copies: ATen's copy kernels (a dtype conversion is one), cat, cuDNN's layout transforms, the memcpy and memset
+# events themselves.
+COPY_NAMES = MarkedPattern(("copy", "memcpy", "memset", "nchwtonhwc", "nhwctonchw"),
+                           r"copy_kernel|catarraybatchedcopy|^memcpy|^memset|nchwtonhwc|nhwctonchw")
+CONVOLUTION_NAMES = MarkedPattern(("cudnn", "cask_", "conv", "miopen", "igemm_", "implicit", "fprop", "dgrad",
+                                   "wgrad", "winograd"),
+                                  r"cudnn|cask_|convolution|conv[123]d|(?<![a-z])conv_|_conv(?![a-z])|miopen|"
+                                  r"igemm_(?:fwd|bwd|wrw)|implicit_?gemm|fprop|dgrad|wgrad|winograd")
+CONVOLUTION_KINDS = (("fprop", re.compile(r"fprop|fwd")), ("dgrad", re.compile(r"dgrad|bwd_data")),
+                     ("wgrad", re.compile(r"wgrad|wrw|bwd_weight")))
+# fbgemm_gpu's kernels (embedding bags, quantisation, permutations) are not matrix multiplies unless they are
+# named as one, and then they are CUTLASS's.
+GEMM_NAMES = MarkedPattern(("gemm", "gemv", "cutlass", "xmma", "nvjet", "cublas", "cijk_", "rocblas", "hipblaslt",
+                            "ck::"),
+                           r"(?<!fb)gemm|gemv|cutlass|xmma|nvjet|cublas|^cijk_|rocblas|hipblaslt|"
+                           r"(?:^|[^a-z_])ck::.*gemm")
+GEMM_LIBRARIES = (
+    ("hipBLASLt/Tensile", re.compile(r"^cijk_")),  # Tensile's kernels, which rocBLAS and hipBLASLt both run
+    ("rocBLAS", re.compile(r"rocblas")),
+    ("hipBLASLt", re.compile(r"hipblaslt")),
+    ("Composable Kernel", re.compile(r"(?:^|[^a-z_])ck::")),
+    ("cuBLASLt", re.compile(r"cublaslt|^sm\d+_xmma_gemm|^nvjet")),
+    ("CUTLASS", re.compile(r"cutlass")),  # cuBLAS ships CUTLASS-built kernels too: this says how it was built
+    ("cuBLAS", re.compile(r"cublas|^(?:maxwell|kepler|volta|turing|ampere|ada|hopper|blackwell)_|gemv|gemmk1|"
+                          r"gemmsn|sgemm_largek|splitkreduce")),
+)
+CONVOLUTION_LIBRARIES = (("cuDNN", re.compile(r"cudnn|cask_")), ("MIOpen", re.compile(r"miopen|igemm_")))
+# The inputs' precision in CUDA libraries' names, lowest first: a kernel names its inputs' type before the
+# accumulator's (bf16bf16_bf16f32), s1688 without another type is Ampere's TF32 tensor-core instruction, and a
+# name with bf16 in it never reaches fp16's "f16".
+PRECISIONS = (
+    ("fp8", MarkedPattern(("e4m3", "e5m2", "fp8"))),
+    ("int8", MarkedPattern(("imma", "i8816", "i16832", "int8"))),
+    ("bf16", MarkedPattern(("bf16", "bfloat16"))),
+    ("fp16", MarkedPattern(("f16", "fp16", "half", "h884", "h1688", "h16816", "h161616", "hgemm", "hmma"))),
+    ("tf32", MarkedPattern(("tf32", "tfloat32", "xf32", "s1688"))),
+    ("fp64", MarkedPattern(("dgemm", "d884", "dmma", "f64f64", "double"),
+                           r"dgemm|d884|dmma|f64f64|(?<![a-z])double(?![a-z0-9_])")),
+    ("fp32", MarkedPattern(("sgemm", "scudnn", "f32f32", "float"),
+                           r"sgemm|scudnn|f32f32|(?<![a-z])float(?![a-z0-9_])")),
+)
+# Tensile's type code, the field after the layouts (Cijk_Ailk_Bljk_BBS_…): its first letters name the inputs.
+TENSILE_TYPE = re.compile(r"^cijk_a[a-z]+_b[a-z]+_([a-z0-9]+)")
+TENSILE_PRECISIONS = (("f8", "fp8"), ("b8", "fp8"), ("i8", "int8"), ("4xi8", "int8"), ("x", "tf32"),
+                      ("b", "bf16"), ("h", "fp16"), ("s", "fp32"), ("d", "fp64"))
+ON_TENSOR_CORES = MarkedPattern(("tensorop", "xmma", "mma", "nvjet", "_mfma", "xdl", "_mi", "tensor", "884",
+                                 "1688", "16816", "161616", "16832"),
+                                r"tensorop|xmma|wmma|hmma|imma|dmma|gmma|nvjet|_mfma|xdl|_mi\d+x\d+|"
+                                r"tensor\d+x\d+x\d+|[hsdi](?:884|1688|16816|161616|16832)")
+OFF_TENSOR_CORES = MarkedPattern(("sgemm", "simt", "gemv", "gemmsn", "gemmk1", "scudnn"))
+COMMUNICATION_LIBRARIES = (
+    ("RCCL", re.compile(r"rccl")),  # RCCL's kernels keep NCCL's names: only a name saying rccl says RCCL
+    ("NCCL", re.compile(r"nccl")),
+    ("gloo", re.compile(r"gloo")),
+    ("DeepEP", re.compile(r"deep_ep|(?<![a-z])(?:intra|inter)node(?:_ll)?::")),
+    ("NVSHMEM", re.compile(r"nvshmem")),
+    ("rocSHMEM", re.compile(r"rocshmem")),
+    ("MSCCL", re.compile(r"msccl")),
+    ("UCC", re.compile(r"(?<![a-z])ucc(?![a-z])")),
+    ("symmetric memory", re.compile(r"symm_mem|symmetric_memory|multimem_")),
+    ("custom all-reduce", re.compile(r"all_?reduce|cross_device_reduce|mnnvl")),
+)
+COLLECTIVES = (("all-reduce", "allreduce"), ("all-gather", "allgather"), ("reduce-scatter", "reducescatter"),
+               ("all-to-all", "alltoall"), ("send/recv", "sendrecv"), ("broadcast", "broadcast"),
+               ("dispatch", "dispatch"), ("combine", "combine"), ("all-reduce", "crossdevicereduce"))
+ATEN_REDUCTIONS = MarkedPattern(("reduce_kernel", "softmax"))
+ELEMENTWISE_NAMES = MarkedPattern(("elementwise", "multi_tensor_apply", "dropout"))
+OTHER_REDUCTIONS = MarkedPattern(("reduce", "devicescan", "reducebykey"))
+
+
+def first_match(table: tuple[tuple[str, re.Pattern[str]], ...], lowered: str) -> str | None:
+    """The label of the first pattern in ``table`` that ``lowered`` contains, or None."""
+    return next((label for label, pattern in table if pattern.search(lowered)), None)
+
+
+def first_marked(table: tuple[tuple[str, MarkedPattern], ...], lowered: str) -> str | None:
+    """The label of the first marked pattern in ``table`` that ``lowered`` matches, or None."""
+    return next((label for label, pattern in table if pattern.search_lowered(lowered)), None)
+
+
+def tensor_cores(lowered: str) -> bool | None:
+    """Whether a matrix kernel's name says it runs on tensor (or matrix) cores, says it does not, or neither."""
+    if ON_TENSOR_CORES.search_lowered(lowered):
+        return True
+    return False if OFF_TENSOR_CORES.search_lowered(lowered) else None
+
+
+def precision(lowered: str) -> str | None:
+    """The inputs' precision that a matrix kernel's name gives, Tensile's type code included."""
+    tensile = TENSILE_TYPE.match(lowered)
+    if tensile:
+        return next((name for code, name in TENSILE_PRECISIONS if tensile.group(1).startswith(code)), None)
+    return first_marked(PRECISIONS, lowered)
+
+
+def matrix_family(family: str, lowered: str, library: str | None, kind: str | None = None) -> Family:
+    """A GEMM or a convolution, with the precision and core use its name gives."""
+    return Family(family, library, precision(lowered), tensor_cores(lowered), kind=kind)
+
+
+def communication_family(lowered: str) -> Family:
+    """A collective, with its library and, where the name says it, what it does (all-reduce, dispatch …)."""
+    squeezed = lowered.replace("_", "")
+    kind = next((label for label, mark in COLLECTIVES if mark in squeezed), None)
+    return Family(COMMUNICATION_FAMILY, first_match(COMMUNICATION_LIBRARIES, lowered), kind=kind)
+
+
+def triton_family(lowered: str, prefix: re.Match[str]) -> Family:
+    """An Inductor kernel: its kind from the prefix; a template is the matrix multiply, convolution or
+    attention it was made from, when its name says which."""
+    kind = TRITON_KINDS.get(prefix.group(1) or "")
+    if kind == "template":
+        fused = lowered[prefix.end():]
+        if ANY_ATTENTION.search_lowered(fused):
+            return Family(ATTENTION, backend="Triton", kind=kind)
+        if CONVOLUTION_NAMES.search_lowered(fused):
+            return Family(CONVOLUTION, "Triton", kind=kind)
+        if TEMPLATE_MATMUL.search(fused):
+            return Family(GEMM, "Triton", kind=kind)
+    return Family(TRITON, "Triton", kind=kind)
+
+
+def attention_family(lowered: str, backend: str | None) -> Family:
+    """Attention: flash and cuDNN's kernels exist only for fp16 and bf16, on tensor cores."""
+    inputs = precision(lowered)
+    cores = tensor_cores(lowered)
+    if backend in ("flash", "cuDNN") or (backend == "memory-efficient" and inputs in ("fp16", "bf16")):
+        cores = True
+    return Family(ATTENTION, precision=inputs, tensor_cores=cores, backend=backend)
+
+
+@lru_cache(maxsize=1 << 16)
+def kernel_family(name: str) -> Family:
+    """What ``name`` (a kernel's, as CUDA or ROCm names it) says the kernel is.
+
+    The families are tried in an order that settles overlaps: a collective before all else, Inductor's
+    kernels by their prefix, attention before convolutions and GEMMs (its kernels carry ``cutlass`` and
+    ``fprop``), normalization and layout copies before cuDNN's convolutions, GEMMs before reductions
+    (cuBLAS's ``splitKreduce_kernel``), copies before elementwise kernels (ATen's copy runs in its
+    ``elementwise_kernel``).
+    """
+    lowered = name[:NAME_READ].lower()
+    if COMMUNICATION.search_lowered(lowered):
+        return communication_family(lowered)
+    prefix = TRITON_PREFIX.match(lowered)
+    if prefix:
+        return triton_family(lowered, prefix)
+    if ANY_ATTENTION.search_lowered(lowered):
+        backend = first_match(ATTENTION_BACKENDS, lowered)
+        if backend or GENERIC_ATTENTION.search(lowered):
+            return attention_family(lowered, backend)
+    if NORMALIZATION_NAMES.search_lowered(lowered):
+        return Family(NORMALIZATION, "cuDNN" if "cudnn" in lowered else None)
+    if COPY_NAMES.search_lowered(lowered):
+        return Family(COPY)
+    if CONVOLUTION_NAMES.search_lowered(lowered):
+        return matrix_family(CONVOLUTION, lowered, first_match(CONVOLUTION_LIBRARIES, lowered),
+                             first_match(CONVOLUTION_KINDS, lowered))
+    if GEMM_NAMES.search_lowered(lowered):
+        return matrix_family(GEMM, lowered, first_match(GEMM_LIBRARIES, lowered),
+                             "gemv" if "gemv" in lowered else None)
+    if ATEN_REDUCTIONS.search_lowered(lowered):
+        return Family(REDUCTION)
+    if ELEMENTWISE_NAMES.search_lowered(lowered):
+        return Family(ELEMENTWISE)
+    return Family(REDUCTION) if OTHER_REDUCTIONS.search_lowered(lowered) else Family(OTHER)
+
+
+def split_label(value: str | bool | None) -> str:
+    """A Family field's value as a key of a FamilyRow split."""
+    if value is None:
+        return "unknown"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return value
+
+
+def split_times(values: list[str | bool | None], decoded_at: np.ndarray, family_at: np.ndarray,
+                durations: np.ndarray, families: int) -> list[dict[str, float]]:
+    """For each family, the time of its kernels by the label of their value (one per decoded name): one
+    bincount over (family, label) pairs. Labels with no time are left out."""
+    labels = sorted({split_label(value) for value in values})
+    label_at = np.array([labels.index(split_label(value)) for value in values], dtype=np.intp)[decoded_at]
+    time = np.bincount(family_at * len(labels) + label_at, weights=durations,
+                       minlength=families * len(labels)).reshape(families, len(labels))
+    return [{label: float(us) for label, us in zip(labels, row.tolist(), strict=True) if us > 0} for row in time]
+
+
+def family_breakdown(trace: Trace, mask: Mask) -> list[FamilyRow]:
+    """The kernels of ``mask`` (GPU events the caller chose, kernels in a window say) by family, the largest
+    first: [FamilyRow]. Each distinct name is decoded once."""
+    codes, durations = trace.name[mask], trace.dur[mask]
+    present = np.flatnonzero(np.bincount(codes, minlength=len(trace.names)))
+    decoded = [kernel_family(trace.names[code]) for code in present.tolist()]
+    family_names = sorted({found.family for found in decoded})
+    position = np.zeros(len(trace.names), dtype=np.intp)
+    position[present] = np.arange(len(present))
+    decoded_at = position[codes]  # each kernel's index into decoded
+    family_at = np.array([family_names.index(found.family) for found in decoded], dtype=np.intp)[decoded_at]
+    time = np.bincount(family_at, weights=durations, minlength=len(family_names))
+    count = np.bincount(family_at, minlength=len(family_names))
+    splits = {key: split_times([getattr(found, field) for found in decoded], decoded_at, family_at, durations,
+                               len(family_names))
+              for key, (field, _) in SPLITS.items()}
+    total = float(durations.sum())
+    rows: list[FamilyRow] = []
+    for index in sorted(range(len(family_names)), key=lambda i: (-time[i], family_names[i])):
+        family = family_names[index]
+        split = {key: splits[key][index] if family in SPLITS[key][1] else {} for key in SPLITS}
+        rows.append({"family": family, "time_us": float(time[index]),
+                     "share_pct": 100 * float(time[index]) / total if total > 0 else 0.0, "count": int(count[index]),
+                     "libraries_us": split["libraries_us"], "precision_us": split["precision_us"],
+                     "tensor_cores_us": split["tensor_cores_us"], "backends_us": split["backends_us"],
+                     "kinds_us": split["kinds_us"]})
+    return rows
+
+
+# How a sentence names each family's share ("21% in attention").
+FAMILY_WORDS = {GEMM: "GEMMs", CONVOLUTION: "convolutions", ATTENTION: "attention", TRITON: "Triton kernels",
+                ELEMENTWISE: "elementwise kernels", REDUCTION: "reductions", NORMALIZATION: "normalization",
+                COPY: "copies", COMMUNICATION_FAMILY: "communication", OTHER: "other kernels"}
+# Which split a family's parenthesis reads ("attention (flash)").
+NAMED_SPLIT: dict[str, Literal["backends_us", "kinds_us", "libraries_us"]] = {
+    ATTENTION: "backends_us", TRITON: "kinds_us", COMMUNICATION_FAMILY: "libraries_us"}
+
+
+def percent(part: float, whole: float) -> str:
+    """``part`` of ``whole`` as a whole percentage that says 100% only of all and 0% only of none."""
+    share = 100 * part / whole if whole > 0 else 0.0
+    if 0 < share < 1:
+        return "<1%"
+    if 99 < share < 100:
+        return "99%"
+    return f"{share:.0f}%"
+
+
+def listed(parts: list[str]) -> str:
+    """"a", "a and b", "a, b and c"."""
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def cores_words(row: FamilyRow) -> str | None:
+    """What a matrix family's names say of its tensor-core use: "all on tensor cores", "83% of it on …"."""
+    cores, whole = row["tensor_cores_us"], row["time_us"]
+    if set(cores) == {"yes"}:
+        return "all on tensor cores"
+    if set(cores) == {"no"}:
+        return "none on tensor cores"
+    if "yes" in cores:
+        return f"{percent(cores['yes'], whole)} of it on tensor cores"
+    return f"{percent(cores['no'], whole)} of it not on tensor cores" if "no" in cores else None
+
+
+def shown_parts(split: dict[str, float], whole: float) -> list[tuple[str, str]]:
+    """(label, share) of a split's known labels, the largest first, leaving out those under 1% (always the
+    largest one)."""
+    known = sorted(((us, name) for name, us in split.items() if name != "unknown"), reverse=True)
+    return [(name, percent(us, whole)) for rank, (us, name) in enumerate(known) if rank == 0 or 100 * us >= whole]
+
+
+def single_precision(row: FamilyRow) -> str | None:
+    """The one precision that all of a family's time ran in, if its names say so."""
+    names = set(row["precision_us"])
+    return next(iter(names)) if len(names) == 1 and names != {"unknown"} else None
+
+
+def precision_words(row: FamilyRow) -> str:
+    """"all in bf16", "in tf32 (70%) and fp32 (30%)", or "precision not in the names"."""
+    split, whole = row["precision_us"], row["time_us"]
+    parts = shown_parts(split, whole)
+    if not parts:
+        return "precision not in the names"
+    if single_precision(row):
+        return f"all in {parts[0][0]}"
+    words = "in " + listed([f"{name} ({share})" for name, share in parts])
+    unknown = split.get("unknown", 0.0)
+    return words + (f", precision not in the names for {percent(unknown, whole)}" if 100 * unknown >= whole else "")
+
+
+def named_words(split: dict[str, float], whole: float) -> str | None:
+    """"(flash)" or "(flash 80%, memory-efficient 20%)": what a family's names say, by share."""
+    parts = shown_parts(split, whole)
+    if not parts:
+        return None
+    if len(split) == 1:
+        return f"({parts[0][0]})"
+    words = [f"{name} {share}" for name, share in parts]
+    if 100 * split.get("unknown", 0.0) >= whole:
+        words.append(f"{percent(split['unknown'], whole)} not in the names")
+    return "(" + ", ".join(words) + ")"
+
+
+def family_words(row: FamilyRow) -> str:
+    """One family's part of the sentence, without its share."""
+    words = f"in {FAMILY_WORDS[row['family']]}"
+    if row["family"] in (GEMM, CONVOLUTION):
+        cores = cores_words(row)
+        single = single_precision(row)
+        if cores == "all on tensor cores" and single:
+            return f"{words}, {cores} in {single}"
+        return ", ".join([words, *([cores] if cores else []), precision_words(row)])
+    named = named_words(row[NAMED_SPLIT[row["family"]]], row["time_us"]) if row["family"] in NAMED_SPLIT else None
+    return f"{words} {named}" if named else words
+
+
+def family_sentence(rows: list[FamilyRow], most: int = 4) -> str | None:
+    """The evidence in one sentence: the ``most`` largest families (of at least 1% of the time) and what
+    their names say: "62% of kernel time in GEMMs, all on tensor cores in bf16; 21% in attention (flash);
+    9% in elementwise kernels." None when no kernel took any time."""
+    shown = [row for row in rows if row["share_pct"] >= 1][:most]
+    if not shown:
+        return None
+    first, *others = [(percent(row["share_pct"], 100), family_words(row)) for row in shown]
+    return "; ".join([f"{first[0]} of kernel time {first[1]}", *(f"{share} {words}" for share, words in others)]) + "."
