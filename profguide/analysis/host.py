@@ -5,22 +5,45 @@ was somewhere during the gap: inside a ``DataLoader``'s ``__next__``, the
 optimizer step, a synchronisation, the backward pass, an op that was
 launching kernels, a ``record_function`` region between ops, or nowhere the
 profiler recorded (Python outside any op). Each microsecond of the gap goes
-to the innermost event that covers it on that thread, and the event's
-activity comes from its own name and those of the events around it: an op
-inside a ``DataLoader`` region is loading data, a ``cudaStreamSynchronize``
-inside ``aten::item`` inside the optimizer step is a sync by ``aten::item``.
+to exactly one event, the innermost one that covers it on that thread, or to
+"outside any op"; so the activities add up to the gaps. The innermost event
+at a time is the most recently started of the events still open then (of two
+that start together, the shorter): events on a thread need not nest, since a
+``record_function`` region starts inside its ``_record_function_enter_new``
+frame and outlives it, and then the region owns its time until it ends.
+
+An event's activity comes from its own name and those of the events around
+it, its parent being the innermost event at its start: an op inside a
+``DataLoader`` region or a Python frame of ``torch/utils/data/`` is loading
+data, a ``cudaStreamSynchronize`` inside ``aten::item`` inside the optimizer
+step is a sync by ``aten::item``. Python time (``with_stack=True`` frames,
+and time in a step but in no other event) is named after the innermost
+enclosing frame of a file outside torch, ``train.py(42): step``, as torch's
+pattern matcher places an event (``source_code_location``, which walks up to
+the first frame whose file is not under ``torch/``; here the frame's own file,
+not its caller's line).
 
 A trace without GPU work has no idle gaps to explain: there the host's time
 is the run's time, and ``host_breakdown`` splits each ProfilerStep on the
 thread that runs them by the same activities.
 """
 
+import math
+import re
+
 import numpy as np
 
 from profguide.analysis.intervals import Floats, Intervals, Window, covered, merge, union_length
-from profguide.analysis.select import SYNC_CALLS, Indices, kinds_mask, names_where, profiler_steps
+from profguide.analysis.select import (
+    STEP_KINDS,
+    Indices,
+    kinds_mask,
+    names_where,
+    profiler_steps,
+    waits_for_device,
+)
 from profguide.analysis.summary import HostBreakdown, HostWindow, IdleActivity, OtherThread
-from profguide.patterns import STEP
+from profguide.patterns import DEVICE_SETUP_CALL, STEP
 from profguide.text import printable
 from profguide.trace.model import KIND, Trace
 
@@ -32,15 +55,20 @@ ACTIVITIES = {
     "ops": "running ops and launching their kernels",
     "region": "in a record_function region, between ops",
     "python": "in Python outside any recorded op",
+    "setup": "setting up the device (cudaFree, cudaMalloc, module loading, library handles)",
 }
 # Activities an event passes on to everything inside it, strongest first: a sync inside the optimizer
 # step is a sync, an op inside a DataLoader's __next__ is data loading.
 INHERITED = ("sync", "data loading", "optimizer", "backward")
-SYNC_OPS = frozenset({"aten::item", "aten::_local_scalar_dense", "aten::nonzero", "aten::is_nonzero", "aten::equal",
-                      "cudaMemcpy", "hipMemcpy"})
+SYNC_OPS = frozenset({"aten::item", "aten::_local_scalar_dense", "aten::nonzero", "aten::is_nonzero", "aten::equal"})
 HOST_EVENT_KINDS = ("cpu_op", "annotation", "runtime", "driver", "python")
 Span = tuple[str, float, float]  # (label, start µs, end µs) of a stretch of host time to split
+Segments = tuple[Indices, Floats, Floats]  # (event, start, end) of each stretch an event is the innermost
 OUTSIDE = "outside any op"  # the label of time the launching thread spent in no recorded event
+# How with_stack=True names a Python frame (python_function): ``path/to/file.py(line): function``.
+PYTHON_FRAME = re.compile(r"(?P<file>.+)\(\d+\): ")
+TORCH_FILE = re.compile(r"^torch[/\\]|[/\\](?:site|dist)-packages[/\\]torch[/\\]")
+DATA_PIPELINE_FILE = re.compile(r"(?:^|[/\\])torch[/\\]utils[/\\]data[/\\]")
 # Without a GPU nothing waits for a device (``aten::item`` only reads a number), and ops do the work itself.
 CPU_ACTIVITIES = {
     "data loading": "loading data (a DataLoader's __next__)",
@@ -59,46 +87,93 @@ def own_activity(name: str, kind: int, device_syncs: bool = True) -> str:
 
     ``device_syncs=False`` for a trace without GPU work, where no call waits for a device.
     """
-    if device_syncs and (name in SYNC_CALLS or name in SYNC_OPS):
+    if device_syncs and (waits_for_device(name) or name in SYNC_OPS):
         return "sync"
-    if "DataLoader" in name:
+    if device_syncs and kind in (KIND["runtime"], KIND["driver"]) and DEVICE_SETUP_CALL.match(name):
+        return "setup"
+    if "DataLoader" in name or (kind == KIND["python"] and DATA_PIPELINE_FILE.search(name)):
         return "data loading"
     if name.startswith("Optimizer."):
         return "optimizer"
     if name.startswith("autograd::engine::evaluate_function") or "Backward" in name:
         return "backward"
-    if kind == KIND["annotation"]:
+    if STEP.match(name):
         # A ProfilerStep encloses the whole step: time in it and in no other event is unrecorded Python.
-        return "python" if STEP.match(name) else "region"
+        return "python"
+    if kind == KIND["annotation"]:
+        return "region"
     if kind == KIND["python"]:
         return "python"
     return "ops"
 
 
-def classify(trace: Trace, events: Indices, device_syncs: bool = True) -> tuple[Indices, list[str], list[str]]:
-    """For events of one lane in trace order: each one's parent (index into ``events``, -1 for none), its
-    activity, and its label (the event that named the activity: the DataLoader region, the sync's op)."""
-    parents = np.full(len(events), -1)
-    activities, labels, open_events = list[str](), list[str](), list[int]()
-    starts, ends = trace.ts[events].tolist(), trace.end[events].tolist()
-    names = [trace.names[code] for code in trace.name[events].tolist()]
-    for position, (start, name, kind) in enumerate(zip(starts, names, trace.kind[events].tolist(), strict=True)):
-        while open_events and ends[open_events[-1]] <= start:
-            open_events.pop()
-        parent = open_events[-1] if open_events else -1
-        parents[position] = parent
-        own = own_activity(name, kind, device_syncs)
+def user_frame(name: str) -> bool:
+    """Whether a Python frame's name is one of a file outside torch (``train.py(42): step``): not
+    ``torch/…`` or ``…/site-packages/torch/…``, and not a built-in or frozen module (``<built-in method …>``,
+    ``<frozen os>(674): …``), which are no file of the user's."""
+    frame = PYTHON_FRAME.match(name)
+    return frame is not None and not frame["file"].startswith("<") and TORCH_FILE.search(frame["file"]) is None
+
+
+def classify(trace: Trace, events: Indices, parents: list[int],
+             device_syncs: bool = True) -> tuple[list[tuple[str, str]], Indices]:
+    """For events of one lane in trace order, with their ``parents`` (from ``nesting``): the distinct
+    (activity, label) pairs, and each event's pair (an index into them). The label is the event that named
+    the activity: the DataLoader region, the sync's op; for Python time the innermost user frame around it."""
+    activities, labels, frames = list[str](), list[str](), list[str | None]()
+    known: dict[tuple[int, int], tuple[str, bool]] = {}  # (name, kind) → (own activity, is a user frame)
+    for parent, code, kind in zip(parents, trace.name[events].tolist(), trace.kind[events].tolist(), strict=True):
+        name = trace.names[code]
+        if (code, kind) not in known:
+            known[code, kind] = own_activity(name, kind, device_syncs), kind == KIND["python"] and user_frame(name)
+        own, is_user_frame = known[code, kind]
+        frame = name if is_user_frame else (frames[parent] if parent >= 0 else None)
         inherited = activities[parent] if parent >= 0 and activities[parent] in INHERITED else None
         if own in INHERITED and (inherited is None or INHERITED.index(own) < INHERITED.index(inherited)):
             activity, label = own, name
         elif inherited is not None:
             activity, label = inherited, labels[parent]
+        elif own == "python":
+            activity, label = own, frame or (name if kind == KIND["python"] else OUTSIDE)
         else:
-            activity, label = own, OUTSIDE if kind == KIND["annotation"] and own == "python" else name
+            activity, label = own, name
         activities.append(activity)
         labels.append(label)
-        open_events.append(position)
-    return parents, activities, labels
+        frames.append(frame)
+    pairs: dict[tuple[str, str], int] = {}
+    pair_of = [pairs.setdefault(pair, len(pairs)) for pair in zip(activities, labels, strict=True)]
+    return list(pairs), np.array(pair_of, dtype=np.intp)
+
+
+def nesting(starts: Floats, ends: Floats) -> tuple[list[int], Segments]:
+    """For the events of one lane (sorted by start, then longest first): each one's parent, the innermost
+    event at its start (-1 for none), and the stretches of time in which each event is the innermost:
+    (event, start, end) arrays, in time order, disjoint, covering the events' union.
+
+    The innermost event is the most recently started of those still open, so an event that outlives the one
+    it started in owns its time to its end; an event below it that ends first owns nothing more.
+    """
+    parents, owners, segment_starts, segment_ends = list[int](), list[int](), list[float](), list[float]()
+    ends_list = ends.tolist()
+    open_events = list[int]()  # in order of start; the ones that ended are dropped when they come to the top
+    done = -math.inf  # time up to which every stretch is handed out
+    # A last start at infinity closes every event still open (and opens nothing that is handed out).
+    for index, start in enumerate([*starts.tolist(), math.inf]):
+        while open_events and ends_list[open_events[-1]] <= start:
+            ended = open_events.pop()
+            if ends_list[ended] > done:
+                owners.append(ended)
+                segment_starts.append(done)
+                done = ends_list[ended]
+                segment_ends.append(done)
+        if open_events and start > done:
+            owners.append(open_events[-1])
+            segment_starts.append(done)
+            segment_ends.append(start)
+        parents.append(open_events[-1] if open_events else -1)
+        done = start
+        open_events.append(index)
+    return parents[:-1], (np.array(owners, dtype=np.intp), np.array(segment_starts), np.array(segment_ends))
 
 
 def lane_events(trace: Trace, lane: int) -> Indices:
@@ -106,19 +181,20 @@ def lane_events(trace: Trace, lane: int) -> Indices:
     return np.flatnonzero((trace.lane == lane) & kinds_mask(trace, HOST_EVENT_KINDS))
 
 
-def time_by_activity(parents: Indices, activities: list[str], labels: list[str], overlap: Floats,
+def time_by_activity(pairs: list[tuple[str, str]], pair_of: Indices, owners: Indices, owned: Floats,
                      length: float) -> dict[str, dict[str, float]]:
-    """{activity: {label: µs}} over intervals of total ``length``, from each classified event's ``overlap``
-    with them: an event gets its overlap less its children's, and time in no event is Python's."""
-    nested = parents >= 0
-    own_time = overlap - np.bincount(parents[nested], weights=overlap[nested], minlength=len(overlap))
+    """{activity: {label: µs}} over intervals of total ``length``, from the classified events' (activity,
+    label) ``pairs`` and each event's pair, and their stretches as the innermost event (``owners``, each owning
+    ``owned`` µs of the intervals): the rest is time in no event."""
+    totals = np.bincount(pair_of[owners], weights=owned, minlength=len(pairs))
     spent: dict[str, dict[str, float]] = {}
-    for index in np.flatnonzero(own_time > 0).tolist():  # a window holds few of a long trace's events
-        by_label = spent.setdefault(activities[index], {})
-        by_label[labels[index]] = by_label.get(labels[index], 0.0) + float(own_time[index])
-    outside = float(length - overlap[parents < 0].sum())
+    for (activity, label), microseconds in zip(pairs, totals.tolist(), strict=True):
+        if microseconds > 0:
+            spent.setdefault(activity, {})[label] = microseconds
+    outside = float(length - owned.sum())
     if outside > 0:
-        spent.setdefault("python", {})[OUTSIDE] = outside
+        by_label = spent.setdefault("python", {})
+        by_label[OUTSIDE] = by_label.get(OUTSIDE, 0.0) + outside
     return spent
 
 
@@ -126,10 +202,10 @@ def lane_activity(trace: Trace, lane: int, gaps: Intervals) -> dict[str, dict[st
     """Idle time of ``gaps`` (merged starts, ends) spent in each activity on one host lane:
     {activity: {label: µs}}."""
     events = lane_events(trace, lane)
-    overlap = covered(gaps, trace.ts[events], trace.end[events])
-    events, overlap = events[overlap > 0], overlap[overlap > 0]
-    parents, activities, labels = classify(trace, events)
-    return time_by_activity(parents, activities, labels, overlap, (gaps[1] - gaps[0]).sum())
+    events = events[covered(gaps, trace.ts[events], trace.end[events]) > 0]  # only these can own idle time
+    parents, (owners, starts, ends) = nesting(trace.ts[events], trace.end[events])
+    pairs, pair_of = classify(trace, events, parents)
+    return time_by_activity(pairs, pair_of, owners, covered(gaps, starts, ends), (gaps[1] - gaps[0]).sum())
 
 
 def idle_by_activity(trace: Trace, gap_starts: Floats, gap_ends: Floats,
@@ -163,7 +239,7 @@ def most_time(by_label: dict[str, float], limit: int = 3) -> list[tuple[str, flo
 
 def main_lane(trace: Trace) -> int | None:
     """The host lane that runs the loop: the first ProfilerStep's, else the one with the most time in events."""
-    steps = np.flatnonzero(kinds_mask(trace, ("annotation",)) & names_where(trace, STEP.match))
+    steps = np.flatnonzero(kinds_mask(trace, STEP_KINDS) & names_where(trace, STEP.match))
     if len(steps):
         return int(trace.lane[steps[np.argmin(trace.ts[steps])]])
     host = kinds_mask(trace, HOST_EVENT_KINDS)
@@ -205,6 +281,13 @@ def other_threads(trace: Trace, lane: int, windows: list[Span], limit: int = 3) 
     return sorted(rows, key=lambda row: -row["busy_us"])[:limit]
 
 
+def segments_inside(segments: Segments, start: float, end: float) -> tuple[Indices, Floats]:
+    """The owners of the (time-ordered) segments that overlap [start, end], and the µs of each inside it."""
+    owners, starts, ends = segments
+    first, last = np.searchsorted(ends, start, side="right"), np.searchsorted(starts, end, side="left")
+    return owners[first:last], np.minimum(ends[first:last], end) - np.maximum(starts[first:last], start)
+
+
 def windows_union(windows: list[Span]) -> Intervals:
     """(label, start, end) windows as merged (starts, ends)."""
     return merge(np.array([w[1] for w in windows], dtype=float), np.array([w[2] for w in windows], dtype=float))
@@ -230,13 +313,12 @@ def host_breakdown(trace: Trace, window: Window | None = None) -> HostBreakdown 
     events = lane_events(trace, lane)
     overlap = covered(windows_union(windows), trace.ts[events], trace.end[events])
     events = events[overlap > 0]
-    parents, activities, labels = classify(trace, events, device_syncs=False)
-    starts, ends = trace.ts[events], trace.end[events]
+    parents, segments = nesting(trace.ts[events], trace.end[events])
+    pairs, pair_of = classify(trace, events, parents, device_syncs=False)
     rows: list[HostWindow] = []
     totals: dict[str, dict[str, float]] = {activity: {} for activity in CPU_ACTIVITIES}
     for label, start, end in windows:
-        inside = np.clip(np.minimum(ends, end) - np.maximum(starts, start), 0, None)
-        spent = time_by_activity(parents, activities, labels, inside, end - start)
+        spent = time_by_activity(pairs, pair_of, *segments_inside(segments, start, end), end - start)
         rows.append({"label": label, "start_us": start, "dur_us": end - start,
                      "by_activity_us": {activity: float(sum(spent.get(activity, {}).values()))
                                         for activity in CPU_ACTIVITIES}})
