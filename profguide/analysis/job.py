@@ -2,21 +2,36 @@
 
 These load the traces and put the analyses together; ``profguide.explain``
 only puts their results into words.
+
+A folder's rank files are read in a pool of processes, one a core: each
+worker loads one file and sends back its small ``RankSummary``, never the
+trace, so that memory holds at most one trace a worker.
 """
 
-from collections.abc import Callable, Iterable
+import os
+import signal
+import sys
+import threading
+from collections import deque
+from collections.abc import Callable, Generator, Iterable, Iterator
+from contextlib import closing
+from itertools import islice
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from profguide import trace
 from profguide.analysis.ranks import job_summary, rank_summary
 from profguide.analysis.select import step_window
 from profguide.analysis.summary import SCHEMA_VERSION, FolderJob, RankSummary, TraceSummary
 from profguide.analysis.verdict import summarise
-from profguide.errors import TraceError, UsageError
+from profguide.errors import ProfguideError, TraceError, UsageError
 from profguide.limits import MAX_BYTES
 from profguide.text import shown
 from profguide.trace.loader import Progress
 from profguide.trace.model import Trace
+
+if TYPE_CHECKING:  # the pool's modules are imported when a pool starts: a single trace does without their 20 ms
+    from concurrent.futures import Future
 
 
 def step_meaning(step: int | None) -> str | None:
@@ -47,32 +62,141 @@ def rank_files(folder: Path) -> list[Path]:
     return named or files
 
 
-def folder_job(path: Path, step: int | None = None, progress: Callable[[Path], Progress] | None = None,
-               max_bytes: int = MAX_BYTES) -> FolderJob:
-    """The job whose rank traces are in the folder ``path``. ``progress(file)``, if given, makes the progress
-    callback of one file's loading."""
-    loaded = ((file, trace.load(file, progress=progress(file) if progress else None, max_bytes=max_bytes))
-              for file in rank_files(path))
-    return ranks_job(loaded, str(path), step)
+def worker_count() -> int:
+    """How many rank files are read at once unless told: one for each core this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def folder_job(path: Path, step: int | None = None, progress: Progress | None = None,
+               max_bytes: int = MAX_BYTES, workers: int | None = None) -> FolderJob:
+    """The job whose rank traces are in the folder ``path``, read ``workers`` files at a time (default: one a
+    core; 1 reads them in this process). ``progress``, if given, is called with the share of the files read."""
+    files = rank_files(path)
+    count = min(workers or worker_count(), len(files))
+    rows = rows_in_process(files, step, max_bytes, progress) if count <= 1 else \
+        rows_in_pool(files, step, max_bytes, progress, count)
+    with closing(rows):  # an error in the rows stops the pool now, not when the generator is collected
+        return job_of(rows, str(path))
 
 
 def ranks_job(named_traces: Iterable[tuple[Path | str, Trace]], folder: str, step: int | None = None) -> FolderJob:
-    """The job of the (file, trace) pairs ``named_traces`` yields, one per rank, found in ``folder``: each
-    trace is summarised and dropped before the next is taken, so that memory holds one trace and the small
-    summaries."""
-    rows: list[RankSummary] = []
-    owners: dict[int | None, Path | str] = {}
-    for file, loaded in named_traces:
-        try:
-            window = step_window(loaded, step) if step is not None else None
-        except UsageError as error:
-            raise UsageError(f"{shown(file)}: {error}") from None
-        row = rank_summary(loaded, file, window, step_meaning(step))
-        del loaded
+    """The job of the (file, trace) pairs ``named_traces`` yields, one per rank, found in ``folder``."""
+    return job_of((rank_row(file, loaded, step) for file, loaded in named_traces), folder)
+
+
+def job_of(rows: Iterable[RankSummary], folder: str) -> FolderJob:
+    """The job of the ranks' rows, taken in the order of their files: two files claiming one rank are an error
+    that names them."""
+    owners: dict[int | None, str] = {}
+    kept: list[RankSummary] = []
+    for row in rows:
         if row["rank"] is not None and row["rank"] in owners:
-            raise TraceError(f"{shown(file)}: says it is rank {row['rank']}, as {shown(owners[row['rank']])} "
+            raise TraceError(f"{shown(row['file'])}: says it is rank {row['rank']}, as {shown(owners[row['rank']])} "
                              "does; a folder holds one trace per rank")
-        owners[row["rank"]] = file
-        rows.append(row)
-    rows.sort(key=lambda row: (row["rank"] is None, row["rank"] or 0, row["file"]))
-    return {**job_summary(rows), "schema_version": SCHEMA_VERSION, "folder": folder}
+        owners[row["rank"]] = row["file"]
+        kept.append(row)
+    kept.sort(key=lambda row: (row["rank"] is None, row["rank"] or 0, row["file"]))
+    return {**job_summary(kept), "schema_version": SCHEMA_VERSION, "folder": folder}
+
+
+def rank_row(file: Path | str, loaded: Trace, step: int | None) -> RankSummary:
+    """One rank's row of its loaded trace, over ``step``'s window or explain's."""
+    try:
+        window = step_window(loaded, step) if step is not None else None
+    except UsageError as error:
+        raise UsageError(f"{shown(file)}: {error}") from None
+    return rank_summary(loaded, file, window, step_meaning(step))
+
+
+def file_row(file: Path, step: int | None, max_bytes: int, progress: Progress | None = None) -> RankSummary:
+    """One rank's row, from its file: what a worker sends back, small whatever the trace (dropped here)."""
+    return rank_row(file, trace.load(file, progress=progress, max_bytes=max_bytes), step)
+
+
+def rows_in_process(files: list[Path], step: int | None, max_bytes: int,
+                    progress: Progress | None) -> Generator[RankSummary, None, None]:
+    """The files' rows, read here one after another: one trace in memory at a time."""
+    for index, file in enumerate(files):
+        yield file_row(file, step, max_bytes, None if progress is None else share_of(progress, index, len(files)))
+        if progress is not None:
+            progress((index + 1) / len(files))  # whether or not the loader reported this file's end
+
+
+def share_of(progress: Progress, index: int, count: int) -> Progress:
+    """The progress of the ``index``-th of ``count`` files as a share of them all."""
+    return lambda fraction: progress((index + fraction) / count)
+
+
+def rows_in_pool(files: list[Path], step: int | None, max_bytes: int, progress: Progress | None,
+                 workers: int) -> Generator[RankSummary, None, None]:
+    """The files' rows, in file order, read by ``workers`` processes: as serial reading gives them, and its
+    errors (the first bad file's) too. Workers ignore Ctrl-C, which reaches them with the terminal's process
+    group, and are stopped here on any way out that is not the end, so that none outlives the command."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    started_before = set(multiprocessing.active_children())
+    context = multiprocessing.get_context(start_method())
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=ignore_interrupts) as pool:
+        try:
+            done = 0
+            # Two files a worker at most: the one it reads and the next, waiting so that it never idles while
+            # this process takes a row. The queue holds paths; memory still holds one trace a worker.
+            for file, future in in_file_order(lambda file: pool.submit(file_row, file, step, max_bytes), files,
+                                              2 * workers):
+                yield row_of(file, future)
+                done += 1
+                if progress is not None:
+                    progress(done / len(files))
+        except BaseException:  # an error, Ctrl-C, or the caller done early: stop the workers now
+            for worker in set(multiprocessing.active_children()) - started_before:
+                worker.terminate()
+            pool.shutdown(cancel_futures=True)
+            raise
+
+
+def start_method() -> str:
+    """How the pool starts its workers. Fork while this process runs one thread: a worker then needs no
+    imports of its own (a fraction of a second each, which a folder of a few small ranks would notice), and no
+    other thread can hold a lock the fork copies. Else (a notebook, a server) forkserver, spawn where there is
+    none; and never fork on macOS, whose system libraries do not survive it."""
+    import multiprocessing
+
+    if sys.platform == "linux" and threading.active_count() == 1:
+        return "fork"
+    return "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+
+
+def ignore_interrupts() -> None:
+    """A worker's start: Ctrl-C is the parent's to handle, not a traceback in each worker."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def in_file_order(submit: Callable[[Path], "Future[RankSummary]"], files: list[Path],
+                  limit: int) -> Iterator[tuple[Path, "Future[RankSummary]"]]:
+    """(file, its finished future) for each file, in order; no more than ``limit`` files submitted and not yet
+    finished at any time, so that a pool's queue never holds the whole folder."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    waiting = iter(files)
+    submitted: deque[tuple[Path, Future[RankSummary]]] = deque()
+    while True:
+        while submitted and submitted[0][1].done():
+            yield submitted.popleft()
+        running = [future for _, future in submitted if not future.done()]
+        started = [(file, submit(file)) for file in islice(waiting, limit - len(running))]
+        submitted.extend(started)
+        if not submitted:
+            return
+        wait(running + [future for _, future in started], return_when=FIRST_COMPLETED)
+
+
+def row_of(file: Path, future: "Future[RankSummary]") -> RankSummary:
+    """A finished worker's row, or its error; a worker that died (killed for memory) is one line."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        return future.result()
+    except BrokenProcessPool:
+        raise ProfguideError(f"{shown(file)}: a process reading the rank files stopped before it finished "
+                             "(killed for memory?); fewer at once (--jobs) need less memory") from None

@@ -1,0 +1,199 @@
+"""profguide.analysis.job: a folder's rank files read by a pool of processes give the answer reading them here does."""
+
+import gzip
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from profguide.analysis import job
+from profguide.errors import ProfguideError, TraceError, UsageError
+from profguide.explain import to_json
+from tests.helpers import ROOT, TRACES
+
+
+def real_ranks(folder):
+    """``folder`` holding the two real ranks of the sampled 128-rank NCCL job, as trace-rank<r>.json.gz."""
+    folder.mkdir()
+    for rank in (0, 1):
+        shutil.copy(TRACES / f"nccl_128rank_sampled_rank{rank}.json.gz", folder / f"trace-rank{rank}.json.gz")
+    return folder
+
+
+def test_a_pool_of_two_gives_the_answer_of_one(tmp_path):
+    folder = real_ranks(tmp_path / "ranks")
+    serial, pooled = (job.folder_job(folder, workers=workers) for workers in (1, 2))
+    assert [row["rank"] for row in pooled["ranks"]] == [0, 1] and pooled["shared_collectives"] > 0
+    assert to_json(pooled) == to_json(serial)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_bad_file_read_by_a_worker_is_the_same_one_line_naming_it(tmp_path, workers):
+    folder = real_ranks(tmp_path / "ranks")
+    for name in ("trace-rank1.json", "trace-rank2.json"):
+        (folder / name).write_text('{"traceEvents": [')
+    with pytest.raises(TraceError) as raised:
+        job.folder_job(folder, workers=workers)
+    # The first bad file in file order, as reading them one after another names it; one line.
+    assert str(raised.value).startswith(f"{folder / 'trace-rank1.json'}: not valid JSON")
+    assert "\n" not in str(raised.value)
+
+
+def test_a_missing_step_in_a_worker_names_the_file(tmp_path):
+    folder = real_ranks(tmp_path / "ranks")
+    with pytest.raises(UsageError, match=f"^{re.escape(str(folder / 'trace-rank0.json.gz'))}: no ProfilerStep#987654"):
+        job.folder_job(folder, step=987654, workers=2)
+
+
+def test_two_files_of_one_rank_are_named_in_file_order(tmp_path):
+    folder = real_ranks(tmp_path / "ranks")
+    shutil.copy(folder / "trace-rank1.json.gz", folder / "trace-rank1-copy.json.gz")
+    with pytest.raises(TraceError, match=r"trace-rank1\.json\.gz: says it is rank 1, as .*trace-rank1-copy\.json\.gz"):
+        job.folder_job(folder, workers=2)
+
+
+def killed(file, step, max_bytes, progress=None):
+    """A worker killed while it reads (the kernel's out-of-memory killer does this)."""
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+LINUX_FORKS = pytest.mark.skipif(sys.platform != "linux", reason="the pool forks its workers on Linux alone")
+
+
+@LINUX_FORKS
+def test_a_worker_that_dies_is_one_line_not_a_hang(tmp_path, monkeypatch):
+    assert job.start_method() == "fork"  # the worker runs this module's ``killed``, as the fork copied it
+    monkeypatch.setattr(job, "file_row", killed)
+    with pytest.raises(ProfguideError, match="stopped before it finished") as raised:
+        job.folder_job(real_ranks(tmp_path / "ranks"), workers=2)
+    assert "\n" not in str(raised.value)
+
+
+def test_submission_is_bounded_and_results_come_in_file_order():
+    running, most = [0], [0]
+    lock = threading.Lock()
+
+    def work(index):
+        time.sleep(0.02 * (5 - index))  # the first files take longest: they finish last
+        with lock:
+            running[0] -= 1
+        return index
+
+    with ThreadPoolExecutor(4) as threads:
+        def submit(index):
+            with lock:
+                running[0] += 1
+                most[0] = max(most[0], running[0])
+            return threads.submit(work, index)
+
+        order = [future.result() for _, future in job.in_file_order(submit, list(range(6)), limit=2)]
+    assert order == list(range(6)) and most[0] == 2
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_progress_is_the_share_of_the_files_read(tmp_path, workers):
+    seen = []
+    job.folder_job(real_ranks(tmp_path / "ranks"), progress=seen.append, workers=workers)
+    assert seen == sorted(seen) and seen[-1] == 1.0 and seen[0] < 1.0
+
+
+@LINUX_FORKS
+def test_a_process_running_threads_starts_workers_without_fork(tmp_path):
+    folder = real_ranks(tmp_path / "ranks")
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert job.start_method() != "fork"
+        pooled = job.folder_job(folder, workers=2)
+    finally:
+        stop.set()
+        other.join()
+    assert job.start_method() == "fork" and to_json(pooled) == to_json(job.folder_job(folder, workers=1))
+
+
+# ``explain DIR`` as installed, with two workers whatever the machine's cores, and a progress bar that takes its
+# time: the workers have finished their files and wait for more, idle, when Ctrl-C comes.
+TWO_WORKERS = """
+import sys, time
+from profguide import progress
+from profguide.analysis import job
+from profguide.cli import main
+job.worker_count = lambda: 2
+progress.bar = lambda label: lambda fraction: time.sleep(0.3)
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def group_members(group):
+    """The pids of the live processes in the process group ``group``."""
+    members = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group and fields[0] != "Z":
+            members.append(int(stat.parent.name))
+    return members
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform != "linux", reason="reads the process table from /proc")
+def test_ctrl_c_leaves_no_worker_and_no_traceback(tmp_path):
+    folder = tmp_path / "ranks"
+    folder.mkdir()
+    document = json.loads(gzip.decompress((TRACES / "nccl_128rank_sampled_rank0.json.gz").read_bytes()))
+    for rank in range(16):  # enough that the command is still at work when Ctrl-C comes
+        document["distributedInfo"]["rank"] = rank
+        (folder / f"trace-rank{rank}.json").write_text(json.dumps(document))
+    process = subprocess.Popen([sys.executable, "-c", TWO_WORKERS, "explain", str(folder)], cwd=ROOT,
+                               env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while len(group_members(process.pid)) < 3 and time.monotonic() < deadline:  # the command and its workers
+        time.sleep(0.02)
+    assert len(group_members(process.pid)) == 3, "the workers never started"
+    time.sleep(0.5)
+    os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole foreground group
+    out, err = process.communicate(timeout=30)
+    assert (process.returncode, out, err) == (130, "", "profguide: interrupted\n")
+    assert group_members(process.pid) == []
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="no CPU affinity on this system")
+def test_the_default_is_a_worker_for_each_core_this_process_may_use():
+    assert job.worker_count() == len(os.sched_getaffinity(0))
+
+
+@pytest.mark.parametrize("jobs", ["0", "-2", "two", ""])
+def test_jobs_must_be_a_whole_number_of_at_least_one(capsys, jobs):
+    from profguide import cli
+
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["explain", "x", f"--jobs={jobs}"])
+    assert exited.value.code == 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_jobs_1_reads_the_folder_in_this_process(tmp_path, monkeypatch, capsys):
+    from profguide import cli
+    from profguide.analysis import job
+
+    for rank in (0, 1):
+        shutil.copy(TRACES / f"nccl_128rank_sampled_rank{rank}.json.gz", tmp_path)
+    asked = []
+    real = job.folder_job
+    monkeypatch.setattr(job, "folder_job",
+                        lambda *args, **kwargs: asked.append(kwargs["workers"]) or real(*args, **kwargs))
+    assert cli.main(["explain", str(tmp_path), "--jobs", "1", "--json"]) == 0
+    assert asked == [1]
