@@ -41,6 +41,7 @@ examples:
   profguide explain trace.json.gz               the verdict, the evidence, where to look in Perfetto
   profguide explain trace.json.gz --step 12     over ProfilerStep#12 and the GPU work it launched
   profguide explain logs/                       a folder of per-rank traces: the job and its straggler
+  profguide explain logs/ --jobs 1              the same, reading one rank file at a time (least memory)
   profguide explain trace.json --json > s.json  the summary as JSON, for a script
   zcat trace.json.gz | profguide explain -      a trace on standard input, gzipped or not
 """,
@@ -102,6 +103,7 @@ def parse_args(argv):
     form.add_argument("--markdown", action="store_true", help="Markdown output")
     exp.add_argument("--step", type=int, metavar="N", help="measure over ProfilerStep#N only")
     add_max_size(exp)
+    add_jobs(exp)
 
     drw = command("draw", "draw a trace as an SVG timeline")
     drw.add_argument("trace", type=Path, help="a .json or .json.gz trace, - for standard input, or a folder of "
@@ -109,6 +111,7 @@ def parse_args(argv):
     drw.add_argument("--out", type=Path, required=True, help="the SVG file to write (a new file or a regular one; "
                      "never the trace itself), or - for standard output")
     add_max_size(drw)
+    add_jobs(drw)
     where = drw.add_mutually_exclusive_group()
     where.add_argument("--window", metavar="START:END",
                        help="times after the trace's first event, as Perfetto shows them: µs, or with "
@@ -142,10 +145,10 @@ SIZE_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
 def parse_size(text):
-    """A size in bytes from '500M', '4G', '1.5G' or a plain number of bytes."""
-    number, unit = text.strip().upper().removesuffix("B").removesuffix("I"), ""
-    if number[-1:] in SIZE_UNITS:
-        number, unit = number[:-1], number[-1]
+    """A size in bytes from '500M', '4G', '1.5G', '2GiB' or a plain number of bytes."""
+    number = text.strip().upper().removesuffix("B").removesuffix("I")
+    unit = number[-1:] if number[-1:] in SIZE_UNITS else ""  # K, M, G or T if it ends in one (and "" if empty)
+    number = number[: len(number) - len(unit)]
     try:
         value = float(number) * SIZE_UNITS[unit]
     except ValueError:
@@ -161,6 +164,22 @@ def add_max_size(command):
 
     command.add_argument("--max-size", type=parse_size, default=MAX_BYTES, metavar="SIZE",
                          help=f"read at most this much JSON per trace, after gunzip (default {format_size(MAX_BYTES)})")
+
+
+def positive_count(text):
+    """A whole number of at least 1, for ``--jobs``."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number of at least 1")
+    return value
+
+
+def add_jobs(command):
+    command.add_argument("--jobs", type=positive_count, metavar="N", help="for a folder: read up to N rank files "
+                         "at once, each in its own process (default: one per core; 1 reads them one by one here)")
 
 
 def require_torch(what):
@@ -241,11 +260,10 @@ def run_explain(args):
     from profguide import explain
     from profguide.analysis import job
     from profguide.progress import bar
-    from profguide.text import shown
 
     if args.trace != STANDARD_STREAM and args.trace.is_dir():
         found = job.folder_job(args.trace, args.step, max_bytes=args.max_size,
-                               progress=lambda path: bar(f"loading {shown(path.name)}"))
+                               progress=bar(f"loading {input_name(args.trace)}"), workers=args.jobs)
         render = explain.job_to_markdown if args.markdown else explain.job_to_text
     else:
         found = job.trace_summary(load_input(args), input_name(args.trace) if args.trace == STANDARD_STREAM
@@ -356,8 +374,8 @@ def draw_folder(args):
         path = Path(row["file"])
         return trace.load(path, progress=bar(f"drawing {shown(path.name)}"), max_bytes=args.max_size)
 
-    job = folder_job(args.trace, args.step, max_bytes=args.max_size,
-                     progress=lambda path: bar(f"loading {shown(path.name)}"))
+    job = folder_job(args.trace, args.step, max_bytes=args.max_size, progress=bar(f"loading {input_name(args.trace)}"),
+                     workers=args.jobs)
     svg, drawn = job_svg(job, load, title=f"The ranks in {input_name(args.trace)}")
     written, report = write_svg(args.out, svg, files)
     left = len(job["ranks"]) - drawn

@@ -11,11 +11,12 @@ from pathlib import Path
 
 import msgspec
 
-from profguide.analysis.host import CPU_LABELS
+from profguide.analysis.families import family_sentence
+from profguide.analysis.host import CPU_LABELS, OUTSIDE
 from profguide.analysis.ranks import label, ranks_to_show
-from profguide.analysis.summary import CompileMarkers, FolderJob, HostBreakdown, RankRow, TraceSummary
+from profguide.analysis.summary import CompileMarkers, DeviceSetup, FolderJob, HostBreakdown, RankRow, TraceSummary
 from profguide.stats import median
-from profguide.text import cell, code_cell, count_of, cut, format_duration, markdown_table, shown
+from profguide.text import CONTROL, cell, clocks_note, code_cell, count_of, cut, format_duration, markdown_table, shown
 
 RANKS_SHOWN = 16  # a folder of more ranks: the text lists the straggler and those that waited longest (--json all)
 HOST_STEPS_SHOWN = 8  # a trace without GPU work: the steps whose split the text lists (--json has all)
@@ -28,9 +29,14 @@ IDLE_LABELS = {
 }
 
 
+# Characters msgspec writes as they are that a terminal acts on (DEL, C1 controls, bidi overrides): written as JSON
+# escapes instead, which decode to the same string. They can stand only inside strings.
+JSON_ESCAPES = {code: f"\\u{code:04x}" for code in CONTROL if code >= 0x7F}
+
+
 def to_json(summary: TraceSummary | FolderJob) -> str:
     """The stable ``--json`` form of a trace's summary or of a folder's job (``profguide.analysis.summary``)."""
-    return msgspec.json.format(msgspec.json.encode(summary, order="sorted"), indent=1).decode()
+    return msgspec.json.format(msgspec.json.encode(summary, order="sorted"), indent=1).decode().translate(JSON_ESCAPES)
 
 
 def percent(value: float | None) -> str:
@@ -61,7 +67,7 @@ def host_lines(host: HostBreakdown, steps_shown: int = HOST_STEPS_SHOWN) -> list
             else f"{count_of(len(windows), 'ProfilerStep')} ({labels[0]}..{labels[-1]})")
     activities = sorted(host["by_activity"].items(), key=lambda item: -item[1]["us"])
     parts = [f"{row['meaning']} {share(row['us'], host['dur_us'])}"
-             + (f" ({cut(row['top'][0][0], 60)})" if row["top"] and activity != "python" else "")
+             + (f" ({cut(row['top'][0][0], 60)})" if row["top"] and row["top"][0][0] != OUTSIDE else "")
              for activity, row in activities if row["us"]]
     lines = [f"Host time on thread {host['thread']} over {over}, {format_duration(host['dur_us'])}: "
              + "; ".join(parts) + "."]
@@ -80,7 +86,7 @@ def host_lines(host: HostBreakdown, steps_shown: int = HOST_STEPS_SHOWN) -> list
 
 
 def verdict_lines(summary: TraceSummary) -> list[str]:
-    lines = [f"Verdict: {summary['verdict']}. {summary['verdict_text']}"]
+    lines = [f"Verdict: {summary['verdict']}. {summary['verdict_text']}", f"Decided by: {summary['verdict_basis']}."]
     if summary["host"]:
         lines += host_lines(summary["host"])
     window, idle = summary["window"], summary["idle"]
@@ -99,7 +105,7 @@ def verdict_lines(summary: TraceSummary) -> list[str]:
             lines.append("Idle time by cause: " + "; ".join(parts) + ".")
         activities = [
             f"{row['meaning']} {100 * row['idle_us'] / window['dur_us']:.1f}%"
-            + (f" ({cut(row['top'][0][0], 60)})" if row["top"] and activity != "python" else "")
+            + (f" ({cut(row['top'][0][0], 60)})" if row["top"] and row["top"][0][0] != OUTSIDE else "")
             for activity, row in sorted(idle["by_activity"].items(), key=lambda item: -item[1]["idle_us"])
             if window["dur_us"] and 100 * row["idle_us"] / window["dur_us"] >= 0.05  # 0.0% would say nothing
         ]
@@ -119,17 +125,22 @@ def evidence_lines(summary: TraceSummary) -> list[str]:
             f"{format_duration(median([s['dur_us'] for s in steps]))}, slowest #{slowest['step']} "
             f"{format_duration(slowest['dur_us'])}."
         )
+    lines += startup_lines(summary)
+    families = family_sentence(summary["kernel_families"])
+    if families:
+        lines.append(f"Kernels by family: {families}")
     for api, stats in summary["launch_delay_us"].items():
         lines.append(
             f"Launch delay ({api} API, call end to GPU start, stream empty): p50 {format_duration(stats['p50'])}, "
-            f"p95 {format_duration(stats['p95'])}, max {format_duration(stats['max'])} over {stats['count']:,} ops."
+            f"p95 {format_duration(stats['p95'])}, max {format_duration(stats['max'])} over {stats['count']:,} ops"
+            f"{clocks_note(stats['p50'], stats['p95'], stats['max'])}."
         )
     queueing = summary["queueing_us"]
     if queueing:
         lines.append(
             f"Queueing (call end to GPU start, behind earlier work on the stream): p50 "
             f"{format_duration(queueing['p50'])}, p95 {format_duration(queueing['p95'])} "
-            f"over {queueing['count']:,} ops."
+            f"over {queueing['count']:,} ops{clocks_note(queueing['p50'], queueing['p95'])}."
         )
     skew = summary["clock_skew"]
     if skew and skew["ops_starting_before_launch"]:
@@ -184,6 +195,30 @@ def evidence_lines(summary: TraceSummary) -> list[str]:
     lines += compile_lines(summary["compile"])
     for reason, count in summary["skipped_events"].items():
         lines.append(f"Skipped {count:,} events {reason}.")
+    return lines
+
+
+def setup_words(setup: DeviceSetup) -> str:
+    calls = ", ".join(f"{cut(name, 40)} {format_duration(us)}" for name, us in setup["top"])
+    return format_duration(setup["us"]) + (f" ({calls})" if calls else "")
+
+
+def startup_lines(summary: TraceSummary) -> list[str]:
+    """The iterations found without ProfilerStep, the cold start set apart, and device set-up in the window."""
+    lines = []
+    found = summary["iterations"]
+    if found:
+        lines.append(f"Iterations (no ProfilerStep; found by {cut(found['found_by'], 60)}): {found['count']:,}, "
+                     f"median {format_duration(found['median_us'])}.")
+        cold = found["cold_start"]
+        if cold:
+            lines.append(f"Cold start: the first iteration took {format_duration(cold['dur_us'])}, "
+                         f"{cold['times_median']:.1f}× the median, at {at(summary, cold['start_us'])}, "
+                         f"{setup_words(cold['setup'])} of it in device set-up; the verdict is on the iterations "
+                         "after it.")
+    setup = summary["device_setup"]
+    if setup and setup["us"] and summary["window"]:
+        lines.append(f"Device set-up: {setup_words(setup)}, {percent(setup['pct'])} of the window.")
     return lines
 
 
@@ -257,9 +292,10 @@ def to_text(summary: TraceSummary) -> str:
 
 
 def markdown_text(text: str) -> str:
-    """Text from a trace, safe in Markdown: HTML escaped, and the characters that start emphasis or code
-    escaped with a backslash (``__next__`` would turn bold)."""
-    return re.sub(r"([\\`*_])", r"\\\1", escape(text))
+    """Text from a trace, safe in Markdown: HTML escaped (no tag, no ``<autolink>``), and the characters that
+    start emphasis, code or a link escaped with a backslash (``__next__`` would turn bold, ``[x](javascript:…)``
+    a link)."""
+    return re.sub(r"([\\`*_\[\]])", r"\\\1", escape(text))
 
 
 def to_markdown(summary: TraceSummary) -> str:
@@ -285,7 +321,7 @@ def shown_ranks(job: FolderJob) -> list[RankRow]:
 def job_headline(job: FolderJob) -> str:
     rows = job["ranks"]
     world = f" of a job of {job['world_size']:,}" if job["world_size"] else ""
-    backends = sorted({row["backend"] for row in rows if row["backend"]})
+    backends = sorted({cut(row["backend"]) for row in rows if row["backend"]})
     backend = f", {', '.join(backends)}" if backends else ""
     return f"{shown(Path(job['folder']).name or job['folder'])}: {count_of(len(rows), 'rank trace')}{world}{backend}"
 

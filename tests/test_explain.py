@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from profguide import cli
 from profguide import explain as explain_module
+from profguide.analysis import startup, verdict
 from profguide.analysis import summary as summary_types
-from profguide.analysis import verdict
 from profguide.analysis.summary import FolderJob, TraceSummary
 from tests.helpers import ROOT, TRACES
 
@@ -94,7 +94,8 @@ def test_text_puts_the_verdict_first(capsys):
     lines = out.splitlines()
     assert lines[0].startswith("a100_nccl_2rank_rank0.json.gz (NVIDIA A100")
     assert lines[1].startswith("Verdict: ")
-    assert "GPU busy" in lines[2] and "idle" in lines[2]
+    assert lines[2].startswith("Decided by: the GPU waited for the host")
+    assert "GPU busy" in lines[3] and "idle" in lines[3]
     assert any(line.startswith("Where to look") for line in lines)
     assert "Communication: " in out and "Launch delay (runtime API" in out
     assert "While the GPU waited for the host, the host was: running ops and launching their kernels" in out
@@ -193,7 +194,7 @@ BAD_INPUT = [
     ("truncated.json", doc(event())[:-5], "not valid JSON (the file ends early: truncated?)"),
     ("words.txt", b"this is not json", "not valid JSON"),
     ("empty.json", b"", "not valid JSON"),
-    ("list.json", b"[]", "not a torch.profiler trace"),
+    ("list.json", b"[]", "the trace holds no complete events"),
     ("no-events.json", b'{"schemaVersion": 1}', "no traceEvents list"),
     ("zero-events.json", doc(), "the trace holds no complete events"),
     ("only-negative.json", doc(event(dur=-5)), "no complete events with valid times"),
@@ -313,6 +314,11 @@ def test_the_reference_page_states_the_thresholds_the_code_uses():
     assert f"busy at least {verdict.COMPUTE_BOUND_BUSY_PCT}% of the window" in page
     assert f"at least {verdict.SYNC_STARTS_PCT}% of that wait began while the host sat in a synchronisation" in page
     assert f"less than {verdict.HTA_WINDOW_MIN_BUSY_PCT}% of the\nGPU's busy time" in page
+    flat = " ".join(page.split())
+    assert f"Device set-up takes at least {startup.STARTUP_PCT}% of the window" in flat
+    assert f"When that is at least {startup.STARTUP_PCT}% of the window" in flat
+    assert startup.COLD_START_RATIO == 2 and "the first took at least twice the median of the others" in flat
+    assert f"any launch call of {startup.SLOW_LAUNCH_US / 1000:g} ms or more" in flat
     for name in verdict.VERDICTS:
         assert f"| `{name}` |" in page
     for name in verdict.HOST_VERDICTS:

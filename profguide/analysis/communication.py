@@ -1,27 +1,28 @@
-"""Communication kernels (NCCL, RCCL, gloo) and how much of their time computation hides."""
+"""Communication kernels (of the libraries ``patterns.COMMUNICATION`` names) and how much of their time
+computation hides."""
 
-import numpy as np
 
 from profguide.analysis.idle import busy_intervals
-from profguide.analysis.intervals import Window, union_length
+from profguide.analysis.intervals import EVERYTHING, Window, union_length
 from profguide.analysis.kernels import kernel_rows
-from profguide.analysis.select import kinds_mask, names_where, profiler_steps, step_window
+from profguide.analysis.select import kinds_mask, names_where, overlapping, profiler_steps, step_window
 from profguide.analysis.summary import Communication
 from profguide.patterns import COMMUNICATION
 from profguide.trace.model import KIND, Trace
 
 
-def communication(trace: Trace, window: Window = (-np.inf, np.inf)) -> Communication:
-    """Communication kernels (NCCL, RCCL, gloo): their time and how much of it overlaps computation, inside
-    ``window`` (the whole trace by default)."""
+def communication(trace: Trace, window: Window = EVERYTHING) -> Communication:
+    """Communication kernels (``patterns.COMMUNICATION``): their time and how much of it overlaps computation, inside
+    ``window`` (the whole trace by default); the kernels and host ops counted are those that overlap it."""
     is_comm = names_where(trace, COMMUNICATION.search)
-    kernels = trace.kind == KIND["kernel"]
+    inside = overlapping(trace, window)
+    kernels = (trace.kind == KIND["kernel"]) & inside
     comm, compute = kernels & is_comm, kernels & ~is_comm
     comm_us = union_length(*busy_intervals(trace, window, comm))
     compute_us = union_length(*busy_intervals(trace, window, compute))
     both = union_length(*busy_intervals(trace, window, comm | compute))
     overlap = comm_us + compute_us - both
-    host_comm = kinds_mask(trace, ("cpu_op", "annotation")) & is_comm
+    host_comm = kinds_mask(trace, ("cpu_op", "annotation")) & is_comm & inside
     return {
         "kernels": int(comm.sum()),
         "compute_us": compute_us,

@@ -5,9 +5,9 @@ import numpy.typing as npt
 
 from profguide.analysis.host import idle_by_activity
 from profguide.analysis.intervals import Floats, Intervals, Mask, Window, clip, inside_any, merge
-from profguide.analysis.select import Indices, gpu_work, host_syncs, launch_of
+from profguide.analysis.select import Indices, gpu_work, host_syncs, kinds_mask, launch_of
 from profguide.analysis.summary import IdleBreakdown, IdleCause
-from profguide.trace.model import KIND, Trace
+from profguide.trace.model import KIND, NO_ID, Trace
 
 
 def busy_intervals(trace: Trace, window: Window, mask: Mask | None = None) -> Intervals:
@@ -27,9 +27,11 @@ def idle_gaps(busy: Intervals, window: Window) -> Intervals:
 
 IDLE_CAUSES = {
     "host": "the GPU waited for the host to launch the next op",
-    "sync": "the host was blocked in a synchronisation when the GPU ran out of work",
+    "sync": "the host was blocked in a synchronisation or a blocking copy (cudaMemcpy, hipMemcpyWithStream) when the "
+    "GPU ran out of work",
     "profiler": "the profiler's own work (an Activity Buffer Request, a Buffer Flush) covered the gap",
-    "queued": "the next op was already queued (back-to-back launches, or a wait on another stream)",
+    "queued": "the next op was already queued (back-to-back launches, a wait on another stream, or an op "
+    "launched before the trace began)",
     "other": "the next op has no launch call in the trace to explain the gap",
 }
 LATE_LAUNCH = ("host", "sync")  # the causes in which the GPU waited for the host: split by host activity
@@ -48,9 +50,21 @@ def next_launches(trace: Trace, ops: Mask, gap_ends: Floats) -> tuple[Indices, I
     return next_op, launch
 
 
-def gap_causes(trace: Trace, gap_starts: Floats, gap_ends: Floats, launch: Indices) -> npt.NDArray[np.object_]:
+def launched_before_trace(trace: Trace, ops: Indices) -> Mask:
+    """Which GPU ops were launched before the trace began: their correlation id is older than every launch
+    call's in the trace (ids count up), so the call happened before the profiler started recording."""
+    calls = kinds_mask(trace, ("runtime", "driver")) & (trace.correlation != NO_ID)
+    if not calls.any():
+        return np.zeros(len(ops), dtype=bool)
+    correlation = trace.correlation[np.maximum(ops, 0)]
+    return (ops >= 0) & (correlation != NO_ID) & (correlation < trace.correlation[calls].min())
+
+
+def gap_causes(trace: Trace, gap_starts: Floats, gap_ends: Floats, next_op: Indices,
+               launch: Indices) -> npt.NDArray[np.object_]:
     """Why the GPU was idle in each gap, as a key of IDLE_CAUSES."""
     causes = np.full(len(gap_starts), "other", dtype=object)
+    causes[(launch < 0) & launched_before_trace(trace, next_op)] = "queued"
     launch_end = np.where(launch >= 0, trace.end[np.maximum(launch, 0)], np.nan)
     syncs = host_syncs(trace)
     in_sync = inside_any(trace.ts[syncs], trace.end[syncs], gap_starts)
@@ -71,8 +85,8 @@ def idle_breakdown(trace: Trace, window: Window, ops: Mask | None = None) -> Idl
     ops = gpu_work(trace) if ops is None else ops
     busy = busy_intervals(trace, window, ops)
     gap_starts, gap_ends = idle_gaps(busy, window)
-    _, launch = next_launches(trace, ops, gap_ends)
-    causes = gap_causes(trace, gap_starts, gap_ends, launch)
+    next_op, launch = next_launches(trace, ops, gap_ends)
+    causes = gap_causes(trace, gap_starts, gap_ends, next_op, launch)
     lengths = gap_ends - gap_starts
     by_cause: dict[str, IdleCause] = {
         cause: {"idle_us": float(lengths[causes == cause].sum()), "gaps": int((causes == cause).sum()),

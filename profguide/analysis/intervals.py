@@ -7,6 +7,7 @@ Floats = npt.NDArray[np.float64]  # times or durations, µs
 Intervals = tuple[Floats, Floats]  # (starts, ends)
 Window = tuple[float, float]  # (start, end) on the trace's clock
 Mask = npt.NDArray[np.bool_]  # one entry per event (or per time)
+EVERYTHING: Window = (-np.inf, np.inf)  # the window of a whole trace
 
 
 def merge(starts: Floats, ends: Floats) -> Intervals:
@@ -26,6 +27,17 @@ def clip(starts: Floats, ends: Floats, window: Window) -> Intervals:
     starts, ends = np.maximum(starts, window[0]), np.minimum(ends, window[1])
     keep = ends > starts
     return starts[keep], ends[keep]
+
+
+def clip_each(starts: Floats, ends: Floats, window: Window) -> Intervals:
+    """Each interval cut to the window, one for one (an interval outside it becomes empty, start == end)."""
+    starts = np.clip(starts, window[0], window[1])
+    return starts, np.clip(ends, starts, window[1])
+
+
+def starts_in(times: Floats, window: Window) -> Mask:
+    """Which times fall in [start, end) of the window."""
+    return (times >= window[0]) & (times < window[1])
 
 
 def union_length(starts: npt.ArrayLike, ends: npt.ArrayLike) -> float:

@@ -4,8 +4,8 @@ from typing import TypedDict
 
 import numpy as np
 
-from profguide.analysis.intervals import Floats, Mask, Window
-from profguide.analysis.select import names_where
+from profguide.analysis.intervals import EVERYTHING, Floats, Mask, Window, starts_in
+from profguide.analysis.select import Indices, names_where
 from profguide.analysis.summary import Distribution, GemmRow, KernelRow, MemoryTraffic, Occupancy
 from profguide.patterns import GEMM_FIRST_MATRIX
 from profguide.trace.model import KIND, NO_ID, Trace
@@ -48,32 +48,50 @@ def stats(values: Floats) -> Distribution:
     }
 
 
+def by_name(trace: Trace, selected: Mask) -> tuple[Indices, Indices, Floats]:
+    """The selected events sorted (stably) by name: (each name's code, where its events start, the durations
+    in that order)."""
+    codes = trace.name[selected]
+    order = np.argsort(codes, kind="stable")
+    codes, durations = codes[order], trace.dur[selected][order]
+    starts = np.flatnonzero(np.diff(codes, prepend=-1))  # a name's events begin where the code changes
+    return codes[starts], starts, durations
+
+
 def grouped(trace: Trace, selected: Mask) -> dict[str, Floats]:
     """Events grouped by name: {name: durations array}."""
-    codes = trace.name[selected]
-    durations = trace.dur[selected]
-    order = np.argsort(codes, kind="stable")
-    codes, durations = codes[order], durations[order]
-    bounds = np.flatnonzero(np.diff(codes)) + 1
-    return {
-        trace.names[int(group_codes[0])]: group
-        for group_codes, group in zip(np.split(codes, bounds), np.split(durations, bounds), strict=True)
-        if len(group)
-    }
+    codes, starts, durations = by_name(trace, selected)
+    groups = np.split(durations, starts[1:]) if len(codes) else []
+    return {trace.names[int(code)]: group for code, group in zip(codes, groups, strict=True)}
 
 
 def in_window(trace: Trace, window: Window) -> Mask:
-    return (trace.ts >= window[0]) & (trace.ts < window[1])
+    """Mask of the events that start in the window."""
+    return starts_in(trace.ts, window)
 
 
 def kernel_rows(trace: Trace, selected: Mask, limit: int | None = None) -> list[KernelRow]:
-    """The selected events grouped by name, most total time first, with count, mean, p50, p95 and max."""
-    rows: list[KernelRow] = [
-        {"name": name, "total_us": float(durations.sum()), **stats(durations)}
-        for name, durations in grouped(trace, selected).items()
-    ]
-    rows.sort(key=lambda row: (-row["total_us"], row["name"]))
-    return rows[:limit]
+    """The selected events grouped by name, most total time first (ties by name), with count, mean, p50, p95
+    and max: the distribution only of the ``limit`` names returned, where a trace may hold 200,000."""
+    codes, starts, durations = by_name(trace, selected)
+    ends = np.append(starts[1:], len(durations))
+    totals = {int(i): float(durations[starts[i]:ends[i]].sum()) for i in contenders(durations, starts, limit)}
+    ranked = sorted(totals, key=lambda i: (-totals[i], trace.names[codes[i]]))[:limit]
+    return [{"name": trace.names[codes[i]], "total_us": totals[i], **stats(durations[starts[i]:ends[i]])}
+            for i in ranked]
+
+
+def contenders(durations: Floats, starts: Indices, limit: int | None) -> Indices:
+    """The groups (``by_name``'s) whose total may be among the ``limit`` largest: estimated all at once with
+    their rounding errors bounded, so that the totals ``kernel_rows`` adds up group by group rank as they did."""
+    if limit is None or not 0 < limit < len(starts):
+        return np.arange(len(starts))
+    estimate, magnitude = np.add.reduceat(durations, starts), np.add.reduceat(np.abs(durations), starts)
+    error = 2 * np.finfo(float).eps * np.diff(starts, append=len(durations)) * magnitude  # above either sum's
+    if not np.isfinite(error).all():  # an infinite or NaN duration: no bound to rely on
+        return np.arange(len(starts))
+    cutoff = np.partition(estimate - error, len(starts) - limit)[len(starts) - limit]
+    return np.flatnonzero(estimate + error >= cutoff)
 
 
 def top_kernels(trace: Trace, window: Window | None = None, limit: int = 10) -> list[KernelRow]:
@@ -84,11 +102,11 @@ def top_kernels(trace: Trace, window: Window | None = None, limit: int = 10) -> 
     return kernel_rows(trace, selected, limit)
 
 
-def memory_traffic(trace: Trace) -> list[MemoryTraffic]:
-    """memcpy and memset by name: count, time, bytes and achieved bandwidth."""
+def memory_traffic(trace: Trace, window: Window = EVERYTHING) -> list[MemoryTraffic]:
+    """memcpy and memset (those that start in the window) by name: count, time, bytes and achieved bandwidth."""
     rows: list[MemoryTraffic] = []
     for kind in ("memcpy", "memset"):
-        selected = trace.kind == KIND[kind]
+        selected = (trace.kind == KIND[kind]) & in_window(trace, window)
         for name, durations in grouped(trace, selected).items():
             named = selected & (trace.name == trace.names.index(name))
             total_bytes = float(np.nansum(trace.bytes[named]))
@@ -102,9 +120,10 @@ def memory_traffic(trace: Trace) -> list[MemoryTraffic]:
     return rows
 
 
-def occupancy(trace: Trace, name_contains: str = "") -> list[Occupancy]:
-    """Duration-weighted mean of the profiler's estimated achieved occupancy (%), by kernel name."""
-    selected = (trace.kind == KIND["kernel"]) & np.isfinite(trace.occupancy)
+def occupancy(trace: Trace, name_contains: str = "", window: Window = EVERYTHING) -> list[Occupancy]:
+    """Duration-weighted mean of the profiler's estimated achieved occupancy (%), by kernel name, over the
+    kernels that start in the window."""
+    selected = (trace.kind == KIND["kernel"]) & np.isfinite(trace.occupancy) & in_window(trace, window)
     if name_contains:
         selected &= names_where(trace, lambda name: name_contains in name)
     codes, inverse = np.unique(trace.name[selected], return_inverse=True)
@@ -156,9 +175,10 @@ def gemm_flops(op: str, dims: object) -> int | None:
     return None
 
 
-def gemm_throughput(trace: Trace) -> list[GemmRow]:
-    """Achieved TFLOP/s of the matrix multiplies whose shapes were recorded, against the device's peak."""
-    kernels = np.flatnonzero((trace.kind == KIND["kernel"]) & (trace.external_id != NO_ID))
+def gemm_throughput(trace: Trace, window: Window = EVERYTHING) -> list[GemmRow]:
+    """Achieved TFLOP/s of the matrix multiplies whose shapes were recorded, against the device's peak, over
+    the kernels that start in the window."""
+    kernels = np.flatnonzero((trace.kind == KIND["kernel"]) & (trace.external_id != NO_ID) & in_window(trace, window))
     order = np.argsort(trace.external_id[kernels], kind="stable")
     kernel_ids, kernel_durs = trace.external_id[kernels][order], trace.dur[kernels][order]
     device = device_name(trace)

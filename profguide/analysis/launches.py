@@ -5,12 +5,12 @@ from typing import TypedDict
 
 import numpy as np
 
+from profguide.analysis.families import CONVOLUTION, ELEMENTWISE, GEMM, kernel_family
 from profguide.analysis.idle import busy_intervals
-from profguide.analysis.intervals import Floats, Mask, covered
+from profguide.analysis.intervals import EVERYTHING, Floats, Mask, Window, clip_each, covered, starts_in
 from profguide.analysis.kernels import distribution, stats
-from profguide.analysis.select import Indices, gpu_work, host_syncs, kinds_mask, launch_of
+from profguide.analysis.select import Indices, gpu_work, host_syncs, kinds_mask, launch_of, overlapping
 from profguide.analysis.summary import ClockSkew, Distribution, OverheadRow, ProfilerOverhead, Synchronisations
-from profguide.patterns import GEMM_KERNEL_MARKS
 from profguide.trace.model import KIND, Trace
 
 
@@ -36,27 +36,28 @@ def joined_launches(trace: Trace) -> tuple[Indices, Indices]:
     return ops[launch >= 0], launch[launch >= 0]
 
 
-def launch_timing(trace: Trace) -> tuple[Indices, Floats, Mask]:
-    """For each GPU op joined to its launch call: the call's index, how long after the call ended the op
-    started, and whether its stream was empty then (no earlier op on it still to finish)."""
+def launch_timing(trace: Trace, window: Window = EVERYTHING) -> tuple[Indices, Floats, Mask]:
+    """For each GPU op that starts in the window, joined to its launch call: the call's index, how long after
+    the call ended the op started, and whether its stream was empty then (no earlier op on it still to finish)."""
     ops, launch = joined_launches(trace)
     ready = trace.end[launch]
     by_stream = np.lexsort((trace.ts[ops], trace.lane[ops]))
     earlier_end = np.full(len(ops), -np.inf)
     same_stream = trace.lane[ops[by_stream[1:]]] == trace.lane[ops[by_stream[:-1]]]
     earlier_end[by_stream[1:]] = np.where(same_stream, trace.end[ops[by_stream[:-1]]], -np.inf)
-    return launch, trace.ts[ops] - ready, earlier_end <= ready
+    inside = starts_in(trace.ts[ops], window)
+    return launch[inside], (trace.ts[ops] - ready)[inside], (earlier_end <= ready)[inside]
 
 
-def launch_delays(trace: Trace) -> LaunchDelays:
-    """Launch delay and queueing, named apart.
+def launch_delays(trace: Trace, window: Window = EVERYTHING) -> LaunchDelays:
+    """Launch delay and queueing, named apart, of the GPU ops that start in the window.
 
     *Launch delay* is the time from a launch call's end to its op's start on
     a stream that was empty when the call ended: the cost of launching,
     by API (runtime, driver). *Queueing* is the same span for ops whose stream
     was still busy: time spent waiting behind earlier work.
     """
-    launch, wait, empty = launch_timing(trace)
+    launch, wait, empty = launch_timing(trace, window)
     delay = {
         api: stats(wait[empty & (trace.kind[launch] == KIND[api])])
         for api in ("runtime", "driver")
@@ -65,10 +66,12 @@ def launch_delays(trace: Trace) -> LaunchDelays:
     return {"launch_delay_us": delay, "queueing_us": distribution(wait[~empty])}
 
 
-def clock_skew(trace: Trace) -> ClockSkew | None:
-    """GPU ops that start before the call that launched them began: the host's and the GPU's clocks
-    disagree by at least the largest such lead (None when no op is joined to its launch)."""
+def clock_skew(trace: Trace, window: Window = EVERYTHING) -> ClockSkew | None:
+    """GPU ops (starting in the window) that start before the call that launched them began: the host's and
+    the GPU's clocks disagree by at least the largest such lead (None when no op is joined to its launch)."""
     ops, launch = joined_launches(trace)
+    inside = starts_in(trace.ts[ops], window)
+    ops, launch = ops[inside], launch[inside]
     if not len(ops):
         return None
     lead = trace.ts[launch] - trace.ts[ops]
@@ -76,30 +79,35 @@ def clock_skew(trace: Trace) -> ClockSkew | None:
     return {"ops_starting_before_launch": int(early.sum()), "at_least_us": float(lead.max()) if early.any() else 0.0}
 
 
-def profiler_overhead(trace: Trace) -> ProfilerOverhead:
-    """The profiler's own work that CUPTI reports (Activity Buffer Request, Buffer Flush …), by name: how
-    often, how long, and how much of that time the GPU sat idle."""
-    overhead = np.flatnonzero(trace.kind == KIND["overhead"])
-    busy_during = covered(busy_intervals(trace, (-np.inf, np.inf)), trace.ts[overhead], trace.end[overhead])
+def profiler_overhead(trace: Trace, window: Window = EVERYTHING) -> ProfilerOverhead:
+    """The profiler's own work that CUPTI reports (Activity Buffer Request, Buffer Flush …), by name, over the
+    window: how often, how long (inside the window), and how much of that time the GPU sat idle."""
+    overhead = np.flatnonzero((trace.kind == KIND["overhead"]) & overlapping(trace, window))
+    starts, ends = clip_each(trace.ts[overhead], trace.end[overhead], window)
+    busy_during = covered(busy_intervals(trace, window), starts, ends)
     names: dict[str, OverheadRow] = {}
-    for index, busy_us in zip(overhead.tolist(), busy_during.tolist(), strict=True):
+    for index, start, end, busy_us in zip(overhead.tolist(), starts.tolist(), ends.tolist(), busy_during.tolist(),
+                                          strict=True):
         row = names.setdefault(trace.names[trace.name[index]], {"count": 0, "total_us": 0.0, "gpu_idle_during_us": 0.0,
                                                                  "first_start_us": float(trace.ts[index])})
         row["count"] += 1
-        row["total_us"] += float(trace.dur[index])
-        row["gpu_idle_during_us"] += float(trace.dur[index]) - busy_us
-    return {"events": int(len(overhead)), "total_us": float(trace.dur[overhead].sum()), "by_name": names}
+        row["total_us"] += end - start
+        row["gpu_idle_during_us"] += end - start - busy_us
+    return {"events": int(len(overhead)), "total_us": float((ends - starts).sum()), "by_name": names}
 
 
-def synchronisations(trace: Trace) -> Synchronisations:
-    """Host sync calls and GPU-side sync events: how long they took and how much GPU work each covered."""
+def synchronisations(trace: Trace, window: Window = EVERYTHING) -> Synchronisations:
+    """Host sync calls and GPU-side sync events that overlap the window: how long they took inside it and how
+    much GPU work each covered."""
     syncs = host_syncs(trace)
-    busy_during = covered(busy_intervals(trace, (-np.inf, np.inf)), trace.ts[syncs], trace.end[syncs])
+    syncs = syncs[overlapping(trace, window)[syncs]]
+    starts, ends = clip_each(trace.ts[syncs], trace.end[syncs], window)
+    busy_during = covered(busy_intervals(trace, window), starts, ends)
     longest = np.argsort(-trace.dur[syncs], kind="stable")[:5]
-    gpu_side = kinds_mask(trace, ("sync",))
+    gpu_side = kinds_mask(trace, ("sync",)) & overlapping(trace, window)
     return {
         "host_calls": int(len(syncs)),
-        "host_time_us": float(trace.dur[syncs].sum()),
+        "host_time_us": float((ends - starts).sum()),
         "gpu_busy_during_us": float(busy_during.sum()),
         "gpu_sync_events": int(gpu_side.sum()),
         "longest": [
@@ -110,13 +118,14 @@ def synchronisations(trace: Trace) -> Synchronisations:
     }
 
 
-def kernel_family(name: str) -> str:
-    """``gemm`` for a matrix-multiply kernel (cuBLAS, CUTLASS), ``elementwise`` for PyTorch's elementwise
-    kernels, else ``other``: enough to tell which launches come after occupancy queries."""
-    lowered = name.lower()
-    if any(mark in lowered for mark in GEMM_KERNEL_MARKS):
+def occupancy_family(name: str) -> str:
+    """``gemm`` for a matrix-multiply kernel (a GEMM or a convolution: cuBLAS, CUTLASS, cuDNN), ``elementwise``
+    for an elementwise kernel, else ``other``, as ``families.kernel_family`` decodes the name: enough to tell
+    which launches come after occupancy queries."""
+    family = kernel_family(name).family
+    if family in (GEMM, CONVOLUTION):
         return "gemm"
-    return "elementwise" if "elementwise" in lowered else "other"
+    return "elementwise" if family == ELEMENTWISE else "other"
 
 
 def occupancy_queries(trace: Trace) -> OccupancyQueries:
@@ -140,7 +149,7 @@ def occupancy_queries(trace: Trace) -> OccupancyQueries:
     for query, position in zip(np.flatnonzero(is_query), following, strict=True):
         if position < len(launches) and trace.lane[calls[launches[position]]] == trace.lane[calls[query]]:
             call = int(calls[launches[position]])
-            next_family[kernel_family(name_of[call])] += 1
+            next_family[occupancy_family(name_of[call])] += 1
             after.add(call)
-    launched = [(name_of[call], kernel_family(name_of[call]), call in after) for call in sorted(op_of_launch)]
+    launched = [(name_of[call], occupancy_family(name_of[call]), call in after) for call in sorted(op_of_launch)]
     return {"queries": int(is_query.sum()), "next": next_family, "launched": launched}

@@ -26,6 +26,19 @@ SYNC_CALLS = frozenset({
     "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize",
     "hipDeviceSynchronize", "hipStreamSynchronize", "hipEventSynchronize",
 })
+# A copy the host waits in shows as the call that makes it: the synchronous copy and set calls of the CUDA
+# runtime, the driver and HIP (cudaMemcpy, cudaMemcpy2D, cudaMemset, cuMemcpyDtoH_v2, hipMemcpyWithStream,
+# hipMemcpyDtoH …: every one without ``Async`` in its name) return once the copy is done, where it involves
+# host memory. The op that asks for the copy says nothing by its name: a ``non_blocking`` ``aten::copy_`` makes
+# an Async call and no sync, ROCm's blocking one makes a hipMemcpyWithStream, and CUDA's ``.cpu()`` makes a
+# cudaMemcpyAsync and then a cudaStreamSynchronize, a sync call already.
+BLOCKING_COPY_PREFIXES = ("cudaMemcpy", "cudaMemset", "cuMemcpy", "cuMemset", "hipMemcpy", "hipMemset")
+
+
+def waits_for_device(name: str) -> bool:
+    """Whether a runtime or driver call of this name blocks the host until the GPU is done: a sync or a
+    blocking copy."""
+    return name in SYNC_CALLS or (name.startswith(BLOCKING_COPY_PREFIXES) and "Async" not in name)
 
 
 def codes_mask(codes: npt.NDArray[np.integer[Any]], wanted: Iterable[int], size: int) -> Mask:
@@ -102,10 +115,14 @@ def nesting_depths(starts: Floats, ends: Floats) -> Indices:
     return depths
 
 
+# The kinds a ``ProfilerStep#N`` region has: a user annotation, or an ``Operator`` in the old schema (torch 1.x).
+STEP_KINDS = ("annotation", "cpu_op")
+
+
 def profiler_steps(trace: Trace) -> list[Step]:
     """The ``ProfilerStep#N`` regions that ``prof.step()`` marks, in order of start."""
     codes = {code: int(m.group(1)) for code, name in enumerate(trace.names) if (m := STEP.match(name))}
-    selected = np.flatnonzero(np.isin(trace.name, list(codes)) & (trace.kind == KIND["annotation"]))
+    selected = np.flatnonzero(np.isin(trace.name, list(codes)) & kinds_mask(trace, STEP_KINDS))
     return [
         {"step": codes[int(trace.name[i])], "start_us": float(trace.ts[i]), "dur_us": float(trace.dur[i])}
         for i in selected
@@ -130,23 +147,39 @@ def launch_of(trace: Trace, indices: Indices) -> Indices:
     return np.where(found, calls[position] if len(calls) else -1, -1)
 
 
+def overlapping(trace: Trace, window: Window) -> Mask:
+    """Mask of the events that overlap the window (an instant-long one at its start counts)."""
+    return (trace.ts < window[1]) & ((trace.end > window[0]) | (trace.ts >= window[0]))
+
+
+def unlaunched(trace: Trace, mask: Mask) -> Mask:
+    """The events of ``mask`` (GPU ops) whose launch call is not in the trace."""
+    indices = np.flatnonzero(mask)
+    found = np.zeros(len(trace), dtype=bool)
+    found[indices[launch_of(trace, indices) < 0]] = True
+    return found
+
+
 def host_syncs(trace: Trace) -> Indices:
-    """Indices of the host calls that wait for the GPU (cudaDeviceSynchronize and kin)."""
-    return np.flatnonzero(names_where(trace, SYNC_CALLS.__contains__) & kinds_mask(trace, ("runtime", "driver")))
+    """Indices of the host calls that wait for the GPU: cudaDeviceSynchronize and kin, and blocking copies."""
+    return np.flatnonzero(names_where(trace, waits_for_device) & kinds_mask(trace, ("runtime", "driver")))
+
+
+def launched_until(trace: Trace, start: float, end: float) -> float:
+    """``end``, or later: when the GPU finished the work launched between ``start`` and ``end``."""
+    ops = np.flatnonzero(gpu_work(trace))
+    launch = launch_of(trace, ops)
+    launch_ts = trace.ts[np.maximum(launch, 0)]
+    launched = (launch >= 0) & (launch_ts >= start) & (launch_ts < end)
+    return max(end, float(trace.end[ops[launched]].max())) if launched.any() else end
 
 
 def step_window(trace: Trace, step: int) -> Window:
     """The window of ``ProfilerStep#step``: from its start until the GPU finished the work it launched."""
     for found in profiler_steps(trace):
         if found["step"] == step:
-            start, end = found["start_us"], found["start_us"] + found["dur_us"]
-            ops = np.flatnonzero(gpu_work(trace))
-            launch = launch_of(trace, ops)
-            launch_ts = trace.ts[np.maximum(launch, 0)]
-            launched = (launch >= 0) & (launch_ts >= start) & (launch_ts < end)
-            if launched.any():
-                end = max(end, float(trace.end[ops[launched]].max()))
-            return start, end
+            start = found["start_us"]
+            return start, launched_until(trace, start, start + found["dur_us"])
     known = ", ".join(str(s["step"]) for s in profiler_steps(trace)) or "none"
     raise UsageError(f"no ProfilerStep#{step} in this trace (steps: {known})")
 

@@ -260,6 +260,59 @@ class GemmRow(TypedDict):
     pct_of_peak: Annotated[float | None, Meta(description="tflops as a share of peak_tflops")]
 
 
+class FamilyRow(TypedDict):
+    """One family of kernels (``profguide.analysis.families``): their time, and that time split by what their
+    names say. A split holds "unknown" for the kernels whose names do not say; it is empty for a family it does
+    not apply to."""
+
+    family: Annotated[str, Meta(description="gemm, convolution, attention, triton, elementwise, reduction, "
+                                            "normalization, copy, communication or other")]
+    time_us: Annotated[float, Meta(description="the kernels' durations added")]
+    share_pct: Annotated[float, Meta(description="that time as a share of all the kernels' durations added")]
+    count: Annotated[int, Meta(description="how many kernels")]
+    libraries_us: Annotated[dict[str, float], Meta(description="time by library (GEMMs, convolutions, "
+                                                               "communication)")]
+    precision_us: Annotated[dict[str, float], Meta(description="time by input precision (GEMMs, convolutions, "
+                                                               "attention)")]
+    tensor_cores_us: Annotated[dict[str, float], Meta(description="time on tensor cores: yes, no, unknown "
+                                                                  "(GEMMs, convolutions, attention)")]
+    backends_us: Annotated[dict[str, float], Meta(description="time by backend (attention: flash, "
+                                                              "memory-efficient, cuDNN, Triton)")]
+    kinds_us: Annotated[dict[str, float], Meta(description="time by kind (Triton: pointwise, reduction, "
+                                                           "persistent, template; convolutions; collectives)")]
+
+
+class DeviceSetup(TypedDict):
+    """Host time spent setting the device up (``profguide.analysis.startup``): the CUDA context, the
+    allocator's pools, lazy loading of kernel modules, cuDNN and cuBLAS set-up."""
+
+    us: Annotated[float, Meta(description="time in set-up calls, on any thread, those side by side counted once")]
+    pct: Annotated[float, Meta(description="that time as a share of the window")]
+    top: Annotated[list[tuple[str, float]], Meta(description="up to three (call, µs) that took the most")]
+
+
+class ColdStart(TypedDict):
+    """A first iteration much slower than the others."""
+
+    start_us: Annotated[float, Meta(description="its start")]
+    dur_us: Annotated[float, Meta(description="its length")]
+    times_median: Annotated[float, Meta(description="its length over the median of the other iterations")]
+    setup: Annotated[DeviceSetup, Meta(description="the device set-up inside it")]
+
+
+class Iterations(TypedDict):
+    """The loop's iterations, found without ProfilerStep from what repeats on the thread that runs it."""
+
+    found_by: Annotated[str, Meta(description="what marks them: a DataLoader's __next__, the optimizer step, a "
+                                              "top-level annotation or module forward")]
+    count: Annotated[int, Meta(description="how many")]
+    starts_us: Annotated[list[float], Meta(description="where each starts")]
+    last_end_us: Annotated[float, Meta(description="where the last ends")]
+    median_us: Annotated[float, Meta(description="their median length")]
+    cold_start: Annotated[ColdStart | None, Meta(description="the first iteration, when it took at least twice "
+                                                             "the others' median; the window then leaves it out")]
+
+
 class Measured(TypedDict):
     """What ``summarise`` measures about one trace, over one window, before it gives the verdict."""
 
@@ -269,6 +322,10 @@ class Measured(TypedDict):
     unanalysed_events: Annotated[dict[str, int], Meta(description="events of device kinds not analysed, by "
                                                                   "category")]
     steps: Annotated[list[Step], Meta(description="the ProfilerSteps, in order of start")]
+    iterations: Annotated[Iterations | None, Meta(description="without ProfilerSteps, the iterations of the loop; "
+                                                              "null when nothing repeats or the trace has steps")]
+    device_setup: Annotated[DeviceSetup | None, Meta(description="device set-up over the window; null without "
+                                                                 "GPU work")]
     window: Annotated[MeasuredWindow | None, Meta(description="the GPU window measured; null without GPU work")]
     window_definition: Annotated[str, Meta(description="what the window is, in words")]
     host: Annotated[HostBreakdown | None, Meta(description="the host's time, on a trace without GPU work; null "
@@ -279,7 +336,9 @@ class Measured(TypedDict):
     gpu_idle_pct: Annotated[float | None, Meta(description="its idle time over the window")]
     idle: Annotated[IdleBreakdown | None, Meta(description="the idle time's causes; null without GPU work")]
     top_kernels: Annotated[list[KernelRow], Meta(description="up to ten kernels of the window, most time first")]
-    communication: Annotated[Communication, Meta(description="communication kernels over the trace")]
+    kernel_families: Annotated[list[FamilyRow], Meta(description="the kernels that start in the window by family, "
+                                                                 "most time first")]
+    communication: Annotated[Communication, Meta(description="communication kernels over the window")]
     launch_delay_us: Annotated[dict[str, Distribution], Meta(description="call end to GPU start on an empty "
                                                                          "stream, by API (runtime, driver)")]
     queueing_us: Annotated[Distribution | None, Meta(description="the same behind earlier work on the stream")]
@@ -297,6 +356,8 @@ class Summary(Measured):
 
     verdict: Annotated[str, Meta(description="what limits the run, one word (the page's table)")]
     verdict_text: Annotated[str, Meta(description="the verdict in a sentence, with what to try")]
+    verdict_basis: Annotated[str, Meta(description="the measurement that decided the verdict, and the rule's "
+                                                   "threshold, in words")]
 
 
 class TraceSummary(Summary):

@@ -6,10 +6,11 @@ import numpy as np
 
 from profguide.analysis.communication import communication
 from profguide.analysis.compile import compile_markers
-from profguide.analysis.host import host_breakdown
+from profguide.analysis.families import family_breakdown
+from profguide.analysis.host import CPU_LABELS, host_breakdown
 from profguide.analysis.idle import LATE_LAUNCH, busy_intervals, idle_breakdown
-from profguide.analysis.intervals import Mask, Window, union_length
-from profguide.analysis.kernels import device_name, gemm_throughput, memory_traffic, occupancy, top_kernels
+from profguide.analysis.intervals import EVERYTHING, Mask, Window, union_length
+from profguide.analysis.kernels import device_name, gemm_throughput, in_window, memory_traffic, occupancy, top_kernels
 from profguide.analysis.launches import clock_skew, launch_delays, profiler_overhead, synchronisations
 from profguide.analysis.select import (
     activity_window,
@@ -20,7 +21,9 @@ from profguide.analysis.select import (
     hta_window,
     on_a_stream,
     profiler_steps,
+    unlaunched,
 )
+from profguide.analysis.startup import STARTUP_PCT, device_setup, is_startup, iterations, steady_window
 from profguide.analysis.summary import (
     HostActivity,
     HostBreakdown,
@@ -46,6 +49,9 @@ VERDICTS = {
     "cpu-only": "No GPU work in this trace, and no host events to break down.",
     "not-analysed": "This trace holds device events profguide does not analyse ({categories}): it can say "
     "nothing about that device's busy or idle time.",
+    "start-up": "Most of this window is the device starting up ({label}): the CUDA context, the allocator's "
+    "first blocks, each kernel's module loaded at its first launch, library set-up. A process pays it once: "
+    "profile past it (torch.profiler.schedule with wait and warmup steps) to see the steady state.",
     "compute-bound": "The GPU is busy most of the time: speed comes from faster kernels, not from the host.",
     "communication-bound": "Communication kernels take much of the time without overlapping computation.",
     "input-bound": "The GPU waits while the host loads the next batch ({label}): load it in worker processes "
@@ -82,7 +88,7 @@ HOST_ACTIVITY_VERDICTS = {"data loading": "input-bound", "ops": "compute-bound",
                           "optimizer": "optimizer-bound", "region": "python-bound", "python": "python-bound"}
 ACTIVITY_VERDICTS = {"data loading": "input-bound", "sync": "sync-bound", "optimizer": "optimizer-bound",
                      "python": "python-bound", "region": "python-bound", "ops": "launch-bound",
-                     "backward": "launch-bound"}
+                     "backward": "launch-bound", "setup": "start-up"}
 
 
 def top_label(row: HostActivity | IdleActivity) -> str:
@@ -115,27 +121,61 @@ def host_verdict(host: HostBreakdown) -> tuple[str, str]:
     return HOST_ACTIVITY_VERDICTS[dominant], top_label(activities[dominant])
 
 
-def verdict(summary: Measured) -> tuple[str, str]:
-    """(the verdict, the name it points at) from what ``summarise`` measured."""
+# Where the idle time of the causes other than a late launch lies, for the verdict's basis.
+IDLE_WHEN = {"queued": "before ops already queued", "profiler": "under the profiler's own work",
+             "other": "before ops with no launch call in the trace"}
+
+
+def share_of(part: float, whole: float) -> str:
+    return f"{100 * part / whole:.0f}%" if whole else "0%"
+
+
+def verdict(summary: Measured) -> tuple[str, str, str]:
+    """(the verdict, the name it points at, the measurement that decided it, in words) from what
+    ``summarise`` measured. The rules are tried in this order; the first that holds decides."""
     window, idle, busy_pct = summary["window"], summary["idle"], summary["gpu_busy_pct"]
     if window is None or idle is None or busy_pct is None:  # no GPU work: the three are None together
         unread = summary["unanalysed_events"]
         if unread:
-            return "not-analysed", ", ".join(sorted(unread))
-        return host_verdict(summary["host"]) if summary["host"] and summary["host"]["dur_us"] else ("cpu-only", "")
+            return "not-analysed", ", ".join(sorted(unread)), "no GPU work it reads, and device events it does not"
+        host = summary["host"]
+        if not host or not host["dur_us"]:
+            return "cpu-only", "", "no GPU work and no host events"
+        name, label = host_verdict(host)
+        activity = max(host["by_activity"], key=lambda key: host["by_activity"][key]["us"])
+        basis = (f"no GPU work; the host's largest share of time, "
+                 f"{share_of(host['by_activity'][activity]['us'], host['dur_us'])}: {CPU_LABELS[activity]}")
+        if name == "communication-bound":
+            basis += ", while other threads spent at least half of it in communication"
+        return name, label, basis
+    length = window["dur_us"]
+    setup = summary["device_setup"]
+    if setup and is_startup(setup):
+        return ("start-up", ", ".join(name for name, _ in setup["top"]),
+                f"device set-up {setup['pct']:.0f}% of the window (at least {STARTUP_PCT}%)")
     comm = summary["communication"]
-    if comm["kernel_us"] and comm["exposed_us"] > EXPOSED_COMMUNICATION_PCT / 100 * window["dur_us"]:
-        return "communication-bound", ""
+    if comm["kernel_us"] and comm["exposed_us"] > EXPOSED_COMMUNICATION_PCT / 100 * length:
+        return ("communication-bound", "", f"communication that overlaps no computation "
+                f"{share_of(comm['exposed_us'], length)} of the window (over {EXPOSED_COMMUNICATION_PCT}%)")
     if busy_pct >= COMPUTE_BOUND_BUSY_PCT:
-        return "compute-bound", ""
+        return "compute-bound", "", f"GPU busy {busy_pct:.0f}% of the window (at least {COMPUTE_BOUND_BUSY_PCT}%)"
     causes = idle["by_cause"]
     late = sum(causes[cause]["idle_us"] for cause in LATE_LAUNCH)
     largest = max(("queued", "profiler", "other"), key=lambda cause: causes[cause]["idle_us"])
     if late >= causes[largest]["idle_us"]:
-        return late_launch_verdict(idle)
+        name, label = late_launch_verdict(idle)
+        busiest = max(idle["by_activity"].values(), key=lambda row: row["idle_us"])
+        basis = (f"the GPU waited for the host {share_of(late, length)} of the window, more than for anything else; "
+                 f"the host was mostly {busiest['meaning']}")
+        if name == "sync-bound":
+            basis += (f", and {share_of(causes['sync']['idle_us'], late)} of the wait began in a synchronisation "
+                      f"(at least {SYNC_STARTS_PCT}% makes it sync-bound)")
+        return name, label, basis
+    basis = (f"the GPU idle {share_of(causes[largest]['idle_us'], length)} of the window {IDLE_WHEN[largest]}, "
+             "more than for any other cause")
     if largest == "profiler":
-        return "profiler-bound", ", ".join(summary["profiler_overhead"]["by_name"]) or "overhead events"
-    return {"queued": "idle-queued"}.get(largest, "idle-unexplained"), ""
+        return "profiler-bound", ", ".join(summary["profiler_overhead"]["by_name"]) or "overhead events", basis
+    return {"queued": "idle-queued"}.get(largest, "idle-unexplained"), "", basis
 
 
 def measured_window(trace: Trace) -> tuple[Mask, Window, str, LeftOut | None]:
@@ -148,6 +188,9 @@ def measured_window(trace: Trace) -> tuple[Mask, Window, str, LeftOut | None]:
     """
     everything = on_a_stream(trace)
     ops, window = hta_ops(trace), hta_window(trace)
+    # HTA also drops the ops whose launch is not in the trace; one that runs in the window was launched before
+    # the profiler started, and the GPU was busy with it all the same.
+    ops = ops | unlaunched(trace, everything)
     all_busy = union_length(*busy_intervals(trace, (-np.inf, np.inf), everything))
     hta_busy = union_length(*busy_intervals(trace, (-np.inf, np.inf), ops)) if window else 0.0
     left_out = int(everything.sum() - ops.sum())
@@ -167,6 +210,11 @@ def measured_window(trace: Trace) -> tuple[Mask, Window, str, LeftOut | None]:
 def summarise(trace: Trace, window: Window | None = None, window_meaning: str | None = None) -> Summary:
     """Everything ``profguide explain`` reports, for one window (default: ``measured_window``)."""
     has_gpu_work = bool(on_a_stream(trace).any())
+    found = iterations(trace) if window is None and not profiler_steps(trace) else None
+    if found and found["cold_start"]:
+        window = steady_window(trace, found)
+        window_meaning = (f"iterations 2 to {found['count']} ({found['found_by']}) and the GPU work they launched; "
+                          "the first, a cold start, is left out")
     asked, left_out, host, ops = window, None, None, None
     if not has_gpu_work:
         host = host_breakdown(trace, window)
@@ -177,12 +225,15 @@ def summarise(trace: Trace, window: Window | None = None, window_meaning: str | 
         ops = on_a_stream(trace)
     idle = idle_breakdown(trace, window, ops) if window else None
     length = window[1] - window[0] if window else 0.0
+    span = window or asked or EVERYTHING  # what every figure is measured over: the window, or the whole trace
     measured: Measured = {
         "events": len(trace),
         "device": device_name(trace),
         "skipped_events": trace.skipped,
         "unanalysed_events": trace.unread,
         "steps": profiler_steps(trace),
+        "iterations": found,
+        "device_setup": device_setup(trace, window) if window else None,
         "window": {"start_us": window[0], "end_us": window[1], "dur_us": length} if window else None,
         "window_definition": window_meaning or "the window asked for",
         "host": host,
@@ -191,19 +242,22 @@ def summarise(trace: Trace, window: Window | None = None, window_meaning: str | 
         "gpu_idle_pct": None if idle is None else 100 * idle["idle_us"] / length if length else 0.0,
         "idle": idle,
         "top_kernels": top_kernels(trace, window) if window else [],
-        "communication": communication(trace),
-        **launch_delays(trace),
-        "clock_skew": clock_skew(trace),
-        "profiler_overhead": profiler_overhead(trace),
-        "synchronisations": synchronisations(trace),
-        "memory_traffic": memory_traffic(trace),
-        "occupancy": occupancy(trace)[:10],
+        "kernel_families": family_breakdown(trace, (trace.kind == KIND["kernel"]) & in_window(trace, window))
+        if window else [],
+        "communication": communication(trace, span),
+        **launch_delays(trace, span),
+        "clock_skew": clock_skew(trace, span),
+        "profiler_overhead": profiler_overhead(trace, span),
+        "synchronisations": synchronisations(trace, span),
+        "memory_traffic": memory_traffic(trace, span),
+        "occupancy": occupancy(trace, window=span)[:10],
         "compile": compile_markers(trace, asked),
-        "gemm": gemm_throughput(trace),
+        "gemm": gemm_throughput(trace, span),
     }
-    name, label = verdict(measured)
+    name, label, basis = verdict(measured)
     texts = HOST_VERDICTS if host and name in HOST_VERDICTS else VERDICTS
-    return {**measured, "verdict": name, "verdict_text": texts[name].format(label=label, categories=label)}
+    return {**measured, "verdict": name, "verdict_text": texts[name].format(label=label, categories=label),
+            "verdict_basis": basis}
 
 
 class Facts(TypedDict):

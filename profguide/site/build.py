@@ -17,13 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from profguide.analysis import summary
+from profguide.analysis.verdict import summarise
 from profguide.errors import RecordingError, TraceError
 from profguide.figures import charts
 from profguide.files import replace_file
 from profguide.progress import step
 from profguide.site import claims, glossary, launch, marks, notebooks, render
 from profguide.site.cheatsheet import cheat_sheet
-from profguide.site.data import RealTraceData, RecordingData
+from profguide.site.data import RealTraceData, RecordingData, load_once
 from profguide.site.fragments import FRAGMENTS, FragmentError
 from profguide.site.staleness import recording_state
 
@@ -31,6 +32,10 @@ INCLUDE = re.compile(r'^[ \t]*--8<-- "docs/generated/(?P<folder>[^/"]+)/(?P<name
 # Fragments of the whole site rather than of one recording, in docs/generated/site/.
 SITE = "site"
 BENCHMARK_RESULTS = "benchmarks/results/explain_vs_hta.json"
+RANKS_RESULTS = "benchmarks/results/explain_ranks.json"
+LAYOUT_RESULTS = "benchmarks/results/layout_memory.json"
+TRACES = "docs/traces"  # the real traces from other machines, with their sources and licences
+REAL_VERDICTS = "real-trace-verdicts.md"
 
 
 @dataclass(frozen=True)
@@ -160,9 +165,15 @@ def site_files(root, checks, included):
     makers = {
         "claims.md": lambda: {"claims.md": claims.claims_table(checks)},
         "explain-vs-hta.md": lambda: benchmark_files(root),
+        "layout-memory.md": lambda: {"layout-memory.md": render.layout_benchmark_fragment(
+            json.loads((Path(root) / LAYOUT_RESULTS).read_text()))},
+        "explain-ranks.md": lambda: {"explain-ranks.md": render.ranks_benchmark_fragment(
+            json.loads((Path(root) / RANKS_RESULTS).read_text()))},
         "cheat-sheet.md": lambda: {"cheat-sheet.md": cheat_sheet(checks)},
         glossary.VERDICT_LIST: lambda: {glossary.VERDICT_LIST: glossary.verdict_list()},
         "explain-fields.md": lambda: {"explain-fields.md": summary.field_tables()},
+        REAL_VERDICTS: lambda: {REAL_VERDICTS: render.real_verdicts_table(
+            [(path.name, summarise(load_once(path))) for path in sorted((Path(root) / TRACES).glob("*.json.gz"))])},
     }
     pages = {marks.checked_fragment(page): page for page in {c.claim.page for c in checks}}
     for name, page in pages.items():

@@ -29,6 +29,7 @@ from profguide.analysis.select import (
     first_of,
     gpu_window,
     host_syncs,
+    hta_ops,
     launch_of,
     names_where,
     on_a_stream,
@@ -193,6 +194,22 @@ def idle_share(measure, data):
     cause = idle_breakdown(data.trace, window, ops)["by_cause"].get(measure.cause)
     length = window[1] - window[0]
     return cause["idle_us"] / length if cause and length > 0 else None
+
+
+@takes(recordings.DeviceSetupShare)
+def device_setup_share(_measure, data):
+    setup = data.summary["device_setup"]
+    return None if setup is None else setup["pct"] / 100
+
+
+@takes(recordings.IdleBelowHtas)
+def idle_below_htas(_measure, data):
+    summary = data.summary
+    if summary["window"] is None:
+        return None
+    window = (summary["window"]["start_us"], summary["window"]["end_us"])
+    by_htas_rule = idle_breakdown(data.trace, window, hta_ops(data.trace))["idle_us"]
+    return (by_htas_rule - summary["idle"]["idle_us"]) / summary["window"]["dur_us"]
 
 
 @takes(recordings.QueueingOverLaunch)

@@ -257,6 +257,23 @@ class IdleShare(Measure):
 
 
 @dataclass(frozen=True)
+class DeviceSetupShare(Measure):
+    """The host's time in device set-up over the window ``profguide explain`` measures."""
+
+    def describe(self):
+        return "device set-up / explain's window"
+
+
+@dataclass(frozen=True)
+class IdleBelowHtas(Measure):
+    """How much lower explain's GPU idle share is than the share by HTA's rule, which leaves out the ops
+    launched before the trace began (percentage points of the window, over 100)."""
+
+    def describe(self):
+        return "GPU idle share by HTA's rule − explain's"
+
+
+@dataclass(frozen=True)
 class QueueingOverLaunch(Measure):
     """The median queueing (op behind earlier work) over the median launch delay (runtime API, stream empty)."""
 

@@ -329,6 +329,74 @@ def benchmark_fragment(results, svg_path):
     return "\n".join(lines) + "\n"
 
 
+def real_verdicts_table(summaries):
+    """Each real trace's verdict and the measurement that decided it: [(file name, ``summarise`` of it)]."""
+    rows = [(code(name), cell(summary["device"] or "not named"),
+             format_duration(summary["window"]["dur_us"]) if summary["window"] else "no GPU work",
+             code(summary["verdict"]), cell(summary["verdict_basis"]))
+            for name, summary in summaries]
+    return markdown_table(("Trace", "Device", "Window", "Verdict", "Decided by"), rows, "llrll")
+
+
+RANKS_SPEEDUP_GOAL = 1.6  # explain DIR on two cores against one, on the benchmark's largest folder
+
+
+def ranks_benchmark_fragment(results):
+    """Markdown from ``benchmarks/explain_ranks.py --json`` output: each folder on one core and on two, the
+    speed-up, peak memory, and whether the goal for the largest folder is met."""
+    rows = [(f"{row['ranks']:,}", f"{row['bytes'] / 2**20:,.0f} MiB", f"{row['explain_1core_wall_s']:.2f} s",
+             f"{row['explain_2core_wall_s']:.2f} s", f"{row['explain_speedup']:.2f}×", f"{row['draw_speedup']:.2f}×",
+             f"{row['explain_2core_maxrss_mib']:,.0f} / {row['explain_2core_workers_maxrss_mib']:,.0f} MiB",
+             "✓" if row["same_answer"] else "✗")
+            for row in results["rows"]]
+    table = markdown_table(("Ranks", "JSON", "explain, 1 core", "2 cores", "Speed-up", "draw speed-up",
+                            "Peak memory, command / largest worker", "Same answer"), rows, "rrrrrrrl")
+    largest = max(results["rows"], key=lambda row: row["ranks"])
+    met = largest["explain_speedup"] >= RANKS_SPEEDUP_GOAL
+    load = results.get("load_average_before")
+    return (table + f"\nGoal: `explain DIR` of {largest['ranks']:,} ranks at least {RANKS_SPEEDUP_GOAL:g}× faster "
+            f"on two cores than on one: {largest['explain_speedup']:.2f}×, {'✓ met' if met else '✗ not met'}.\n\n"
+            f"<small>Measured {escape(results['date'][:10])} on {escape(results['machine'])}"
+            + (f", load average {load[0]:.2f} before the runs" if load else "")
+            + f"; {results['repeats']} runs each, medians. Rerun with `python3 benchmarks/explain_ranks.py --json "
+            "benchmarks/results/explain_ranks.json`.</small>\n")
+
+
+LAYOUT_MEMORY_GOAL = 1.3  # peak memory of another layout of the same events, over one event per line's
+LAYOUTS = {"lines": "one event per line, as torch writes it", "one line": "the same events on one line",
+           "padding": "a few of them in gzip padding"}
+
+
+def layout_benchmark_fragment(results):
+    """Markdown from ``benchmarks/layout_memory.py --json`` output: each layout's peak memory and time, before
+    and after, and whether memory grows with the events rather than with the layout."""
+    after, before = results["after"], results.get("before")
+    rows = []
+    for key, words in LAYOUTS.items():
+        now = after["layouts"][key]
+        then = before["layouts"][key] if before else None
+        rows.append((words, format_size(results["trace"]["bytes"][key]),
+                     f"{now['peak_rss_mib']:,.0f} MiB", f"{then['peak_rss_mib']:,.0f} MiB" if then else "–",
+                     f"{now['wall_s']:.2f} s", f"{then['wall_s']:.2f} s" if then else "–"))
+    table = markdown_table(("Layout", "File", "Peak memory", "Before", "Wall time", "Before"), rows, "lrrrrr")
+    ratios = after["ratios"]
+    goals = [(f"{LAYOUTS[key]}: peak memory at most {LAYOUT_MEMORY_GOAL:g}× that of one event per line",
+              ratios[f"{key}_over_lines_peak_rss_mib"]) for key in ("one line", "padding")]
+    lines = markdown_table(("Goal", "Measured", "Met"), [
+        (words, f"{value:.2f}×", "✓ yes" if value <= LAYOUT_MEMORY_GOAL else "✗ no") for words, value in goals],
+        "lrl")
+    inflated = results["trace"].get("padding_inflates_to")
+    note = f" (it inflates to {format_size(inflated)})" if inflated else ""
+    checkouts = results["checkouts"]
+    compared = (f"; *before* is commit {escape(str(checkouts['before']))}, the rest "
+                f"{escape(str(checkouts['after']))}" if before else "")
+    return (table + f"\nThe padding file{note} and the others hold events of "
+            f"`{escape(results['trace']['source'])}`{compared}.\n\n" + lines
+            + f"\n<small>Measured {escape(results['date'][:10])} on {escape(results['machine'])}; "
+            f"{results['repeats']} runs each, medians. Rerun with `python3 benchmarks/layout_memory.py` "
+            "(see benchmarks/README.md).</small>\n")
+
+
 def scaling_series(results):
     """(label, [(events, seconds), …]) for explain and the decoding floor, from the scaling runs."""
     rows = results.get("scaling") or []

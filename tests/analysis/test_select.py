@@ -16,11 +16,16 @@ def test_nesting_depths_follow_the_call_stack():
 
 
 def test_profiler_steps_in_order():
+    """A step is a user annotation, or an Operator in the old schema; the copy kineto draws on a GPU stream
+    (``gpu_user_annotation``) is not another step."""
+    on_the_gpu = {**gpu("ProfilerStep#3", 1, 4), "cat": "gpu_user_annotation"}
+    old_schema = {**cpu("ProfilerStep#9", 20, 1), "cat": "Operator"}
     t = make(cpu("ProfilerStep#3", 0, 5, kind="annotation"), cpu("ProfilerStep#4", 5, 7, kind="annotation"),
-             cpu("ProfilerStep#x", 12, 1, kind="annotation"), cpu("ProfilerStep#9", 20, 1))
+             cpu("ProfilerStep#x", 12, 1, kind="annotation"), old_schema, on_the_gpu)
     assert select.profiler_steps(t) == [
         {"step": 3, "start_us": 0, "dur_us": 5},
         {"step": 4, "start_us": 5, "dur_us": 7},
+        {"step": 9, "start_us": 20, "dur_us": 1},
     ]
 
 

@@ -4,6 +4,7 @@ import pytest
 
 from profguide.analysis import verdict
 from tests.analysis.gpu_traces import DATALOADER, training_loop
+from tests.helpers import TRACES
 from tests.helpers import event as cpu
 from tests.helpers import gpu_event as gpu
 from tests.helpers import make_trace as make
@@ -135,3 +136,33 @@ def test_a_host_that_records_nothing_while_other_threads_communicate_is_communic
     assert verdict.host_verdict(host)[0] == "python-bound"
     host["other_threads"][0].update(busy_us=80.0, top="aten::mm")  # busy computing, not communicating
     assert verdict.host_verdict(host)[0] == "python-bound"
+
+
+def quoted_measurement(summary):
+    """The figure each rule's basis must quote, as the basis formats it."""
+    name = summary["verdict"]
+    if name == "start-up":
+        return f"device set-up {summary['device_setup']['pct']:.0f}% of the window"
+    if name == "compute-bound":
+        return f"GPU busy {summary['gpu_busy_pct']:.0f}% of the window"
+    if summary["window"] is None:
+        return "no GPU work"
+    causes = summary["idle"]["by_cause"]
+    late = causes["host"]["idle_us"] + causes["sync"]["idle_us"]
+    if name in verdict.ACTIVITY_VERDICTS.values() or name == "sync-bound":
+        return f"the GPU waited for the host {100 * late / summary['window']['dur_us']:.0f}% of the window"
+    return "of the window"
+
+
+@pytest.mark.parametrize("name", sorted(path.name for path in TRACES.glob("*.json.gz")))
+def test_each_real_traces_verdict_says_what_decided_it(name, real_trace):
+    summary = verdict.summarise(real_trace(name))
+    assert quoted_measurement(summary) in summary["verdict_basis"]
+
+
+def test_the_rules_are_tried_in_order_start_up_before_communication():
+    """A window that is mostly set-up is start-up even with exposed communication in it."""
+    trace = make(cpu("cudaFree", 0, 900, kind="runtime"), gpu("ncclKernel_AllReduce", 900, 100, stream=20))
+    summary = verdict.summarise(trace, (0, 1000))
+    assert (summary["verdict"], summary["verdict_basis"]) == (
+        "start-up", "device set-up 90% of the window (at least 50%)")

@@ -1,6 +1,8 @@
 """profguide.site.render: the Markdown of the fragments, escaped, with provenance."""
 
 
+import pytest
+
 from profguide.site import render
 
 
@@ -115,8 +117,8 @@ def test_tflops_table_against_the_datasheet():
              "kernel_us": 0.0, "tflops": None, "peak_tflops": None, "pct_of_peak": None}]
     table = render.tflops_table(rows, "NVIDIA H200")
     assert "| Peak, NVIDIA H200 |" in table.splitlines()[0]
-    assert "| <code>aten::mm</code> | [[8192, 8192], [8192, 8192]] | <code>c10::BFloat16</code> | 2 | 1,099.5 " \
-           "| 3.00 ms | 733.0 TFLOP/s | 989.4 TFLOP/s | 74% |" in table
+    assert "| <code>aten::mm</code> | &#91;&#91;8192, 8192&#93;, &#91;8192, 8192&#93;&#93; " \
+           "| <code>c10::BFloat16</code> | 2 | 1,099.5 | 3.00 ms | 733.0 TFLOP/s | 989.4 TFLOP/s | 74% |" in table
     assert "| – | not in profguide's table | – |" in table
 
 
@@ -154,3 +156,31 @@ def test_call_tree_lines_its_times_up_after_the_longest_name_and_cuts_what_is_lo
     assert len({line.rindex("µs") for line in lines}) == 1 and graph in lines[1]
     longer = render.call_tree(entries, widest=40).splitlines()
     assert longer[1].startswith("  ## Call CompiledFxGraph") and "…" in longer[1] and len(longer[1]) == 40 + 11
+
+
+@pytest.mark.parametrize(("speedup", "words"), [(1.7, "1.70×, ✓ met"), (1.2, "1.20×, ✗ not met")])
+def test_the_ranks_benchmark_says_whether_two_cores_meet_the_goal(speedup, words):
+    row = {"ranks": 128, "bytes": 2**30, "explain_1core_wall_s": 4.0, "explain_2core_wall_s": 4.0 / speedup,
+           "explain_speedup": speedup, "draw_speedup": 1.1, "explain_2core_maxrss_mib": 37.0,
+           "explain_2core_workers_maxrss_mib": 38.0, "same_answer": True}
+    small = {**row, "ranks": 8, "explain_speedup": 9.0}
+    text = render.ranks_benchmark_fragment({"rows": [small, row], "date": "2026-12-01T00:00", "machine": "m",
+                                            "repeats": 3, "load_average_before": [0.1, 0.1, 0.1]})
+    assert f"`explain DIR` of 128 ranks at least {render.RANKS_SPEEDUP_GOAL:g}× faster on two cores than on one: " \
+           f"{words}." in text
+    assert "| 128 | 1,024 MiB | 4.00 s |" in text
+
+
+def test_the_layout_benchmark_says_whether_memory_follows_the_events():
+    layouts = {key: {"peak_rss_mib": mib, "wall_s": 1.0} for key, mib in (("lines", 100), ("one line", 120),
+                                                                         ("padding", 400))}
+    ratios = {"one line_over_lines_peak_rss_mib": 1.2, "padding_over_lines_peak_rss_mib": 4.0}
+    results = {"after": {"layouts": layouts, "ratios": ratios}, "checkouts": {"after": "abc1234"},
+               "trace": {"source": "t.json.gz", "bytes": {"lines": 2**20, "one line": 2**20, "padding": 1024}},
+               "date": "2026-12-01T00:00", "machine": "m", "repeats": 3}
+    text = render.layout_benchmark_fragment(results)
+    assert "| the same events on one line: peak memory at most 1.3× that of one event per line | 1.20× | ✓ yes |" \
+        in text
+    assert "| a few of them in gzip padding: peak memory at most 1.3× that of one event per line | 4.00× | ✗ no |" \
+        in text
+    assert "*before*" not in text

@@ -2,8 +2,10 @@
 
 from profguide.site.recordings import (
     Claim,
+    DeviceSetupShare,
     Figure,
     GpuBusyShare,
+    IdleBelowHtas,
     IdleShare,
     KernelsJoined,
     KernelSpread,
@@ -28,6 +30,7 @@ HTA = {"source": "HolisticTraceAnalysis test data, commit f4d0062c",
        "licence": "MIT"}
 
 FOOTPRINT = "reading-output/footprint.md"
+REFERENCE = "reference/explain.md"
 NO_BUFFER_REQUEST = "Neither A100 trace of *Where the GPU waits* holds one"
 # The matrix multiplies from NVIDIA's CUTLASS templates, by name: the GEMM kernels of the 16-rank trace ("gemm" would
 # take in fbgemm_gpu's kernels, which are no matrix multiplies).
@@ -97,6 +100,18 @@ REAL_TRACES = (
             Claim(PAGE, "none of its kernels carries the `External id` of an op", KernelsJoined(), at_least=0,
                   at_most=0),
             Claim(FOOTPRINT, NO_BUFFER_REQUEST, OverheadEvents(), at_least=0, at_most=0),
+            Claim(REFERENCE, "kernels launched before the trace began make `explain`'s idle share lower than "
+                  "HTA's", IdleBelowHtas(), at_least=0.005, at_most=1),
+        ),
+    ),
+    RealTrace(
+        id="reference-a100-alexnet",
+        file="docs/traces/a100_alexnet_cuda_sync.json.gz",
+        title="AlexNet on an A100, with its warm-up, under the autograd profiler",
+        **HTA,
+        claims=(
+            Claim(REFERENCE, "The A100 AlexNet trace in the table below is one", DeviceSetupShare(), at_least=0.5,
+                  at_most=1),
         ),
     ),
 )

@@ -1,0 +1,130 @@
+"""Start-up and the steady state: device initialisation, and iterations found without ProfilerStep.
+
+A process's first steps pay for things it does once: creating the CUDA
+context, growing the caching allocator (``cudaMalloc``, ``cudaFree``), loading
+each kernel's module the first time it is launched (lazy loading makes that
+first ``cudaLaunchKernel`` take milliseconds to seconds), and setting up
+cuDNN and cuBLAS. A window full of them says nothing about the run's steady
+state. ``device_setup`` measures that time in a window.
+
+A trace recorded with a schedule marks its steps with ``ProfilerStep#N``; one
+recorded with a bare ``profile()`` around a loop, or with the autograd
+profiler, does not. ``iterations`` finds the loop's iterations from what
+repeats on the thread that runs it: a DataLoader's ``__next__``, the
+optimizer's step, a top-level ``record_function`` annotation, or the
+top-level module's forward; ``cold_start`` sets a slow first one apart.
+"""
+
+import re
+
+import numpy as np
+
+from profguide.analysis.host import main_lane
+from profguide.analysis.intervals import Window, clip, merge
+from profguide.analysis.select import kinds_mask, launched_until, nesting_depths, overlapping
+from profguide.analysis.summary import ColdStart, DeviceSetup, Iterations
+from profguide.patterns import DEVICE_SETUP_CALL, LAUNCH_CALL
+from profguide.stats import median
+from profguide.trace.model import HOST_KINDS, KIND, Trace
+
+# A launch returns in microseconds; one that takes this long loaded the kernel's module first (lazy loading).
+SLOW_LAUNCH_US = 10_000.0
+STARTUP_PCT = 50  # device set-up over this share of the window makes the window start-up
+COLD_START_RATIO = 2.0  # a first iteration this many times the median of the others is a cold start
+DATALOADER_NEXT = re.compile(r"DataLoader.*__next__")
+MODULE_FORWARD = re.compile(r"^nn\.Module: ")
+
+
+def setup_calls(trace: Trace) -> np.ndarray:
+    """Mask of the host calls that set a device up: the set-up calls, and launches slow enough to have loaded
+    their kernel's module."""
+    calls = kinds_mask(trace, ("runtime", "driver"))
+    codes = [code for code, name in enumerate(trace.names) if DEVICE_SETUP_CALL.match(name)]
+    launches = [code for code, name in enumerate(trace.names) if LAUNCH_CALL.match(name)]
+    named = np.isin(trace.name, codes)
+    slow_launch = np.isin(trace.name, launches) & (trace.dur >= SLOW_LAUNCH_US)
+    return calls & (named | slow_launch)
+
+
+def device_setup(trace: Trace, window: Window) -> DeviceSetup:
+    """How much of the window the host spent setting the device up (the union over threads), and in what."""
+    selected = np.flatnonzero(setup_calls(trace) & overlapping(trace, window))
+    starts, ends = clip(trace.ts[selected], trace.end[selected], window)
+    merged = merge(starts, ends)
+    length = window[1] - window[0]
+    total = float((merged[1] - merged[0]).sum())
+    by_name: dict[str, float] = {}
+    inside = np.clip(np.minimum(trace.end[selected], window[1]) - np.maximum(trace.ts[selected], window[0]), 0, None)
+    for code, us in zip(trace.name[selected].tolist(), inside.tolist(), strict=True):
+        by_name[trace.names[code]] = by_name.get(trace.names[code], 0.0) + us
+    top = sorted(by_name.items(), key=lambda item: -item[1])[:3]
+    return {"us": total, "pct": 100 * total / length if length > 0 else 0.0, "top": top}
+
+
+def is_startup(setup: DeviceSetup) -> bool:
+    return setup["pct"] >= STARTUP_PCT
+
+
+def boundaries(trace: Trace, lane: int) -> tuple[str, list[float], float, float] | None:
+    """(what marks the iterations, where each starts, where the first starts, where the last ends) on the lane,
+    or None when nothing repeats: a DataLoader's ``__next__`` (each starts one), the optimizer's step (each
+    ends one), a top-level annotation or the top-level module's forward (each is one)."""
+    on_lane = (trace.lane == lane) & kinds_mask(trace, HOST_KINDS)
+    events = np.flatnonzero(on_lane & kinds_mask(trace, ("cpu_op", "annotation", "python")))
+    if not len(events):
+        return None
+    first, last = float(trace.ts[on_lane].min()), float(trace.end[on_lane].max())
+    names = [trace.names[code] for code in trace.name[events].tolist()]
+    depths = nesting_depths(trace.ts[events], trace.end[events])
+
+    def named(pattern: re.Pattern[str], kind: str) -> list[int]:
+        return [i for i, name in enumerate(names) if trace.kind[events[i]] == KIND[kind] and pattern.search(name)]
+
+    loads = named(DATALOADER_NEXT, "annotation")
+    if len(loads) >= 2:
+        return "DataLoader __next__", [float(trace.ts[events[i]]) for i in loads], first, last
+    steps = named(re.compile(r"^Optimizer\.step#"), "annotation")
+    if len(steps) >= 2:
+        ends = [float(trace.end[events[i]]) for i in steps]
+        return "the optimizer step", [first, *ends[:-1]], first, ends[-1]
+    for kind, pattern, what in (("annotation", re.compile(r"."), "annotation"),
+                                ("python", MODULE_FORWARD, "module forward")):
+        top = [i for i in named(pattern, kind) if depths[i] == min(depths[j] for j in named(pattern, kind))]
+        counts: dict[str, list[int]] = {}
+        for i in top:
+            counts.setdefault(names[i], []).append(i)
+        repeated = {name: found for name, found in counts.items() if len(found) >= 2}
+        if repeated:
+            name, found = max(repeated.items(), key=lambda item: sum(float(trace.dur[events[i]]) for i in item[1]))
+            starts = [float(trace.ts[events[i]]) for i in found]
+            return f"{what} {name}", starts, starts[0], float(trace.end[events[found[-1]]])
+    return None
+
+
+def iterations(trace: Trace) -> Iterations | None:
+    """The loop's iterations on a trace without ProfilerStep, with a cold first one set apart, or None when
+    nothing repeats. Each iteration runs from its start to the next one's; the last ends where its marker
+    does."""
+    lane = main_lane(trace)
+    found = boundaries(trace, lane) if lane is not None else None
+    if found is None:
+        return None
+    marker, starts, _, last_end = found
+    ends = [*starts[1:], last_end]
+    durations = [end - start for start, end in zip(starts, ends, strict=True)]
+    rest = median(durations[1:])
+    cold = durations[0] >= COLD_START_RATIO * rest and rest > 0
+    cold_start: ColdStart | None = None
+    if cold:
+        window = (starts[0], ends[0])
+        cold_start = {"start_us": starts[0], "dur_us": durations[0], "times_median": durations[0] / rest,
+                      "setup": device_setup(trace, window)}
+    return {"found_by": marker, "count": len(starts), "starts_us": starts, "last_end_us": last_end,
+            "median_us": median(durations), "cold_start": cold_start}
+
+
+def steady_window(trace: Trace, found: Iterations) -> Window:
+    """From the second iteration's start until the GPU finished the work the iterations after the first
+    launched."""
+    start = found["starts_us"][1]
+    return start, launched_until(trace, start, found["last_end_us"])
