@@ -128,8 +128,8 @@ def test_tflops_needs_kernels_and_compares_each_multiply_with_the_peak(recorded)
                         deviceProperties=[{"name": "NVIDIA A100-SXM4-80GB"}])
     found = RecordingData.of(STEPS, None, meta=meta, traces=(loaded,))
     text = fragments.achieved_tflops(found)["tflops.md"]
-    assert "| <code>aten::mm</code> | [[1000, 1000], [1000, 1000]] | <code>float</code> | 1 | 2.0 | 200 µs " \
-           "| 10.0 TFLOP/s | 19.5 TFLOP/s | 51% |" in text
+    assert "| <code>aten::mm</code> | &#91;&#91;1000, 1000&#93;, &#91;1000, 1000&#93;&#93; | <code>float</code> " \
+           "| 1 | 2.0 | 200 µs | 10.0 TFLOP/s | 19.5 TFLOP/s | 51% |" in text
     assert "Recorded on NVIDIA A100-SXM4-80GB" in text
 
 
