@@ -6,6 +6,7 @@ the trace's own clock.
 """
 
 
+import weakref
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -49,8 +50,26 @@ def codes_mask(codes: npt.NDArray[np.integer[Any]], wanted: Iterable[int], size:
     return table[codes]
 
 
+# What several analyses of one trace ask for again and again, kept while the trace lives; read-only, so that
+# no caller can change what the next one gets.
+_KEPT: "weakref.WeakKeyDictionary[Trace, dict[object, Any]]" = weakref.WeakKeyDictionary()
+
+
+def kept(trace: Trace, key: object, make: Callable[[], Any]) -> Any:
+    """``make()`` for this trace and ``key``, made once while the trace lives; its arrays made read-only."""
+    found = _KEPT.setdefault(trace, {})
+    if key not in found:
+        value = make()
+        for array in value if isinstance(value, tuple) else (value,):
+            array.setflags(write=False)
+        found[key] = value
+    return found[key]
+
+
 def kinds_mask(trace: Trace, kinds: Iterable[str]) -> Mask:
-    return codes_mask(trace.kind, [KIND[k] for k in kinds], len(KIND))
+    """Mask of the events of ``kinds``."""
+    wanted = frozenset(kinds)
+    return kept(trace, wanted, lambda: codes_mask(trace.kind, [KIND[k] for k in wanted], len(KIND)))
 
 
 def names_where(trace: Trace, predicate: Callable[[str], object]) -> Mask:
@@ -131,9 +150,12 @@ def profiler_steps(trace: Trace) -> list[Step]:
 
 def launches_by_correlation(trace: Trace) -> tuple[Indices, Indices]:
     """Sorted correlation ids of runtime and driver calls, with their event indices."""
-    calls = np.flatnonzero(kinds_mask(trace, ("runtime", "driver")) & (trace.correlation != NO_ID))
-    order = np.argsort(trace.correlation[calls], kind="stable")
-    return trace.correlation[calls][order], calls[order]
+    def made() -> tuple[Indices, Indices]:
+        calls = np.flatnonzero(kinds_mask(trace, ("runtime", "driver")) & (trace.correlation != NO_ID))
+        order = np.argsort(trace.correlation[calls], kind="stable")
+        return trace.correlation[calls][order], calls[order]
+
+    return kept(trace, launches_by_correlation, made)
 
 
 def launch_of(trace: Trace, indices: Indices) -> Indices:

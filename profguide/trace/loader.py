@@ -25,7 +25,7 @@ import re
 import stat
 import zlib
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from itertools import compress, repeat
 from operator import attrgetter, is_, is_not
@@ -388,13 +388,14 @@ def ends_open(raw: bytes) -> bool:
     return state.depth > 0 or state.in_string
 
 
-def floats(values: list[Any], count: int) -> npt.NDArray[np.float64]:
-    """A float64 column from a list of numbers, numeric strings and None (NaN); NaN for anything
-    unreadable. Numbers alone are read in one C loop; anything else takes the slow path."""
+def floats(values: Callable[[], Iterable[Any]], count: int) -> npt.NDArray[np.float64]:
+    """A float64 column from the numbers, numeric strings and None (NaN) that ``values()`` yields; NaN for
+    anything unreadable. Numbers alone are read in one C loop; anything else takes the slow path, which asks
+    for them again."""
     try:
-        return np.fromiter(values, np.float64, count)
+        return np.fromiter(values(), np.float64, count)
     except (TypeError, ValueError, OverflowError):
-        return np.array([number(v) for v in values], dtype=np.float64)
+        return np.array([number(v) for v in values()], dtype=np.float64)
 
 
 def number(value: Any) -> float:
@@ -404,12 +405,13 @@ def number(value: Any) -> float:
         return math.nan
 
 
-def identifiers(values: list[Any], count: int) -> npt.NDArray[np.int64]:
-    """An int64 column of ids from a list of ints, numeric strings and None; -1 where absent or unreadable."""
+def identifiers(values: Callable[[], Iterable[Any]], count: int) -> npt.NDArray[np.int64]:
+    """An int64 column of the ids (ints, numeric strings, None) ``values()`` yields; -1 where absent or
+    unreadable. As ``floats``, the slow path asks for them again."""
     try:
-        return np.fromiter(values, np.int64, count)
+        return np.fromiter(values(), np.int64, count)
     except (TypeError, ValueError, OverflowError):
-        return np.array([identifier(v) for v in values], dtype=np.int64)
+        return np.array([identifier(v) for v in values()], dtype=np.int64)
 
 
 def identifier(value: object) -> int:
@@ -614,8 +616,9 @@ def batch_columns(events: list[_Event], names: Codes, lanes: Codes,
 
     args = list(map(FIELD["args"], events))
 
-    def field(name: str, objects: list[Any] = events) -> list[Any]:
-        return list(map((ARG if objects is args else FIELD)[name], objects))
+    def field(name: str, objects: list[Any] = events) -> Callable[[], Iterator[Any]]:
+        getter = (ARG if objects is args else FIELD)[name]
+        return lambda: map(getter, objects)
 
     return {
         "ts": floats(field("ts"), count),
