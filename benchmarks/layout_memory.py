@@ -110,12 +110,13 @@ def summarised(runs: dict[str, list[dict]]) -> dict:
 
 
 def described(root):
-    """A checkout as its commit, with "+ changes" when its tree differs from it: no path of this machine."""
+    """A checkout as its commit, with "+ changes" when its code (``profguide/``) differs from it: no path of
+    this machine. The benchmark's own results, written into the tree, do not count."""
     def git(*args):
         return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True).stdout.strip()
 
     commit = git("rev-parse", "--short", "HEAD") or "unknown"
-    return commit + (" + changes" if git("status", "--porcelain", "--untracked-files=no") else "")
+    return commit + (" + changes" if git("status", "--porcelain", "--untracked-files=no", "--", "profguide") else "")
 
 
 def main(argv: list[str] | None = None) -> None:
