@@ -124,7 +124,9 @@ def test_a_process_running_threads_starts_workers_without_fork(tmp_path):
 # ``explain DIR`` as installed, with two workers whatever the machine's cores, and a progress bar that takes its
 # time: the workers have finished their files and wait for more, idle, when Ctrl-C comes.
 TWO_WORKERS = """
-import sys, time
+import signal, sys, time
+# As in a terminal's foreground: a process started in the background of a script inherits SIGINT ignored.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from profguide import progress
 from profguide.analysis import job
 from profguide.cli import main
