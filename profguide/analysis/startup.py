@@ -65,9 +65,9 @@ def is_startup(setup: DeviceSetup) -> bool:
     return setup["pct"] >= STARTUP_PCT
 
 
-def boundaries(trace: Trace, lane: int) -> tuple[str, list[float], float, float] | None:
-    """(what marks the iterations, where each starts, where the first starts, where the last ends) on the lane,
-    or None when nothing repeats: a DataLoader's ``__next__`` (each starts one), the optimizer's step (each
+def boundaries(trace: Trace, lane: int) -> tuple[str, list[float], float] | None:
+    """(what marks the iterations, where each starts, where the last ends) on the lane, or None when nothing
+    repeats: a DataLoader's ``__next__`` (each starts one), the optimizer's step (each
     ends one), a top-level annotation or the top-level module's forward (each is one)."""
     on_lane = (trace.lane == lane) & kinds_mask(trace, HOST_KINDS)
     events = np.flatnonzero(on_lane & kinds_mask(trace, ("cpu_op", "annotation", "python")))
@@ -82,14 +82,16 @@ def boundaries(trace: Trace, lane: int) -> tuple[str, list[float], float, float]
 
     loads = named(DATALOADER_NEXT, "annotation")
     if len(loads) >= 2:
-        return "DataLoader __next__", [float(trace.ts[events[i]]) for i in loads], first, last
+        return "DataLoader __next__", [float(trace.ts[events[i]]) for i in loads], last
     steps = named(re.compile(r"^Optimizer\.step#"), "annotation")
     if len(steps) >= 2:
         ends = [float(trace.end[events[i]]) for i in steps]
-        return "the optimizer step", [first, *ends[:-1]], first, ends[-1]
+        return "the optimizer step", [first, *ends[:-1]], ends[-1]
     for kind, pattern, what in (("annotation", re.compile(r"."), "annotation"),
                                 ("python", MODULE_FORWARD, "module forward")):
-        top = [i for i in named(pattern, kind) if depths[i] == min(depths[j] for j in named(pattern, kind))]
+        candidates = named(pattern, kind)
+        outermost = min((int(depths[i]) for i in candidates), default=0)
+        top = [i for i in candidates if depths[i] == outermost]
         counts: dict[str, list[int]] = {}
         for i in top:
             counts.setdefault(names[i], []).append(i)
@@ -97,7 +99,7 @@ def boundaries(trace: Trace, lane: int) -> tuple[str, list[float], float, float]
         if repeated:
             name, found = max(repeated.items(), key=lambda item: sum(float(trace.dur[events[i]]) for i in item[1]))
             starts = [float(trace.ts[events[i]]) for i in found]
-            return f"{what} {name}", starts, starts[0], float(trace.end[events[found[-1]]])
+            return f"{what} {name}", starts, float(trace.end[events[found[-1]]])
     return None
 
 
@@ -109,7 +111,7 @@ def iterations(trace: Trace) -> Iterations | None:
     found = boundaries(trace, lane) if lane is not None else None
     if found is None:
         return None
-    marker, starts, _, last_end = found
+    marker, starts, last_end = found
     ends = [*starts[1:], last_end]
     durations = [end - start for start, end in zip(starts, ends, strict=True)]
     rest = median(durations[1:])
