@@ -91,10 +91,10 @@ def gpu_work(trace: Trace) -> Mask:
 
 def activity_window(trace: Trace) -> Window:
     """(start, end) of the host and GPU activity, leaving out profiler bookkeeping."""
-    kept = kinds_mask(trace, HOST_KINDS | GPU_KINDS)
-    if not kept.any():
-        kept = np.ones(len(trace), dtype=bool)
-    return float(trace.ts[kept].min()), float(trace.end[kept].max())
+    active = kinds_mask(trace, HOST_KINDS | GPU_KINDS)
+    if not active.any():
+        active = np.ones(len(trace), dtype=bool)
+    return float(trace.ts[active].min()), float(trace.end[active].max())
 
 
 def gpu_window(trace: Trace) -> Window | None:
