@@ -1,5 +1,7 @@
 """profguide.analysis.select on small traces built by hand, where the answer is known."""
 
+import gc
+
 import pytest
 
 from profguide.analysis import select
@@ -36,3 +38,16 @@ def test_step_window_reaches_the_end_of_the_gpu_work_it_launched():
     assert select.step_window(t, 1) == (0, 75)
     with pytest.raises(UsageError, match=r"no ProfilerStep#2 in this trace \(steps: 1\)"):
         select.step_window(t, 2)
+
+
+def test_masks_are_made_once_per_trace_read_only_and_freed_with_it():
+    t = make(cpu("aten::mm", 0, 10), gpu("k", 1, 5))
+    first = select.kinds_mask(t, ("kernel",))
+    assert select.kinds_mask(t, ["kernel"]) is first and first.tolist() == [False, True]
+    with pytest.raises(ValueError):
+        first &= False  # a caller that changed it would change every later answer
+    assert t in select._KEPT
+    kept = len(select._KEPT)
+    del t, first
+    gc.collect()
+    assert len(select._KEPT) == kept - 1  # the trace's masks went with it
