@@ -6,7 +6,7 @@ import numpy as np
 
 from profguide.analysis.communication import communication
 from profguide.analysis.compile import compile_markers
-from profguide.analysis.families import family_breakdown
+from profguide.analysis.families import family_breakdown, family_sentence
 from profguide.analysis.host import CPU_LABELS, host_breakdown
 from profguide.analysis.idle import LATE_LAUNCH, busy_intervals, idle_breakdown
 from profguide.analysis.intervals import EVERYTHING, Mask, Window, union_length
@@ -52,7 +52,7 @@ VERDICTS = {
     "start-up": "Most of this window is the device starting up ({label}): the CUDA context, the allocator's "
     "first blocks, each kernel's module loaded at its first launch, library set-up. A process pays it once: "
     "profile past it (torch.profiler.schedule with wait and warmup steps) to see the steady state.",
-    "compute-bound": "The GPU is busy most of the time: speed comes from faster kernels, not from the host.",
+    "compute-bound": "The GPU is busy most of the time: speed comes from faster kernels, not from the host.{label}",
     "communication-bound": "Communication kernels take much of the time without overlapping computation.",
     "input-bound": "The GPU waits while the host loads the next batch ({label}): load it in worker processes "
     "(DataLoader num_workers), pin its memory, and prefetch it.",
@@ -158,7 +158,9 @@ def verdict(summary: Measured) -> tuple[str, str, str]:
         return ("communication-bound", "", f"communication that overlaps no computation "
                 f"{share_of(comm['exposed_us'], length)} of the window (over {EXPOSED_COMMUNICATION_PCT}%)")
     if busy_pct >= COMPUTE_BOUND_BUSY_PCT:
-        return "compute-bound", "", f"GPU busy {busy_pct:.0f}% of the window (at least {COMPUTE_BOUND_BUSY_PCT}%)"
+        families = family_sentence(summary["kernel_families"])
+        return ("compute-bound", f" {families}" if families else "",
+                f"GPU busy {busy_pct:.0f}% of the window (at least {COMPUTE_BOUND_BUSY_PCT}%)")
     causes = idle["by_cause"]
     late = sum(causes[cause]["idle_us"] for cause in LATE_LAUNCH)
     largest = max(("queued", "profiler", "other"), key=lambda cause: causes[cause]["idle_us"])

@@ -54,7 +54,7 @@ def verdict_list():
     lines = []
     for name in sorted({*VERDICTS, *HOST_VERDICTS}):
         meanings = [("", VERDICTS.get(name)), ("Without GPU work: ", HOST_VERDICTS.get(name))]
-        said = " ".join(prefix + words.replace(" ({label})", "").replace("({categories})", "(named in the report)")
+        said = " ".join(prefix + words.replace(" ({label})", "").replace("{label}", "").replace("({categories})", "(named in the report)")
                         for prefix, words in meanings if words)
         lines += [f"`{name}`", f":   {said}", ""]
     return "\n".join(lines)

@@ -166,3 +166,12 @@ def test_the_rules_are_tried_in_order_start_up_before_communication():
     summary = verdict.summarise(trace, (0, 1000))
     assert (summary["verdict"], summary["verdict_basis"]) == (
         "start-up", "device set-up 90% of the window (at least 50%)")
+
+
+def test_a_compute_bound_verdict_says_which_kernels_keep_the_gpu_busy():
+    trace = make(gpu("ampere_bf16_s16816gemm_bf16_128x256_ldg8_f2f_stages_64x3_tn", 0, 90),
+                 gpu("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float> >", 90, 10))
+    summary = verdict.summarise(trace)
+    assert summary["verdict"] == "compute-bound"
+    assert summary["verdict_text"].endswith("not from the host. 90% of kernel time in GEMMs, all on tensor cores "
+                                            "in bf16; 10% in elementwise kernels.")
