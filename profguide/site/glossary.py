@@ -49,12 +49,16 @@ def abbreviations(text):
     return "\n".join(lines) + "\n"
 
 
+def unlabelled(words):
+    """A verdict's sentence without the names ``explain`` fills in for one trace."""
+    return words.replace(" ({label})", "").replace("{label}", "").replace("({categories})", "(named in the report)")
+
+
 def verdict_list():
     """Every verdict ``explain`` gives, with the words it prints: on a trace with GPU work, and without."""
     lines = []
     for name in sorted({*VERDICTS, *HOST_VERDICTS}):
         meanings = [("", VERDICTS.get(name)), ("Without GPU work: ", HOST_VERDICTS.get(name))]
-        said = " ".join(prefix + words.replace(" ({label})", "").replace("{label}", "").replace("({categories})", "(named in the report)")
-                        for prefix, words in meanings if words)
+        said = " ".join(prefix + unlabelled(words) for prefix, words in meanings if words)
         lines += [f"`{name}`", f":   {said}", ""]
     return "\n".join(lines)
