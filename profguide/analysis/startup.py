@@ -20,7 +20,7 @@ import re
 import numpy as np
 
 from profguide.analysis.host import main_lane
-from profguide.analysis.intervals import Window, clip, merge
+from profguide.analysis.intervals import Window, clip_each, merge
 from profguide.analysis.select import kinds_mask, launched_until, nesting_depths, overlapping
 from profguide.analysis.summary import ColdStart, DeviceSetup, Iterations
 from profguide.patterns import DEVICE_SETUP_CALL, LAUNCH_CALL
@@ -49,13 +49,12 @@ def setup_calls(trace: Trace) -> np.ndarray:
 def device_setup(trace: Trace, window: Window) -> DeviceSetup:
     """How much of the window the host spent setting the device up (the union over threads), and in what."""
     selected = np.flatnonzero(setup_calls(trace) & overlapping(trace, window))
-    starts, ends = clip(trace.ts[selected], trace.end[selected], window)
+    starts, ends = clip_each(trace.ts[selected], trace.end[selected], window)
     merged = merge(starts, ends)
     length = window[1] - window[0]
     total = float((merged[1] - merged[0]).sum())
     by_name: dict[str, float] = {}
-    inside = np.clip(np.minimum(trace.end[selected], window[1]) - np.maximum(trace.ts[selected], window[0]), 0, None)
-    for code, us in zip(trace.name[selected].tolist(), inside.tolist(), strict=True):
+    for code, us in zip(trace.name[selected].tolist(), (ends - starts).tolist(), strict=True):
         by_name[trace.names[code]] = by_name.get(trace.names[code], 0.0) + us
     top = sorted(by_name.items(), key=lambda item: -item[1])[:3]
     return {"us": total, "pct": 100 * total / length if length > 0 else 0.0, "top": top}

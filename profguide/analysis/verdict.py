@@ -212,7 +212,8 @@ def measured_window(trace: Trace) -> tuple[Mask, Window, str, LeftOut | None]:
 def summarise(trace: Trace, window: Window | None = None, window_meaning: str | None = None) -> Summary:
     """Everything ``profguide explain`` reports, for one window (default: ``measured_window``)."""
     has_gpu_work = bool(on_a_stream(trace).any())
-    found = iterations(trace) if window is None and not profiler_steps(trace) else None
+    steps = profiler_steps(trace)
+    found = iterations(trace) if window is None and not steps else None
     if found and found["cold_start"]:
         window = steady_window(trace, found)
         window_meaning = (f"iterations 2 to {found['count']} ({found['found_by']}) and the GPU work they launched; "
@@ -233,7 +234,7 @@ def summarise(trace: Trace, window: Window | None = None, window_meaning: str | 
         "device": device_name(trace),
         "skipped_events": trace.skipped,
         "unanalysed_events": trace.unread,
-        "steps": profiler_steps(trace),
+        "steps": steps,
         "iterations": found,
         "device_setup": device_setup(trace, window) if window else None,
         "window": {"start_us": window[0], "end_us": window[1], "dur_us": length} if window else None,

@@ -148,9 +148,14 @@ def render_and_check(data, included, root, check, state, action):
     return Status(recording.id, state, action, tuple(problems)), checks
 
 
+def benchmark_results(root, path):
+    """A benchmark's results file (``benchmarks/results/…``), as its script wrote it."""
+    return json.loads((Path(root) / path).read_text())
+
+
 def benchmark_files(root):
     """The benchmark's results as a table and sentences, and its scaling figure."""
-    results = json.loads((Path(root) / BENCHMARK_RESULTS).read_text())
+    results = benchmark_results(root, BENCHMARK_RESULTS)
     svg = f"docs/generated/{SITE}/explain-vs-hta.svg"
     files = {"explain-vs-hta.md": render.benchmark_fragment(results, svg)}
     if results.get("scaling"):
@@ -166,9 +171,9 @@ def site_files(root, checks, included):
         "claims.md": lambda: {"claims.md": claims.claims_table(checks)},
         "explain-vs-hta.md": lambda: benchmark_files(root),
         "layout-memory.md": lambda: {"layout-memory.md": render.layout_benchmark_fragment(
-            json.loads((Path(root) / LAYOUT_RESULTS).read_text()))},
+            benchmark_results(root, LAYOUT_RESULTS))},
         "explain-ranks.md": lambda: {"explain-ranks.md": render.ranks_benchmark_fragment(
-            json.loads((Path(root) / RANKS_RESULTS).read_text()))},
+            benchmark_results(root, RANKS_RESULTS))},
         "cheat-sheet.md": lambda: {"cheat-sheet.md": cheat_sheet(checks)},
         glossary.VERDICT_LIST: lambda: {glossary.VERDICT_LIST: glossary.verdict_list()},
         "explain-fields.md": lambda: {"explain-fields.md": summary.field_tables()},
