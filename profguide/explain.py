@@ -14,7 +14,15 @@ import msgspec
 from profguide.analysis.families import family_sentence
 from profguide.analysis.host import CPU_LABELS, OUTSIDE
 from profguide.analysis.ranks import label, ranks_to_show
-from profguide.analysis.summary import CompileMarkers, DeviceSetup, FolderJob, HostBreakdown, RankRow, TraceSummary
+from profguide.analysis.summary import (
+    CompileMarkers,
+    DeviceSetup,
+    Finding,
+    FolderJob,
+    HostBreakdown,
+    RankRow,
+    TraceSummary,
+)
 from profguide.stats import median
 from profguide.text import CONTROL, cell, clocks_note, code_cell, count_of, cut, format_duration, markdown_table, shown
 
@@ -278,9 +286,19 @@ def where_to_look(summary: TraceSummary) -> list[str]:
     return lines
 
 
+def finding_lines(found: list[Finding], origin: float) -> list[str]:
+    """Each rule's finding in a line: its id, what it saw (and where, from ``origin``, the trace's first event),
+    the change to try and the guide's page that shows it."""
+    return [f"[{row['rule']}] {row['evidence']}"
+            + (f" (at +{format_duration(row['at_us'] - origin)})" if row["at_us"] is not None else "")
+            + f". Try: {row['change']} (guide: {row['guide']})" for row in found]
+
+
 def to_text(summary: TraceSummary) -> str:
     headed = [
         ("Evidence:", evidence_lines(summary)),
+        ("What the rules found (the reference page lists every rule):",
+         finding_lines(summary["findings"], summary["trace_start_us"])),
         ("Top kernels by total time in the window:", kernel_lines(summary)),
         ("Where to look (times from the trace's first event, as Perfetto shows them):", where_to_look(summary)),
     ]
@@ -307,10 +325,17 @@ def to_markdown(summary: TraceSummary) -> str:
                  *(format_duration(row[key]) for key in ("mean", "p50", "p95", "max")))
                 for row in summary["top_kernels"][:10]]
         lines += ["", markdown_table(("Kernel", "Total", "Calls", "Mean", "p50", "p95", "Max"), rows, "lrrrrrr")]
+    lines += finding_markdown(summary["findings"], summary["trace_start_us"])
     looks = where_to_look(summary)
     if looks:
         lines += ["", "Where to look:", ""] + [f"- {line}" for line in looks]
     return "\n".join(lines) + "\n"
+
+
+def finding_markdown(found: list[Finding], origin: float) -> list[str]:
+    """The findings as a Markdown list under a heading line; nothing when no rule found anything."""
+    return ["", "What the rules found:", ""] + [f"- {markdown_text(line)}" for line in finding_lines(found, origin)] \
+        if found else []
 
 
 def shown_ranks(job: FolderJob) -> list[RankRow]:
@@ -394,6 +419,8 @@ def job_to_text(job: FolderJob) -> str:
     lines = [job_headline(job), f"Job verdict: {job['verdict']}. {job['verdict_text']}"]
     sentence = straggler_sentence(job)
     lines += ([sentence] if sentence else []) + ["Ranks:"] + table + job_notes(job)
+    if job["findings"]:
+        lines += ["What the job rules found:"] + ["  " + line for line in finding_lines(job["findings"], 0.0)]
     return "\n".join(lines) + "\n"
 
 
@@ -406,7 +433,8 @@ def job_markdown_body(job: FolderJob) -> str:
         lines += [markdown_text(sentence), ""]
     table = markdown_table(RANK_COLUMNS, [[cell(value) for value in rank_cells(row, is_straggler(job, row))]
                                           for row in rows], "ll" + "r" * 6 + "l")
-    return "\n".join(lines) + table + "\n" + "\n".join(markdown_text(note) + "\n" for note in job_notes(job))
+    return ("\n".join(lines) + table + "\n" + "\n".join(markdown_text(note) + "\n" for note in job_notes(job))
+            + "\n".join(line + "\n" for line in finding_markdown(job["findings"], 0.0)))
 
 
 def job_to_markdown(job: FolderJob) -> str:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from profguide import trace
 from profguide.analysis.ranks import job_summary, rank_summary
+from profguide.analysis.rules import job_findings
 from profguide.analysis.select import step_window
 from profguide.analysis.summary import SCHEMA_VERSION, FolderJob, RankSummary, TraceSummary
 from profguide.analysis.verdict import summarise
@@ -96,7 +97,8 @@ def job_of(rows: Iterable[RankSummary], folder: str) -> FolderJob:
         owners[row["rank"]] = row["file"]
         kept.append(row)
     kept.sort(key=lambda row: (row["rank"] is None, row["rank"] or 0, row["file"]))
-    return {**job_summary(kept), "schema_version": SCHEMA_VERSION, "folder": folder}
+    job = job_summary(kept)
+    return {**job, "findings": job_findings(job), "schema_version": SCHEMA_VERSION, "folder": folder}
 
 
 def rank_row(file: Path | str, loaded: Trace, step: int | None) -> RankSummary:

@@ -313,6 +313,21 @@ class Iterations(TypedDict):
                                                              "the others' median; the window then leaves it out")]
 
 
+class Finding(TypedDict):
+    """What one rule (``profguide.analysis.rules``) found: an anti-pattern the trace shows."""
+
+    rule: Annotated[str, Meta(description="the rule's id, stable across versions")]
+    source: Annotated[str, Meta(description="where the rule comes from: torch's anti-pattern matcher, the "
+                                            "TensorBoard plugin, Nsight Systems' expert rules, or this guide")]
+    measured: Annotated[float, Meta(description="the number the rule compared with its threshold (the reference "
+                                                "page's table says what it is)")]
+    evidence: Annotated[str, Meta(description="what it saw, in words: times, counts, names")]
+    at_us: Annotated[float | None, Meta(description="where to look, on the trace's clock; null when no one place "
+                                                    "shows it")]
+    change: Annotated[str, Meta(description="the change to try")]
+    guide: Annotated[str, Meta(description="the guide's page that shows it, from the site's root")]
+
+
 class Measured(TypedDict):
     """What ``summarise`` measures about one trace, over one window, before it gives the verdict."""
 
@@ -358,6 +373,8 @@ class Summary(Measured):
     verdict_text: Annotated[str, Meta(description="the verdict in a sentence, with what to try")]
     verdict_basis: Annotated[str, Meta(description="the measurement that decided the verdict, and the rule's "
                                                    "threshold, in words")]
+    findings: Annotated[list[Finding], Meta(description="what the rules found, in the order of the reference "
+                                                        "page's table")]
 
 
 class TraceSummary(Summary):
@@ -437,6 +454,8 @@ class Job(TypedDict):
 class FolderJob(Job):
     """``explain --json`` of a folder of rank traces."""
 
+    findings: Annotated[list[Finding], Meta(description="what the job rules found (each rank's own are in its "
+                                                        "trace's explain)")]
     schema_version: Annotated[SchemaVersion, Meta(description="the version of this shape")]
     folder: Annotated[str, Meta(description="the folder, or the recording")]
 

@@ -12,6 +12,7 @@ from profguide.analysis.idle import LATE_LAUNCH, busy_intervals, idle_breakdown
 from profguide.analysis.intervals import EVERYTHING, Mask, Window, union_length
 from profguide.analysis.kernels import device_name, gemm_throughput, in_window, memory_traffic, occupancy, top_kernels
 from profguide.analysis.launches import clock_skew, launch_delays, profiler_overhead, synchronisations
+from profguide.analysis.rules import findings
 from profguide.analysis.select import (
     activity_window,
     cpu_lanes,
@@ -259,8 +260,10 @@ def summarise(trace: Trace, window: Window | None = None, window_meaning: str | 
     }
     name, label, basis = verdict(measured)
     texts = HOST_VERDICTS if host and name in HOST_VERDICTS else VERDICTS
-    return {**measured, "verdict": name, "verdict_text": texts[name].format(label=label, categories=label),
-            "verdict_basis": basis}
+    summary: Summary = {**measured, "verdict": name, "verdict_text": texts[name].format(label=label, categories=label),
+                        "verdict_basis": basis, "findings": []}
+    summary["findings"] = findings(trace, summary)
+    return summary
 
 
 class Facts(TypedDict):

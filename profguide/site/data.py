@@ -198,3 +198,16 @@ class RealTraceData(RankTraces):
 
     def json_file(self, name):
         raise RecordingError(f"{self.recording.file}: a real trace has no {name}")
+
+
+def run_data(run_id, root, generated=None):
+    """The data of a run of the guide by its id: a recording's (from ``generated``, default
+    ``docs/generated``) or a real trace's."""
+    from profguide.site.catalogue import REAL_TRACES, RECORDINGS, by_id
+
+    root = Path(root)
+    generated = Path(generated) if generated else root / "docs" / "generated"
+    real = {real.id: real for real in REAL_TRACES}
+    if run_id in real:
+        return RealTraceData(real[run_id], root, generated / run_id)
+    return RecordingData(by_id(run_id, RECORDINGS), generated / run_id)
