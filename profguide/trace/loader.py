@@ -99,6 +99,12 @@ class _Metadata(msgspec.Struct, gc=False, tag_field="ph", tag="M"):
 
 class _BytesArgs(msgspec.Struct, gc=False):
     bytes: object = msgspec.field(name="Bytes", default=None)
+    total_allocated: object = msgspec.field(name="Total Allocated", default=None)
+    device_type: object = msgspec.field(name="Device Type", default=None)  # c10's DeviceType: 0 CPU, 1 CUDA …
+    device_id: object = msgspec.field(name="Device Id", default=None)
+
+
+_NO_BYTES = _BytesArgs()
 
 
 class _Instant(msgspec.Struct, gc=False, tag_field="ph", tag="i"):
@@ -512,7 +518,7 @@ def note_others(batches: Batches, decoded: list[Any], types: list[type]) -> None
             note_thread(batches, event.pid, event.tid, event.args.name if event.args else None)
     for event in of_type(decoded, types, _Instant) if _Instant in counts else ():
         if event.name == MEMORY:
-            note_memory(batches, event.ts, event.pid, event.tid, event.args.bytes if event.args else None)
+            note_memory(batches, event.ts, event.pid, event.tid, event.args or _NO_BYTES)
 
 
 def note_loose(batches: Batches, events: list[Any]) -> None:
@@ -527,18 +533,21 @@ def note_loose(batches: Batches, events: list[Any]) -> None:
             note_thread(batches, lane_id(event.get("pid")), lane_id(event.get("tid")), args.get("name"))
         elif event.get("ph") == "i" and event.get("name") == MEMORY:
             note_memory(batches, scalar(event.get("ts")), lane_id(event.get("pid")), lane_id(event.get("tid")),
-                        args.get("Bytes"))
+                        _BytesArgs(args.get("Bytes"), args.get("Total Allocated"), args.get("Device Type"),
+                                   args.get("Device Id")))
 
 
 def note_thread(batches: Batches, pid: object, tid: object, name: object) -> None:
     batches["thread_names"].setdefault((pid, tid), []).append("" if name is None else str(name))
 
 
-def note_memory(batches: Batches, ts: object, pid: object, tid: object, size: object) -> None:
+def note_memory(batches: Batches, ts: object, pid: object, tid: object, args: _BytesArgs) -> None:
     memory = batches["memory"]
     memory["ts"].append(number(ts))
-    memory["bytes"].append(number(scalar(size)))
+    memory["bytes"].append(number(scalar(args.bytes)))
+    memory["total"].append(number(scalar(args.total_allocated)))
     memory["lane"].append(memory["lanes"][pid, tid])
+    memory["device"].append(memory["devices"][lane_id(scalar(args.device_type)), lane_id(scalar(args.device_id))])
 
 
 SCALARS = (int, float, str)
@@ -603,9 +612,10 @@ class Codes(dict):
         return code
 
 
-def batch_columns(events: list[_Event], names: Codes, lanes: Codes,
-                  categories: Codes) -> dict[str, np.ndarray] | None:
-    """Columns for one batch of complete events; the Codes ``names``, ``lanes``, ``categories`` grow.
+def batch_columns(events: list[_Event], names: Codes, lanes: Codes, categories: Codes,
+                  shapes: Codes) -> dict[str, np.ndarray] | None:
+    """Columns for one batch of complete events; the Codes ``names``, ``lanes``, ``categories`` and
+    ``shapes`` (the raw ``Input Dims``) grow.
 
     Fields are read in C (attrgetter and map) and converted by numpy; only an
     odd value (a string, an out-of-range id) takes the slow path.
@@ -615,6 +625,12 @@ def batch_columns(events: list[_Event], names: Codes, lanes: Codes,
         return None
 
     args = list(map(FIELD["args"], events))
+    dims = list(map(INPUT_DIMS, args))
+    recorded = np.fromiter(map(is_not, dims, repeat(_NULL)), bool, count)
+    shape = np.full(count, NO_ID, np.int32)
+    if recorded.any():  # the raw bytes as they are: a code per distinct text, decoded once per trace
+        shape[recorded] = np.fromiter(map(shapes.__getitem__, map(bytes, compress(dims, recorded.tolist()))),
+                                      np.int32)
 
     def field(name: str, objects: list[Any] = events) -> Callable[[], Iterator[Any]]:
         getter = (ARG if objects is args else FIELD)[name]
@@ -631,7 +647,8 @@ def batch_columns(events: list[_Event], names: Codes, lanes: Codes,
         "external_id": identifiers(field("external_id", args), count),
         "bytes": floats(field("bytes", args), count),
         "occupancy": floats(field("occupancy", args), count),
-        "recorded_shapes": np.fromiter(map(is_not, map(INPUT_DIMS, args), repeat(_NULL)), bool, count),
+        "recorded_shapes": recorded,
+        "shape": shape,
     }
 
 
@@ -741,14 +758,15 @@ def parse_checked(raw: bytes, source: Path | str, progress: Progress | None = No
 
 def new_batches() -> Batches:
     """What the batches of one trace add up to: column chunks, the value codes, shapes, skip counts."""
-    return {"chunks": [], "names": Codes(), "lanes": Codes(), "categories": Codes(), "shapes": {},
-            "comm_args": {}, "skipped": {}, "count": 0, "phases": {}, "thread_names": {},
-            "memory": {"ts": [], "bytes": [], "lane": [], "lanes": Codes()}}
+    return {"chunks": [], "names": Codes(), "lanes": Codes(), "categories": Codes(), "shape_texts": Codes(),
+            "shapes": {}, "comm_args": {}, "skipped": {}, "count": 0, "phases": {}, "thread_names": {},
+            "memory": {"ts": [], "bytes": [], "total": [], "lane": [], "lanes": Codes(), "device": [],
+                       "devices": Codes()}}
 
 
 def add_batch(batches: Batches, complete: list[_Event]) -> None:
     """Append one batch of complete events to ``batches``."""
-    chunk = batch_columns(complete, batches["names"], batches["lanes"], batches["categories"])
+    chunk = batch_columns(complete, batches["names"], batches["lanes"], batches["categories"], batches["shape_texts"])
     if chunk is None:
         return
     batches["chunks"].append(chunk)
@@ -988,6 +1006,7 @@ def assemble(path: Path | str, batches: Batches, document: _Document) -> Trace:
         **columns,
         names=tuple(batches["names"]),
         lanes=tuple(batches["lanes"]),
+        shape_texts=tuple(text.decode("utf-8", "replace") for text in batches["shape_texts"]),
         shapes={int(new_index[i]): v for i, v in batches["shapes"].items() if v is not None and new_index[i] >= 0},
         comm_args={int(new_index[i]): v for i, v in batches["comm_args"].items() if v and new_index[i] >= 0},
         phases=batches["phases"],
@@ -996,6 +1015,9 @@ def assemble(path: Path | str, batches: Batches, document: _Document) -> Trace:
         memory_bytes=np.array(memory["bytes"], dtype=np.float64),
         memory_lane=np.array(memory["lane"], dtype=np.int32),
         memory_lanes=tuple(memory["lanes"]),
+        memory_total=np.array(memory["total"], dtype=np.float64),
+        memory_device=np.array(memory["device"], dtype=np.int32),
+        memory_devices=tuple(memory["devices"]),
         base_time_ns=0.0 if document.baseTimeNanoseconds is None else number(scalar(document.baseTimeNanoseconds)),
         device_properties=tuple(d for d in document.deviceProperties or () if isinstance(d, dict))
         if isinstance(document.deviceProperties, list) else (),

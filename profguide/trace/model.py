@@ -73,7 +73,8 @@ class Trace:
     ``name``, ``kind`` and ``lane`` are codes into ``names``, ``KIND_NAMES`` and
     ``lanes`` ((pid, tid) pairs). Ids are -1 where absent; ``bytes`` and
     ``occupancy`` are NaN where absent. ``shapes`` maps an event index to its
-    raw ``Input Dims`` and ``Input type`` for the matrix-multiply operators only;
+    raw ``Input Dims`` and ``Input type`` for the matrix-multiply operators only (every event's ``Input
+    Dims``, as the trace writes it, is ``shape_texts[shape]``);
     ``comm_args`` maps the index of each collective's backend op
     (``nccl:all_reduce``) and ``record_param_comms`` to the args that size its
     message (``Input Dims``, ``Input type``, ``In msg nelems``, ``dtype``).
@@ -81,7 +82,9 @@ class Trace:
     Besides the complete events: ``phases`` counts every event by phase (``ph``);
     ``thread_names`` holds each (pid, tid)'s ``thread_name`` metadata, in trace
     order; ``memory_*`` are the allocator's ``[memory]`` instants in file order
-    (their ``Bytes``, negative for a free, and lane codes into ``memory_lanes``);
+    (their ``Bytes``, negative for a free, and lane codes into ``memory_lanes``; the allocator's ``Total
+    Allocated`` after each, NaN where absent, on its device, a code into ``memory_devices``: (Device Type,
+    Device Id) pairs as recorded, c10's DeviceType 0 for the CPU, 1 for CUDA);
     ``base_time_ns`` is ``baseTimeNanoseconds``, where the trace's clock starts.
     """
 
@@ -95,8 +98,10 @@ class Trace:
     bytes: np.ndarray
     occupancy: np.ndarray
     recorded_shapes: np.ndarray  # whether the event's args hold its Input Dims (record_shapes=True)
+    shape: np.ndarray  # a code into ``shape_texts``: the event's Input Dims as written, -1 where absent
     names: tuple
     lanes: tuple
+    shape_texts: tuple = ()
     shapes: dict = field(default_factory=dict)
     device_properties: tuple = ()
     distributed_info: dict | None = None
@@ -109,6 +114,9 @@ class Trace:
     memory_bytes: np.ndarray = field(default_factory=lambda: np.zeros(0))
     memory_lane: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
     memory_lanes: tuple = ()
+    memory_total: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    memory_device: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
+    memory_devices: tuple = ()
     base_time_ns: float = 0.0
 
     def __len__(self) -> int:
