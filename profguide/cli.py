@@ -53,6 +53,13 @@ examples:
   profguide draw logs/ --out ranks.svg                              the ranks one above the other
   zcat trace.json.gz | profguide draw - --out - > timeline.svg      standard input to standard output
 """,
+    "diff": """\
+examples:
+  profguide diff before.json.gz after.json.gz               what changed: verdict, step time, kernels, host
+  profguide diff before.json.gz after.json.gz --json        the same as JSON, for a script
+  profguide diff eager.json.gz compiled.json.gz --markdown  a Markdown fragment, for a page
+  profguide diff logs-before/ logs-after/                   two folders of rank traces: the job and each rank
+""",
 }
 
 
@@ -102,6 +109,8 @@ def parse_args(argv):
     form.add_argument("--json", action="store_true", help="machine-readable output (a stable interface)")
     form.add_argument("--markdown", action="store_true", help="Markdown output")
     exp.add_argument("--step", type=int, metavar="N", help="measure over ProfilerStep#N only")
+    exp.add_argument("--ops", action="store_true", help="the op view instead: ops by name and input shapes with "
+                     "their CPU and device time, modules, the memory peak (one trace file)")
     add_max_size(exp)
     add_jobs(exp)
 
@@ -117,6 +126,16 @@ def parse_args(argv):
                        help="times after the trace's first event, as Perfetto shows them: µs, or with "
                             "a unit (12ms:15.5ms)")
     where.add_argument("--step", type=int, metavar="N", help="draw ProfilerStep#N and the GPU work it launched")
+
+    dif = command("diff", "say what changed from one trace (or folder of rank traces) to another")
+    dif.add_argument("before", type=Path, help="the trace before the change: a .json or .json.gz file, a folder "
+                     "of per-rank traces, or - for standard input")
+    dif.add_argument("after", type=Path, help="the trace after it, of the same kind")
+    form = dif.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true", help="machine-readable output (a stable interface)")
+    form.add_argument("--markdown", action="store_true", help="Markdown output")
+    add_max_size(dif)
+    add_jobs(dif)
 
     rec = command("record", "run the guide's recordings under torch.profiler")
     which = rec.add_mutually_exclusive_group(required=True)
@@ -261,6 +280,21 @@ def run_explain(args):
     from profguide.analysis import job
     from profguide.progress import bar
 
+    if args.ops:
+        from profguide import ops_view
+        from profguide.analysis.ops import ops_view as view_of
+        from profguide.text import shown
+
+        if args.trace != STANDARD_STREAM and args.trace.is_dir():
+            raise UsageError(f"{shown(args.trace)}: --ops reads one trace file, not a folder of rank traces")
+        view = view_of(load_input(args), input_name(args.trace) if args.trace == STANDARD_STREAM
+                       else shown(args.trace), args.step)
+        render = ops_view.to_markdown if args.markdown else ops_view.to_text
+        if args.json:
+            print(explain.to_json(view))
+        else:
+            print(render(view), end="")
+        return 0
     if args.trace != STANDARD_STREAM and args.trace.is_dir():
         found = job.folder_job(args.trace, args.step, max_bytes=args.max_size,
                                progress=bar(f"loading {input_name(args.trace)}"), workers=args.jobs)
@@ -385,7 +419,40 @@ def draw_folder(args):
     return 0
 
 
-HANDLERS = {"record": run_record, "build": run_build, "list": run_list, "explain": run_explain, "draw": run_draw}
+def run_diff(args):
+    from profguide import diff, explain
+    from profguide.analysis import diff as facts
+
+    if STANDARD_STREAM in (args.before, args.after):
+        found = diff_with_stdin(args)
+    else:
+        found = facts.paths_diff(args.before, args.after, max_bytes=args.max_size, workers=args.jobs)
+    if args.json:
+        print(explain.to_json(found))
+    elif "ranks" in found:
+        print((diff.job_to_markdown if args.markdown else diff.job_to_text)(found), end="")
+    else:
+        print((diff.to_markdown if args.markdown else diff.to_text)(found), end="")
+    return 0
+
+
+def diff_with_stdin(args):
+    """``diff - FILE`` or ``diff FILE -``: one side from standard input, read here, the other a file."""
+    from profguide.analysis import diff as facts
+
+    if args.before == args.after:
+        raise UsageError("standard input can be only one side of a diff: name the other trace's file")
+    other = args.after if args.before == STANDARD_STREAM else args.before
+    if other.is_dir():
+        raise UsageError(f"{input_name(other)} is a folder: diff standard input against a trace file")
+    piped = facts.side_of(load_input(argparse.Namespace(trace=STANDARD_STREAM, max_size=args.max_size)),
+                          input_name(STANDARD_STREAM))
+    named = facts.file_side(other, args.max_size)
+    return facts.trace_diff(piped, named) if args.before == STANDARD_STREAM else facts.trace_diff(named, piped)
+
+
+HANDLERS = {"record": run_record, "build": run_build, "list": run_list, "explain": run_explain, "draw": run_draw,
+            "diff": run_diff}
 
 
 def main(argv=None):
