@@ -13,7 +13,9 @@ whole job of rank traces are ``JobRule``s.
 
 Each rule names the run of the guide that shows it (``shown_by``) and one
 that does not (``clean_on``): the tests check both, and the cheat sheet quotes
-what the rule measured on ``shown_by``.
+what the rule measured on ``shown_by``. A rule that no run of the guide can
+show yet (it needs a GPU run the guide does not have) names none; its tests
+are on small traces made to show it, and the site says it waits for a run.
 """
 
 from collections.abc import Callable
@@ -52,7 +54,7 @@ class Rule:
         change: the change to try.
         page: the guide's page that shows it, relative to ``docs/`` with its anchor
             (``reading-output/input-pipeline.md#…``).
-        shown_by: a run of the guide that shows it: a recording's or a real trace's id.
+        shown_by: a run of the guide that shows it: a recording's or a real trace's id; "" while none does.
         clean_on: a run of the guide that does not.
         check: ``check(trace, summary)``: Evidence when the trace shows it, else None.
     """
