@@ -303,11 +303,12 @@ class MemoryPeak(TypedDict):
 
 
 def device_label(device: tuple[object, object]) -> str:
-    """A (Device Type, Device Id) pair as torch names the device: cpu, cuda:0; another type by its number."""
+    """A (Device Type, Device Id) pair as torch names the device: cpu, cuda:0 (HIP's type too: torch's ROCm build
+    calls its GPUs cuda); another type by its number."""
     kind, index = device
     if kind == 0:
         return "cpu"
-    return f"{'cuda' if kind == 1 else f'device type {kind}'}:{index}"
+    return f"{'cuda' if kind in (1, 6) else f'device type {kind}'}:{index}"
 
 
 def memory_peak(trace: Trace) -> list[MemoryPeak] | None:

@@ -10,6 +10,7 @@ trace from another machine (``RealTrace``) is rendered and checked the same
 way, and never recorded.
 """
 
+import functools
 import json
 import re
 import sys
@@ -17,12 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from profguide.analysis import summary
+from profguide.analysis.rules import all_job_rules, all_rules
 from profguide.analysis.verdict import summarise
 from profguide.errors import RecordingError, TraceError
 from profguide.figures import charts
 from profguide.files import replace_file
 from profguide.progress import step
-from profguide.site import claims, glossary, launch, marks, notebooks, render
+from profguide.site import claims, glossary, launch, marks, notebooks, render, rule_table
 from profguide.site.cheatsheet import cheat_sheet
 from profguide.site.data import RealTraceData, RecordingData, load_once
 from profguide.site.fragments import FRAGMENTS, FragmentError
@@ -36,6 +38,7 @@ RANKS_RESULTS = "benchmarks/results/explain_ranks.json"
 LAYOUT_RESULTS = "benchmarks/results/layout_memory.json"
 TRACES = "docs/traces"  # the real traces from other machines, with their sources and licences
 REAL_VERDICTS = "real-trace-verdicts.md"
+CHEAT_SHEET = "reading-output/cheat-sheet.md"
 
 
 @dataclass(frozen=True)
@@ -128,7 +131,9 @@ def build_real_trace(real, root, generated, included, check):
         return Status(real.id, "missing", "nothing to render",
                       tuple(f"{real.id}: its trace {name} is not there" for name in missing)), []
     if not included:
-        return Status(real.id, "fresh", "kept", (f"{real.id}: no page includes anything from it",)), []
+        # A real trace that a rule names as its run (the rule table quotes it) needs no page of its own.
+        ruled = any(real.id in (rule.shown_by, rule.clean_on) for rule in (*all_rules(), *all_job_rules()))
+        return Status(real.id, "fresh", "kept", () if ruled else (f"{real.id}: no page includes anything from it",)), []
     return render_and_check(RealTraceData(real, Path(root), Path(generated) / real.id), included, root, check,
                             "fresh", "kept")
 
@@ -167,14 +172,17 @@ def site_files(root, checks, included):
     """The site's own fragments that pages include (every claim's check, the benchmark results, and the cheat
     sheet, which quotes the claims' measurements), ``claims.json``, which the marks on the pages read, the
     glossary's abbreviations and verdicts, and the JSON Schema of ``explain --json`` with its field tables."""
+    found = functools.cache(lambda: rule_table.measured_on_runs(root))  # the rules' runs, summarised once
     makers = {
         "claims.md": lambda: {"claims.md": claims.claims_table(checks)},
+        "rules.md": lambda: {"rules.md": rule_table.reference_table(Path(root), found())},
         "explain-vs-hta.md": lambda: benchmark_files(root),
         "layout-memory.md": lambda: {"layout-memory.md": render.layout_benchmark_fragment(
             benchmark_results(root, LAYOUT_RESULTS))},
         "explain-ranks.md": lambda: {"explain-ranks.md": render.ranks_benchmark_fragment(
             benchmark_results(root, RANKS_RESULTS))},
-        "cheat-sheet.md": lambda: {"cheat-sheet.md": cheat_sheet(checks)},
+        "cheat-sheet.md": lambda: {"cheat-sheet.md": rule_table.cheat_rows(Path(root), found(), CHEAT_SHEET)
+                                   + "\n" + cheat_sheet(checks)},
         glossary.VERDICT_LIST: lambda: {glossary.VERDICT_LIST: glossary.verdict_list()},
         "explain-fields.md": lambda: {"explain-fields.md": summary.field_tables()},
         REAL_VERDICTS: lambda: {REAL_VERDICTS: render.real_verdicts_table(

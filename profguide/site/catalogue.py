@@ -8,12 +8,14 @@ from profguide.site.parts import (
     multigpu,
     multigpu_overlap,
     multigpu_ranks,
+    reading_anti_patterns,
     reading_dispatch,
     reading_footprint,
     reading_input,
     reading_memory,
     reading_table,
     reading_waits,
+    reference_traces,
 )
 
 RECORDINGS = (
@@ -24,6 +26,7 @@ RECORDINGS = (
     *reading_input.RECORDINGS,
     *reading_memory.RECORDINGS,
     *reading_footprint.RECORDINGS,
+    *reading_anti_patterns.RECORDINGS,
     *multigpu.RECORDINGS,
     *compile_regions.RECORDINGS,
     *compile_fusion.RECORDINGS,
@@ -31,7 +34,7 @@ RECORDINGS = (
 # Traces from machines this project does not own, which pages show with their source (never recorded).
 REAL_TRACES = (*reading_dispatch.REAL_TRACES, *reading_waits.REAL_TRACES, *multigpu.REAL_TRACES,
                *multigpu_overlap.REAL_TRACES, *multigpu_ranks.REAL_TRACES, *compile_fusion.REAL_TRACES,
-               *compile_regions.REAL_TRACES)
+               *compile_regions.REAL_TRACES, *reference_traces.REAL_TRACES)
 
 
 def by_id(recording_id, recordings=RECORDINGS):

@@ -355,6 +355,25 @@ def per_step_fall(measure, data):
     return baseline / here if here and baseline is not None else None
 
 
+@takes(recordings.DiffValue)
+def diff_value(measure, data):
+    found = data.diff[measure.field]
+    return (found[measure.key] if measure.key else found)[measure.part]
+
+
+@takes(recordings.DiffRows)
+def diff_rows(measure, data):
+    return float(sum(row["status"] == measure.status for row in data.diff[measure.rows]))
+
+
+@takes(recordings.RuleFixed)
+def rule_fixed(measure, data):
+    def fires(summary):
+        return any(row["rule"] == measure.rule for row in summary["findings"])
+
+    return 1.0 if fires(data.compared_run.summary) and not fires(data.summary) else 0.0
+
+
 @takes(recordings.VerdictIs)
 def verdict_is(measure, data):
     return 1.0 if data.summary["verdict"] == measure.verdict else 0.0

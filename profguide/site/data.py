@@ -9,6 +9,7 @@ from functools import cached_property
 from pathlib import Path
 
 from profguide import trace as trace_io
+from profguide.analysis.diff import side_of, trace_diff
 from profguide.analysis.job import ranks_job
 from profguide.analysis.kernels import device_name
 from profguide.analysis.select import on_a_stream
@@ -73,6 +74,20 @@ class RankTraces:
     def summary(self):
         """Rank 0's summary, as ``profguide explain`` gives it."""
         return summarise(self.trace)
+
+    @cached_property
+    def compared_run(self):
+        """The data of the run this one is the after of (``compared_with``)."""
+        other = self.recording.compared_with
+        if not other:
+            raise RecordingError(f"{self.recording.id}: is compared with no run (its compared_with is empty)")
+        return self.real_sibling(other) if self.real else self.sibling(other)
+
+    @cached_property
+    def diff(self):
+        """``profguide diff`` of the run this one is the after of (``compared_with``) against this one."""
+        before = self.compared_run
+        return trace_diff(side_of(before.trace, before.trace_path()), side_of(self.trace, self.trace_path()))
 
     @cached_property
     def job(self):
@@ -162,6 +177,12 @@ class RealTraceData(RankTraces):
     files = ()
     # Its fragments' folder lies beside the recordings' folders: a claim may compare the trace with a recording.
     sibling = RecordingData.sibling
+
+    def real_sibling(self, trace_id):
+        """Another real trace's data, for a fragment that compares them."""
+        from profguide.site.catalogue import REAL_TRACES, by_id
+
+        return RealTraceData(by_id(trace_id, REAL_TRACES), self.root, self.folder.parent / trace_id)
 
     @property
     def title(self):

@@ -9,7 +9,9 @@ fragment comes with its SVG file, which the fragment includes.
 import json
 from xml.sax.saxutils import escape
 
+from profguide import diff as diff_view
 from profguide import explain
+from profguide import ops_view as ops_markdown
 from profguide.analysis import collectives, memory
 from profguide.analysis import compile as compile_analysis
 from profguide.analysis.communication import communication, step_communication
@@ -18,6 +20,7 @@ from profguide.analysis.host import host_breakdown
 from profguide.analysis.job import trace_summary
 from profguide.analysis.kernels import gemm_throughput
 from profguide.analysis.launches import occupancy_queries
+from profguide.analysis.ops import ops_view
 from profguide.analysis.regions import region_calls, region_tree
 from profguide.analysis.select import first_of, profiler_steps, step_window
 from profguide.errors import RecordingError, UsageError
@@ -494,7 +497,36 @@ def communication_calls(data):
     return {"communication-calls.md": table + "\n" + sentence + "\n" + source_note(data)}
 
 
+def rule_findings(data):
+    """What the rules found on rank 0's trace, as ``explain`` words it: a row a finding, linked to the rule's row
+    on the reference page (the rule table's anchors)."""
+    found = data.summary["findings"]
+    if not found:
+        raise FragmentError("no rule finds anything on this run: a page that shows its findings has none to show")
+    origin = float(data.trace.ts.min())
+    rows = [(f"[`{row['rule']}`](../reference/explain.md#rule-{row['rule']})", cell(row["evidence"], markdown=True),
+             f"+{format_duration(row['at_us'] - origin)}" if row["at_us"] is not None else "–",
+             cell(row["change"], markdown=True)) for row in found]
+    return {"findings.md": render.standin_notice(data.meta)
+            + markdown_table(("Rule", "What it measured", "At", "Try"), rows, "llrl") + source_note(data)}
+
+
+def op_view(data):
+    """What ``profguide explain --ops --markdown`` says of rank 0's trace: ops, modules, the memory peak."""
+    return {"ops.md": render.standin_notice(data.meta) + ops_markdown.to_markdown(ops_view(data.trace, str(
+        data.trace_path().name))) + source_note(data)}
+
+
+def diffed(data):
+    """What ``profguide diff --markdown`` says of the run this one is compared with (``compared_with``) against
+    this one."""
+    return {"diff.md": render.standin_notice(data.meta) + diff_view.to_markdown(data.diff) + source_note(data)}
+
+
 FRAGMENTS = {
+    "diff.md": diffed,
+    "ops.md": op_view,
+    "findings.md": rule_findings,
     "communication-calls.md": communication_calls,
     "compile-calls.md": compile_calls,
     "compile-times.md": compile_times,

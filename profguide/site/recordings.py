@@ -399,6 +399,43 @@ class VerdictIs(Measure):
 
 
 @dataclass(frozen=True)
+class DiffValue(Measure):
+    """A number of ``profguide diff`` from the run this one is compared with (``compared_with``) to this one: the
+    ``part`` (before, after, change, ratio or change_pct) of the diff's ``field`` (step_us, gpu_busy_pct,
+    launches…; for a field by key, such as host_pct, the entry ``key``)."""
+
+    field: str
+    part: str = "ratio"
+    key: str = ""
+
+    def describe(self):
+        what = f"{self.field} of {self.key}" if self.key else self.field
+        return f"diff from the run compared with: {what}, {self.part}"
+
+
+@dataclass(frozen=True)
+class DiffRows(Measure):
+    """How many rows of ``profguide diff``'s ``rows`` (kernels or ops) have ``status`` (added, removed, changed,
+    same), from the run this one is compared with to this one."""
+
+    rows: str
+    status: str
+
+    def describe(self):
+        return f"diff from the run compared with: {self.rows} {self.status}"
+
+
+@dataclass(frozen=True)
+class RuleFixed(Measure):
+    """1 when the rule ``rule`` fires on the run this one is compared with and not on this one, else 0."""
+
+    rule: str
+
+    def describe(self):
+        return f"rule {self.rule} fires on the run compared with and not on this one (1 yes, 0 no)"
+
+
+@dataclass(frozen=True)
 class RanksNamed(Measure):
     """The share of the recording's rank traces whose ``distributedInfo`` names their own rank and the job's size."""
 
@@ -795,6 +832,8 @@ class Recording:
         tables: summary tables to print besides ``table.txt`` (grouped by input shape, by stack, sorted otherwise).
         memory_timeline: write ``memory-timeline.json`` with ``export_memory_timeline`` (the snippet must
             profile with ``profile_memory``, ``record_shapes`` and ``with_stack``).
+        compared_with: the run this one is the after of, for ``profguide diff`` (its ``diff.md`` fragment and
+            ``Diff…`` claims): a recording's or a real trace's id.
 
     A snippet function that returns a dict of plain values (rather than the
     profiler) has it written as ``results.json``: what it measured besides the trace.
@@ -813,6 +852,7 @@ class Recording:
     claims: tuple[Claim, ...] = ()
     tables: tuple[Table, ...] = ()
     memory_timeline: bool = False
+    compared_with: str = ""
 
     @property
     def snippet(self):
@@ -853,6 +893,7 @@ class RealTrace:
         claims: what the guide's pages say about it (their ``device`` does not apply: the trace is what it is).
         files: for the ranks of one job, every rank's trace in rank order (``file`` is then the first):
             fragments of several ranks read them all.
+        compared_with: the run this one is the after of, for ``profguide diff`` (as ``Recording``'s).
     """
 
     id: str
@@ -864,3 +905,4 @@ class RealTrace:
     figure: Figure = Figure()
     claims: tuple[Claim, ...] = ()
     files: tuple[str, ...] = ()
+    compared_with: str = ""

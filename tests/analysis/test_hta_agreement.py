@@ -20,9 +20,21 @@ REFERENCE = json.loads((ROOT / "tests" / "data" / "hta_temporal_breakdown.json")
 ANALYSED = {name: values for name, values in REFERENCE["traces"].items() if "error" not in values}
 
 
+# The traces HTA cannot analyse, and why; the reference holds HTA's error for each.
+HTA_CANNOT = {
+    "cpu_only_gloo.json.gz": "no GPU events",
+    "h100_qwen1.5_0.5b_inference.json.gz": "HTA rounds starts up and ends down to whole µs, which gives 22 memsets "
+                                           "a duration of -1 and fails its own check that non-compute time >= 0",
+}
+# Traces whose GPU ops run back to back by the thousand: HTA's rounding to whole µs loses up to 1 µs of busy
+# time at each, so its idle share is higher than the exact one by up to that much.
+ROUNDED_AWAY = {"mi300x_qwen1.5_0.5b_inference.json.gz"}
+
+
 def test_reference_covers_every_gpu_trace():
     in_project = {p.name for p in TRACES.glob("*.json.gz")}
-    assert set(ANALYSED) == in_project - {"cpu_only_gloo.json.gz"}
+    assert set(ANALYSED) == in_project - set(HTA_CANNOT)
+    assert {name for name, values in REFERENCE["traces"].items() if "error" in values} == set(HTA_CANNOT)
     assert REFERENCE["hta_version"] == "0.5.0"
 
 
@@ -31,7 +43,12 @@ def test_idle_pct_by_htas_rule_within_two_points_of_hta(name, real_trace):
     trace = real_trace(name)
     window = summarise(trace)["window"]
     idle = idle_breakdown(trace, (window["start_us"], window["end_us"]), hta_ops(trace))
-    assert 100 * idle["idle_us"] / window["dur_us"] == pytest.approx(ANALYSED[name]["idle_pct_exact"], abs=2.0)
+    exact = 100 * idle["idle_us"] / window["dur_us"]
+    if name in ROUNDED_AWAY:
+        gpu_ops = int((on_a_stream(trace) & (trace.ts >= window["start_us"]) & (trace.ts <= window["end_us"])).sum())
+        assert exact <= ANALYSED[name]["idle_pct_exact"] <= exact + 2.0 + 100 * gpu_ops / window["dur_us"]
+        return
+    assert exact == pytest.approx(ANALYSED[name]["idle_pct_exact"], abs=2.0)
 
 
 @pytest.mark.parametrize("name", sorted(ANALYSED))

@@ -228,3 +228,9 @@ def test_launches_with_no_op_or_region_around_them_give_no_rows_and_no_error():
     """Old traces and a bare Triton launch hold launch calls and kernels but no op (this raised IndexError)."""
     trace = make(cpu("cudaLaunchKernel", 10, 1, kind="runtime", correlation=1), gpu("k", 20, 30, correlation=1))
     assert ops.op_rows(trace) == []
+
+
+def test_a_rocm_gpu_is_named_cuda_as_torch_names_it():
+    """torch's ROCm build writes its GPUs' memory events with Device Type 6 (HIP) and calls them cuda."""
+    assert [ops.device_label(device) for device in ((0, -1), (1, 0), (6, 1), (9, 0))] == \
+        ["cpu", "cuda:0", "cuda:1", "device type 9:0"]

@@ -1,6 +1,16 @@
 """The recordings of Part 2, Reading the output: The input pipeline."""
 
-from profguide.site.recordings import Claim, HostLead, HostShare, HostShareFall, OpsInRegion, Recording, VerdictIs
+from profguide.site.recordings import (
+    Claim,
+    DiffValue,
+    HostLead,
+    HostShare,
+    HostShareFall,
+    OpsInRegion,
+    Recording,
+    RuleFixed,
+    VerdictIs,
+)
 
 PAGE = "reading-output/input-pipeline.md"
 INPUT_PIPELINE = "snippets.reading.input_pipeline"
@@ -14,7 +24,7 @@ NO_WORKERS = "reading-input-workers-0"
 TWO_WORKERS = "reading-input-workers-2"
 
 
-def pipeline_run(workers, claims):
+def pipeline_run(workers, claims, compared_with=""):
     """The loop with ``workers`` DataLoader worker processes; the host is what it is about, so it is a CPU run."""
     return Recording(
         id=f"reading-input-workers-{workers}",
@@ -24,6 +34,7 @@ def pipeline_run(workers, claims):
         device="cpu",
         title="A training loop over a slow dataset, num_workers={num_workers}",
         claims=claims,
+        compared_with=compared_with,
     )
 
 
@@ -46,5 +57,9 @@ RECORDINGS = (
         Claim(PAGE, "With two workers, waiting for data is a small part of each step", HostShare("data loading"),
               at_least=0.01, at_most=0.2),
         Claim(PAGE, "and the run with two `compute-bound`", VerdictIs("compute-bound"), at_least=1, at_most=1),
-    )),
+        Claim(PAGE, "the time each step spends loading data falls to a small fraction of what it was",
+              DiffValue("host_us", "ratio", "data loading"), at_least=0, at_most=0.25),
+        Claim(PAGE, "the rule that flags a DataLoader without workers no longer fires",
+              RuleFixed("dataloader-without-workers"), at_least=1, at_most=1),
+    ), compared_with=NO_WORKERS),
 )

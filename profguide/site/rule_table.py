@@ -1,0 +1,89 @@
+"""The rule table as the site shows it: every rule of ``profguide.analysis.rules`` with what it measured on the
+run of the guide that shows it, on the reference page and in the cheat sheet (one source: the rules).
+
+A rule whose run no longer shows it fails the build, as a claim would: the
+table never quotes a finding the run does not make.
+"""
+
+from profguide.analysis.rules import SOURCES, all_job_rules, all_rules
+from profguide.site.data import run_data
+from profguide.site.fragments import FragmentError
+from profguide.text import cell, markdown_table
+
+REFERENCE_PAGE = "reference/explain.md"
+
+
+def anchor(rule_id):
+    """The id of a rule's row on the reference page: ``explain`` links it as ``reference/explain/#rule-…``."""
+    return f"rule-{rule_id}"
+
+
+def measured_on_runs(root, generated=None):
+    """{rule id: (the run that shows it, what the rule found there)}, for the rules that name a run (the others
+    wait for one); FragmentError when a rule's run does not show it any more."""
+    found = {}
+    for rule in (*all_rules(), *all_job_rules()):
+        if not rule.shown_by:
+            continue
+        data = run_data(rule.shown_by, root, generated)
+        summary = data.job if rule in all_job_rules() else data.summary
+        hits = [row for row in summary["findings"] if row["rule"] == rule.id] if summary else []
+        if not hits:
+            raise FragmentError(f"rule {rule.id}: its run {rule.shown_by} does not show it any more; change the "
+                                "rule's shown_by (never the data)")
+        found[rule.id] = (rule.shown_by, hits[0])
+    return found
+
+
+def link(page, from_page):
+    """A Markdown link from ``from_page`` to ``page`` (both relative to ``docs/``, ``page`` with its anchor)."""
+    depth = from_page.count("/")
+    return f"{'../' * depth}{page}"
+
+
+def page_title(page, root):
+    """The first heading of a page (relative to ``docs/``): the words of a link to it."""
+    path = root / "docs" / page.partition("#")[0]
+    for line in path.read_text().splitlines():
+        if line.startswith("# "):
+            return line[2:].strip()
+    return page
+
+
+def measured_words(rule, found):
+    """What the rule measured on the guide's run that shows it, and which run; or that it waits for one."""
+    if rule.id not in found:
+        return "no run of this guide shows it yet: it waits for a GPU run"
+    run, hit = found[rule.id]
+    return f"{cell(hit['evidence'], markdown=True)} (`{run}`)"
+
+
+def reference_table(root, found):
+    """Markdown for the reference page: a row a rule, in the order ``explain`` prints them, each with what it
+    measured on the run that shows it."""
+    rows = []
+    for rule in (*all_rules(), *all_job_rules()):
+        rows.append((f'<span id="{anchor(rule.id)}"></span>`{rule.id}`', cell(SOURCES[rule.source]),
+                     cell(rule.detects, markdown=True), cell(rule.measures, markdown=True),
+                     cell(rule.change, markdown=True),
+                     f"[{cell(page_title(rule.page, root))}]({link(rule.page, REFERENCE_PAGE)})",
+                     f"{measured_words(rule, found)}; quiet on `{rule.clean_on}`"))
+    # pg-reflow: on a phone each row reads as a block of labelled cells (docs/assets/figures.css).
+    table = markdown_table(("Rule", "From", "Detects", "Measures", "Try", "Shown on", "On the guide's run"), rows,
+                           "lllllll")
+    return f'<div class="pg-reflow" markdown>\n\n{table}\n</div>\n'
+
+
+def cheat_rows(root, found, from_page):
+    """The cheat sheet's rule section: what you see, what it means (the rule), what to try, where it is shown,
+    and what the rule measured on the guide's run."""
+    lines = ["## What `profguide explain` flags", "", '<div class="pg-reflow" markdown>', "",
+             "| If the trace shows… | Rule | Try… | Shown on | In this guide's runs |", "|---|---|---|---|---|"]
+    for rule in (*all_rules(), *all_job_rules()):
+        reference = link(f"{REFERENCE_PAGE}#{anchor(rule.id)}", from_page)
+        lines.append(f"| {cell(rule.detects, markdown=True)} | [`{rule.id}`]({reference}) | "
+                     f"{cell(rule.change, markdown=True)} | "
+                     f"[{cell(page_title(rule.page, root))}]({link(rule.page, from_page)}) | "
+                     f"{measured_words(rule, found)} |")
+    return "\n".join([*lines, "", "</div>"]) + "\n"
+
