@@ -161,7 +161,8 @@ def to_markdown(found: TraceDiff) -> str:
     changed = [row for row in found["kernels"][:CHANGES_SHOWN] if row["status"] != "same"]
     if changed:
         parts += ["", cell(kernel_summary(found)), "", markdown_table(
-            ("kernel", "", "count before", "after", "time before", "after"),
+            ("kernel family" if found["kernels_matched_by"] == "role" else "kernel", "", "count before", "after",
+             "time before", "after"),
             [(code_cell(row["name"]), row["status"], count(row["before_count"]), count(row["after_count"]),
               format_duration(row["before_us"]), format_duration(row["after_us"])) for row in changed], "llrrrr")]
     ops = [row for row in found["ops"][:CHANGES_SHOWN] if row["status"] != "same"]

@@ -8,6 +8,7 @@ Perfetto's timeline shows them.
 import re
 from html import escape
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -26,6 +27,10 @@ from profguide.analysis.summary import (
 from profguide.stats import median
 from profguide.text import CONTROL, cell, clocks_note, code_cell, count_of, cut, format_duration, markdown_table, shown
 
+if TYPE_CHECKING:  # the shapes --ops and diff print, imported only for the type checker: explain does without
+    from profguide.analysis.diff import JobDiff, TraceDiff
+    from profguide.analysis.ops import OpsView
+
 RANKS_SHOWN = 16  # a folder of more ranks: the text lists the straggler and those that waited longest (--json all)
 HOST_STEPS_SHOWN = 8  # a trace without GPU work: the steps whose split the text lists (--json has all)
 IDLE_LABELS = {
@@ -42,8 +47,9 @@ IDLE_LABELS = {
 JSON_ESCAPES = {code: f"\\u{code:04x}" for code in CONTROL if code >= 0x7F}
 
 
-def to_json(summary: TraceSummary | FolderJob) -> str:
-    """The stable ``--json`` form of a trace's summary or of a folder's job (``profguide.analysis.summary``)."""
+def to_json(summary: "TraceSummary | FolderJob | OpsView | TraceDiff | JobDiff") -> str:
+    """The stable ``--json`` form of a trace's summary or of a folder's job (``profguide.analysis.summary``), of
+    ``--ops`` (``profguide.analysis.ops``) and of ``diff`` (``profguide.analysis.diff``)."""
     return msgspec.json.format(msgspec.json.encode(summary, order="sorted"), indent=1).decode().translate(JSON_ESCAPES)
 
 

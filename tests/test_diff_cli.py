@@ -18,7 +18,7 @@ def test_text_gives_both_verdicts_and_the_sentence(capsys):
     assert cli.main(["diff", str(BEFORE), str(AFTER)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].endswith(": input-bound.") and lines[1].endswith(": compute-bound.")
-    assert lines[2].startswith("Loading data fell: ")
+    assert lines[2].startswith("The time spent loading data fell: ")
     assert any(line.startswith("Step time (the median ProfilerStep): ") for line in lines)
 
 
@@ -31,7 +31,7 @@ def test_json_decodes_as_a_trace_diff(capsys):
 def test_markdown_is_a_fragment_with_a_table(capsys):
     assert cli.main(["diff", str(BEFORE), str(AFTER), "--markdown"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("Loading data fell: ")
+    assert out.startswith("The time spent loading data fell: ")
     assert "| step time (the median ProfilerStep) |" in out
 
 

@@ -12,29 +12,26 @@ share of time (GPU busy, idle by cause, host activities) is a share of the
 window explain measures, and its µs per step is that share of the step time.
 """
 
-from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal, TypedDict, cast
+from typing import Annotated, Literal, TypedDict
 
 import numpy as np
 from msgspec import Meta
 
 from profguide import trace
-from profguide.analysis.families import kernel_family
+from profguide.analysis.families import GEMM, TRITON, kernel_family
 from profguide.analysis.intervals import Mask, Window
-from profguide.analysis.job import folder_job, ignore_interrupts, in_file_order, row_of, start_method, trace_summary
+from profguide.analysis.job import folder_job, results_in_pool, trace_summary
 from profguide.analysis.kernels import by_name, in_window
 from profguide.analysis.ops import memory_peak, op_rows
 from profguide.analysis.select import kinds_mask, launch_of
-from profguide.analysis.summary import SCHEMA_VERSION, FolderJob, RankRow, RankSummary, SchemaVersion, TraceSummary
+from profguide.analysis.summary import SCHEMA_VERSION, FolderJob, RankRow, SchemaVersion, TraceSummary
 from profguide.errors import UsageError
 from profguide.limits import MAX_BYTES
 from profguide.stats import median
 from profguide.text import count_of, format_duration, shown
 from profguide.trace.model import Trace
-
-if TYPE_CHECKING:
-    from concurrent.futures import Future
 
 SHARED_NAMES_PCT = 50  # under this share of kernel time in names both sides share, on either side: match by role
 Totals = dict[str, tuple[float, float]]  # name (or role) → (count, total µs)
@@ -111,14 +108,7 @@ def file_sides(before: Path, after: Path, max_bytes: int = MAX_BYTES, workers: i
         return same, same
     if workers == 1:
         return file_side(before, max_bytes), file_side(after, max_bytes)
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    context = multiprocessing.get_context(start_method())
-    with ProcessPoolExecutor(2, mp_context=context, initializer=ignore_interrupts) as pool:
-        # job's helpers are typed for rank rows; they pass any worker's result through as it is
-        submit = cast("Callable[[Path], Future[RankSummary]]", lambda file: pool.submit(file_side, file, max_bytes))
-        found = [cast(Side, row_of(file, future)) for file, future in in_file_order(submit, [before, after], 2)]
+    found = list(results_in_pool([before, after], partial(file_side, max_bytes=max_bytes), None, 2))
     return found[0], found[1]
 
 
@@ -393,9 +383,12 @@ def share_words(us: float, scale: float | None, per: str) -> str:
     return f"{100 * us / scale:.1f}% of the {per}" if scale else format_duration(us)
 
 
+ROLE_WORDS = {GEMM: "GEMM", TRITON: "Triton"}  # a role as it is written before "kernels"; the others as named
+
+
 def kernel_words(row: Change, role: bool, per: str, scales: tuple[float | None, float | None]) -> str:
     """What happened to one kernel name (or role), with its numbers."""
-    name = f"{row['name']} kernels" if role else f"`{shown(row['name'])}`"
+    name = f"{ROLE_WORDS.get(row['name'], row['name'])} kernels" if role else f"`{shown(row['name'])}`"
     per_words = f"per {per}" if per == "step" else "in the window"
     if row["status"] == "removed":
         return (f"{name} {'are' if role else 'is'} gone: {count_words(row['before_count'], 'kernel')} fewer "
@@ -427,7 +420,9 @@ def op_words(row: Change, per: str, scales: tuple[float | None, float | None]) -
 def activity_words(meaning: str, change: Quantity, pct: Quantity, per: str) -> str:
     """What happened to one host activity (or idle cause), with its numbers."""
     per_words = f"per {per}" if per == "step" else "in the window"
-    return (f"{meaning} {'fell' if (change['change'] or 0) < 0 else 'rose'}: "
+    # "the time spent in the backward pass rose", "the time spent loading data fell": every activity's words
+    # read after "spent"
+    return (f"the time spent {meaning} {'fell' if (change['change'] or 0) < 0 else 'rose'}: "
             f"{format_duration(change['before'] or 0.0)} → {format_duration(change['after'] or 0.0)} {per_words} "
             f"({pct['before'] or 0.0:.1f}% → {pct['after'] or 0.0:.1f}% of the window)")
 

@@ -15,9 +15,10 @@ import threading
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import closing
+from functools import partial
 from itertools import islice
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from profguide import trace
 from profguide.analysis.ranks import job_summary, rank_summary
@@ -30,6 +31,8 @@ from profguide.limits import MAX_BYTES
 from profguide.text import shown
 from profguide.trace.loader import Progress
 from profguide.trace.model import Trace
+
+Result = TypeVar("Result")  # what a worker sends back: a rank's row, a diff's side
 
 if TYPE_CHECKING:  # the pool's modules are imported when a pool starts: a single trace does without their 20 ms
     from concurrent.futures import Future
@@ -131,9 +134,16 @@ def share_of(progress: Progress, index: int, count: int) -> Progress:
 
 def rows_in_pool(files: list[Path], step: int | None, max_bytes: int, progress: Progress | None,
                  workers: int) -> Generator[RankSummary, None, None]:
-    """The files' rows, in file order, read by ``workers`` processes: as serial reading gives them, and its
-    errors (the first bad file's) too. Workers ignore Ctrl-C, which reaches them with the terminal's process
-    group, and are stopped here on any way out that is not the end, so that none outlives the command."""
+    """The files' rows, in file order, read by ``workers`` processes (``results_in_pool``)."""
+    return results_in_pool(files, partial(file_row, step=step, max_bytes=max_bytes), progress, workers)
+
+
+def results_in_pool(files: list[Path], read: Callable[[Path], Result], progress: Progress | None,
+                    workers: int) -> Generator[Result, None, None]:
+    """``read(file)`` for each file, in file order, each in one of ``workers`` processes: as serial reading
+    gives them, and its errors (the first bad file's) too. ``read`` must send back something small, never a
+    trace. Workers ignore Ctrl-C, which reaches them with the terminal's process group, and are stopped here on
+    any way out that is not the end, so that none outlives the command."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -143,10 +153,9 @@ def rows_in_pool(files: list[Path], step: int | None, max_bytes: int, progress: 
         try:
             done = 0
             # Two files a worker at most: the one it reads and the next, waiting so that it never idles while
-            # this process takes a row. The queue holds paths; memory still holds one trace a worker.
-            for file, future in in_file_order(lambda file: pool.submit(file_row, file, step, max_bytes), files,
-                                              2 * workers):
-                yield row_of(file, future)
+            # this process takes a result. The queue holds paths; memory still holds one trace a worker.
+            for file, future in in_file_order(lambda file: pool.submit(read, file), files, 2 * workers):
+                yield result_of(file, future)
                 done += 1
                 if progress is not None:
                     progress(done / len(files))
@@ -174,14 +183,14 @@ def ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def in_file_order(submit: Callable[[Path], "Future[RankSummary]"], files: list[Path],
-                  limit: int) -> Iterator[tuple[Path, "Future[RankSummary]"]]:
+def in_file_order(submit: Callable[[Path], "Future[Result]"], files: list[Path],
+                  limit: int) -> Iterator[tuple[Path, "Future[Result]"]]:
     """(file, its finished future) for each file, in order; no more than ``limit`` files submitted and not yet
     finished at any time, so that a pool's queue never holds the whole folder."""
     from concurrent.futures import FIRST_COMPLETED, wait
 
     waiting = iter(files)
-    submitted: deque[tuple[Path, Future[RankSummary]]] = deque()
+    submitted: deque[tuple[Path, Future[Result]]] = deque()
     while True:
         while submitted and submitted[0][1].done():
             yield submitted.popleft()
@@ -193,12 +202,12 @@ def in_file_order(submit: Callable[[Path], "Future[RankSummary]"], files: list[P
         wait(running + [future for _, future in started], return_when=FIRST_COMPLETED)
 
 
-def row_of(file: Path, future: "Future[RankSummary]") -> RankSummary:
-    """A finished worker's row, or its error; a worker that died (killed for memory) is one line."""
+def result_of(file: Path, future: "Future[Result]") -> Result:
+    """A finished worker's result, or its error; a worker that died (killed for memory) is one line."""
     from concurrent.futures.process import BrokenProcessPool
 
     try:
         return future.result()
     except BrokenProcessPool:
-        raise ProfguideError(f"{shown(file)}: a process reading the rank files stopped before it finished "
-                             "(killed for memory?); fewer at once (--jobs) need less memory") from None
+        raise ProfguideError(f"{shown(file)}: the process reading it stopped before it finished (killed for "
+                             "memory?); fewer files at once (--jobs) need less memory") from None

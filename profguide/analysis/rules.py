@@ -43,8 +43,8 @@ class Evidence(NamedTuple):
 
 
 @dataclass(frozen=True)
-class Rule:
-    """One anti-pattern.
+class RuleText:
+    """What a rule says of itself, whatever it reads.
 
     Attributes:
         id: a short name in kebab case, stable across versions (``dataloader-without-workers``).
@@ -56,7 +56,6 @@ class Rule:
             (``reading-output/input-pipeline.md#…``).
         shown_by: a run of the guide that shows it: a recording's or a real trace's id; "" while none does.
         clean_on: a run of the guide that does not.
-        check: ``check(trace, summary)``: Evidence when the trace shows it, else None.
     """
 
     id: str
@@ -67,22 +66,19 @@ class Rule:
     page: str
     shown_by: str
     clean_on: str
+
+
+@dataclass(frozen=True)
+class Rule(RuleText):
+    """One anti-pattern a trace can show; ``check(trace, summary)`` gives Evidence when it does, else None."""
+
     check: Callable[[Trace, Summary], Evidence | None]
 
 
 @dataclass(frozen=True)
-class JobRule:
-    """A rule over the job of a folder of rank traces (``Job``): the attributes of ``Rule``, with
-    ``check(job)``."""
+class JobRule(RuleText):
+    """One a job of rank traces can show (``Job``); ``check(job)`` gives Evidence when it does, else None."""
 
-    id: str
-    source: str
-    detects: str
-    measures: str
-    change: str
-    page: str
-    shown_by: str
-    clean_on: str
     check: Callable[[Job], Evidence | None]
 
 
@@ -94,7 +90,7 @@ def page_url(page: str) -> str:
     return (f"{path}/" if path else "") + (f"#{anchor}" if anchor else "")
 
 
-def finding(rule: Rule | JobRule, evidence: Evidence) -> Finding:
+def finding(rule: RuleText, evidence: Evidence) -> Finding:
     return {"rule": rule.id, "source": SOURCES[rule.source], "measured": evidence.measured,
             "evidence": evidence.words, "at_us": evidence.at_us, "change": rule.change, "guide": page_url(rule.page)}
 

@@ -349,123 +349,123 @@ def low_gpu_utilisation_stretch(trace: Trace, summary: Summary) -> Evidence | No
 RULES: tuple[Rule, ...] = (
     Rule(
         id="data-loading-over-5pct", source="tensorboard",
-        detects="The step waits while the main process loads the next batch.",
+        detects="a step that waits while the main process loads the next batch",
         measures="data loading's share of the steps' host time (no GPU work), or of the window while the GPU "
                  f"idled for it; over {DATA_LOADING_PCT:.0f}%",
-        change="Load batches in worker processes (DataLoader num_workers), with pin_memory=True on a GPU.",
+        change="load batches in worker processes (`DataLoader(num_workers=N)`), with `pin_memory=True` on a GPU",
         page="reading-output/input-pipeline.md#without-workers",
         shown_by="reading-input-workers-0", clean_on="basics-steps-scheduled",
         check=data_loading_over_5pct,
     ),
     Rule(
         id="data-parallel", source="tensorboard",
-        detects="nn.DataParallel, which replicates the module from one process every step.",
-        measures="events of nn.DataParallel (its forward's region, module, frames, functions' backward); any",
-        change="Use DistributedDataParallel, one process per GPU.",
+        detects="`nn.DataParallel`, which copies the module to every GPU from one process, each step",
+        measures="events of `nn.DataParallel` (its forward's region, module, frames, functions' backward); any",
+        change="use `DistributedDataParallel`, one process for each GPU",
         page="reading-output/anti-patterns.md#data-parallel",
         shown_by="reading-anti-patterns", clean_on="reading-anti-patterns-fixed",
         check=data_parallel,
     ),
     Rule(
         id="ddp-on-gloo-with-gpus", source="tensorboard",
-        detects="Collectives on gloo in a job that runs on GPUs.",
+        detects="collectives on gloo in a job that runs on GPUs",
         measures="gloo collectives on a trace with GPU kernels and no NCCL kernel; any",
-        change="Initialise the process group with the nccl backend (or let PyTorch pick it for CUDA tensors).",
+        change="initialise the process group with `backend=\"nccl\"` (or let PyTorch pick it for CUDA tensors)",
         page="reading-output/anti-patterns.md#ddp-on-gloo-with-gpus",
         shown_by="", clean_on="multigpu-ddp",
         check=ddp_on_gloo_with_gpus,
     ),
     Rule(
         id="communication-over-10pct", source="tensorboard",
-        detects="Communication kernels take a large share of the run.",
+        detects="communication kernels that take a large share of the run",
         measures=f"communication kernels' time over the window; over {COMMUNICATION_PCT:.0f}%",
-        change="Communicate less often or less (gradient accumulation, a larger batch, gradient compression "
-               "hooks), and overlap the rest with computation.",
+        change="communicate less often or less (gradient accumulation, a larger batch, gradient compression "
+               "hooks), and overlap the rest with computation",
         page="multi-gpu/overlap.md#a-job-where-communication-is-the-cost",
         shown_by="multigpu-a100-16rank-overlap", clean_on="multigpu-a100-2rank-overlap",
         check=communication_over_10pct,
     ),
     Rule(
         id="gpu-utilisation-under-50pct", source="tensorboard",
-        detects="The GPU is idle most of the window.",
+        detects="a GPU idle most of the window",
         measures=f"the GPU's busy time over the window; under {GPU_BUSY_PCT:.0f}%",
-        change="Find what the GPU waits for (the idle causes) and remove it; else give it more work per launch "
-               "(a larger batch).",
+        change="find what the GPU waits for (the idle causes) and remove it; else give it more work per launch "
+               "(a larger batch)",
         page="reading-output/gpu-waits.md#idle-time-and-its-causes",
         shown_by="reading-a100-2rank", clean_on="compile-a100-triton",
         check=gpu_utilisation_under_50pct,
     ),
     Rule(
         id="tensor-core-eligible-not-on-tensor-cores", source="tensorboard",
-        detects="Half-precision matrix multiplies and convolutions that ran off the tensor cores.",
+        detects="half-precision matrix multiplies and convolutions that ran off the tensor cores",
         measures="fp16 and bf16 GEMM and convolution kernels whose names say no tensor cores, over all kernels' "
                  f"time; over {OFF_TENSOR_CORES_PCT:.0f}%",
-        change="Make the shapes tensor-core friendly (dimensions multiples of 8) and check the library picks "
-               "tensor-core kernels (torch.backends.cudnn.benchmark for convolutions).",
+        change="make the shapes tensor-core friendly (dimensions multiples of 8) and check that the library picks "
+               "tensor-core kernels (`torch.backends.cudnn.benchmark = True` for convolutions)",
         page="reading-output/dispatch.md#on-a-gpu-the-launch-and-the-kernel",
         shown_by="", clean_on="reading-a100-16rank",
         check=tensor_core_eligible_not_on_tensor_cores,
     ),
     Rule(
         id="memory-over-90pct", source="tensorboard",
-        detects="The GPU's memory is nearly full: a larger batch or model will not fit.",
-        measures=f"the allocator's peak Total Allocated over the GPU's memory (profile_memory=True); over "
+        detects="a GPU whose memory is nearly full: a larger batch or model will not fit",
+        measures=f"the allocator's peak Total Allocated over the GPU's memory (`profile_memory=True`); over "
                  f"{MEMORY_PCT:.0f}%",
-        change="Free memory: activation checkpointing, mixed precision, a smaller batch with gradient "
-               "accumulation, or sharding (FSDP).",
+        change="free memory: activation checkpointing, mixed precision, a smaller batch with gradient "
+               "accumulation, or sharding (FSDP)",
         page="reading-output/memory.md#on-a-gpu-memory-snapshots",
         shown_by="", clean_on="reading-a100-2rank",
         check=memory_over_90pct,
     ),
     Rule(
         id="pageable-host-to-device-copy", source="nsight",
-        detects="Copies to the GPU from pageable host memory, which the driver stages and the host waits for.",
-        measures="Memcpy HtoD (Pageable -> Device) copies in the window; any",
-        change="Pin the host memory (DataLoader pin_memory=True, tensor.pin_memory()) and copy with "
-               "non_blocking=True.",
+        detects="copies to the GPU from pageable host memory, which the driver stages and the host waits for",
+        measures="`Memcpy HtoD (Pageable -> Device)` copies in the window; any",
+        change="pin the host memory (`DataLoader(pin_memory=True)`, `tensor.pin_memory()`) and copy with "
+               "`non_blocking=True`",
         page="reading-output/input-pipeline.md#more-than-workers",
         shown_by="reference-a100-alexnet", clean_on="reading-a100-2rank",
         check=pageable_host_to_device_copy,
     ),
     Rule(
         id="synchronous-memcpy-memset", source="nsight",
-        detects="Copy and set calls that block the host until the device is done.",
-        measures="cudaMemcpy, cudaMemset, cuMemcpy…, hipMemcpy… calls without Async in the window; any",
-        change="Use the Async calls (tensor.to(device, non_blocking=True) from pinned memory), and read results "
-               "back only when needed.",
+        detects="copy and set calls that block the host until the device is done",
+        measures="`cudaMemcpy`, `cudaMemset`, `cuMemcpy…`, `hipMemcpy…` calls without `Async` in the window; any",
+        change="use the Async calls (`tensor.to(device, non_blocking=True)` from pinned memory), and read results "
+               "back only when needed",
         page="reading-output/gpu-waits.md#the-long-synchronisation",
         shown_by="reading-mi250-rocm", clean_on="reading-a100-2rank",
         check=synchronous_memcpy_memset,
     ),
     Rule(
         id="sync-inside-steps", source="nsight",
-        detects="The host waits for the GPU inside the training steps.",
-        measures="cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize and kin starting inside a "
-                 "ProfilerStep; any",
-        change="Drop the syncs from the step: read values back (loss.item(), .cpu()) every N steps, and let "
-               "events order the streams.",
+        detects="a host that waits for the GPU inside the training steps",
+        measures="`cudaDeviceSynchronize`, `cudaStreamSynchronize`, `cudaEventSynchronize` and kin starting inside "
+                 "a ProfilerStep; any",
+        change="drop the syncs from the step: read values back (`loss.item()`, `.cpu()`) every N steps, and let "
+               "events order the streams",
         page="reading-output/gpu-waits.md#the-long-synchronisation",
         shown_by="reading-a100-16rank", clean_on="multigpu-128rank-sample",
         check=sync_inside_steps,
     ),
     Rule(
         id="long-gpu-gaps", source="nsight",
-        detects="The GPU sits idle for one long stretch.",
+        detects="a GPU that sits idle for one long stretch",
         measures=f"the longest idle gap; at least {format_duration(LONG_GAP_US)}, or {LONG_GAP_WINDOW_PCT:.0f}% of "
                  f"the window and {format_duration(LONG_GAP_MIN_US)}",
-        change="See what the host does during the gap (its cause, the host's events there) and move it off the "
-               "step or overlap it.",
+        change="see what the host does during the gap (its cause, the host's events there) and move it off the "
+               "step or overlap it",
         page="reading-output/gpu-waits.md#idle-time-and-its-causes",
         shown_by="reference-a100-alexnet", clean_on="reading-a100-2rank",
         check=long_gpu_gaps,
     ),
     Rule(
         id="low-gpu-utilisation-stretch", source="nsight",
-        detects="Stretches of the window in which the GPU is mostly idle, on a GPU busy overall.",
+        detects="stretches of the window in which the GPU is mostly idle, on a GPU busy overall",
         measures=f"the GPU's busy share in the emptiest of {STRETCHES} equal stretches of the window, on a GPU busy "
                  f"at least {GPU_BUSY_PCT:.0f}% overall; under {STRETCH_BUSY_PCT:.0f}%",
-        change="Look at what the host does in that stretch (an evaluation, a checkpoint, a log) and move it off "
-               "the step or overlap it.",
+        change="look at what the host does in that stretch (an evaluation, a checkpoint, a log) and move it off "
+               "the step or overlap it",
         page="reading-output/anti-patterns.md#low-gpu-utilisation-stretch",
         shown_by="reading-h100-qwen", clean_on="compile-a100-triton",
         check=low_gpu_utilisation_stretch,

@@ -36,6 +36,7 @@ SITE = "site"
 BENCHMARK_RESULTS = "benchmarks/results/explain_vs_hta.json"
 RANKS_RESULTS = "benchmarks/results/explain_ranks.json"
 LAYOUT_RESULTS = "benchmarks/results/layout_memory.json"
+DIFF_RESULTS = "benchmarks/results/diff_and_rules.json"
 TRACES = "docs/traces"  # the real traces from other machines, with their sources and licences
 REAL_VERDICTS = "real-trace-verdicts.md"
 CHEAT_SHEET = "reading-output/cheat-sheet.md"
@@ -179,6 +180,8 @@ def site_files(root, checks, included):
         "explain-vs-hta.md": lambda: benchmark_files(root),
         "layout-memory.md": lambda: {"layout-memory.md": render.layout_benchmark_fragment(
             benchmark_results(root, LAYOUT_RESULTS))},
+        "diff-and-rules.md": lambda: {"diff-and-rules.md": render.diff_benchmark_fragment(
+            benchmark_results(root, DIFF_RESULTS))},
         "explain-ranks.md": lambda: {"explain-ranks.md": render.ranks_benchmark_fragment(
             benchmark_results(root, RANKS_RESULTS))},
         "cheat-sheet.md": lambda: {"cheat-sheet.md": rule_table.cheat_rows(Path(root), found(), CHEAT_SHEET)

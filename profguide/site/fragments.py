@@ -507,8 +507,10 @@ def rule_findings(data):
     rows = [(f"[`{row['rule']}`](../reference/explain.md#rule-{row['rule']})", cell(row["evidence"], markdown=True),
              f"+{format_duration(row['at_us'] - origin)}" if row["at_us"] is not None else "–",
              cell(row["change"], markdown=True)) for row in found]
-    return {"findings.md": render.standin_notice(data.meta)
-            + markdown_table(("Rule", "What it measured", "At", "Try"), rows, "llrl") + source_note(data)}
+    # pg-reflow: on a phone each row reads as a block of labelled cells (docs/assets/figures.css).
+    table = markdown_table(("Rule", "What it measured", "At", "Try"), rows, "llrl")
+    return {"findings.md": render.standin_notice(data.meta) + f'<div class="pg-reflow" markdown>\n\n{table}\n</div>\n'
+            + source_note(data)}
 
 
 def op_view(data):

@@ -362,6 +362,25 @@ def ranks_benchmark_fragment(results):
             "benchmarks/results/explain_ranks.json`.</small>\n")
 
 
+def diff_benchmark_fragment(results):
+    """Markdown from ``benchmarks/diff_and_rules.py --json`` output: ``diff`` of two traces against one
+    ``explain``, and the rules' time against ``explain``'s, each with its goal."""
+    trace = results["trace"]
+    diff_met = results["diff_over_explain"] <= results["diff_goal"]
+    rules_met = results["rules_over_explain"] <= results["rules_goal"]
+    rows = [("`explain A --json`", f"{results['explain_s']:.2f} s", "1×", "–"),
+            ("`diff A B --json`", f"{results['diff_s']:.2f} s", f"{results['diff_over_explain']:.2f}×",
+             f"≤ {results['diff_goal']:g}× {'✓' if diff_met else '✗'}"),
+            ("the rules, inside `explain A`", f"{1000 * results['rules_s']:.0f} ms",
+             f"{100 * results['rules_over_explain']:.1f}%", f"≤ {100 * results['rules_goal']:g}% "
+             f"{'✓' if rules_met else '✗'}")]
+    table = markdown_table(("Command", "Wall time", "Of one explain", "Goal"), rows, "lrrl")
+    return (table + f"\n<small>Two traces of {trace['events']:,} events ({trace['mib']:,.0f} MiB of JSON each, "
+            f"{trace['copies']} copies of `{escape(trace['source'])}`), measured {escape(results['date'])} on "
+            f"{escape(results['machine'])}; {results['repeats']} runs each, alternating, medians. Rerun with "
+            "`python3 benchmarks/diff_and_rules.py --json benchmarks/results/diff_and_rules.json`.</small>\n")
+
+
 LAYOUT_MEMORY_GOAL = 1.3  # peak memory of another layout of the same events, over one event per line's
 LAYOUTS = {"lines": "one event per line, as torch writes it", "one line": "the same events on one line",
            "padding": "a few of them in gzip padding"}

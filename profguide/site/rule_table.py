@@ -8,7 +8,7 @@ table never quotes a finding the run does not make.
 from profguide.analysis.rules import SOURCES, all_job_rules, all_rules
 from profguide.site.data import run_data
 from profguide.site.fragments import FragmentError
-from profguide.text import cell, markdown_table
+from profguide.text import cell
 
 REFERENCE_PAGE = "reference/explain.md"
 
@@ -59,19 +59,28 @@ def measured_words(rule, found):
 
 
 def reference_table(root, found):
-    """Markdown for the reference page: a row a rule, in the order ``explain`` prints them, each with what it
-    measured on the run that shows it."""
-    rows = []
-    for rule in (*all_rules(), *all_job_rules()):
-        rows.append((f'<span id="{anchor(rule.id)}"></span>`{rule.id}`', cell(SOURCES[rule.source]),
-                     cell(rule.detects, markdown=True), cell(rule.measures, markdown=True),
-                     cell(rule.change, markdown=True),
-                     f"[{cell(page_title(rule.page, root))}]({link(rule.page, REFERENCE_PAGE)})",
-                     f"{measured_words(rule, found)}; quiet on `{rule.clean_on}`"))
-    # pg-reflow: on a phone each row reads as a block of labelled cells (docs/assets/figures.css).
-    table = markdown_table(("Rule", "From", "Detects", "Measures", "Try", "Shown on", "On the guide's run"), rows,
-                           "lllllll")
-    return f'<div class="pg-reflow" markdown>\n\n{table}\n</div>\n'
+    """Markdown for the reference page: the rules by source, in the order ``explain`` tries them, each a term
+    (its id, with the anchor ``explain`` links) and its definition: what it detects and measures, the change
+    to try, the page that shows it, and what it measured on the guide's run."""
+    rules = (*all_rules(), *all_job_rules())
+    blocks = []
+    for source, words in SOURCES.items():
+        blocks.append(f"### From {words}\n" if source != "guide" else "### This guide's own\n")
+        for rule in (rule for rule in rules if rule.source == source):
+            scope = " (a folder of ranks)" if rule in all_job_rules() else ""
+            blocks.append(
+                f'<span id="{anchor(rule.id)}"></span>`{rule.id}`{scope}\n'
+                f":   {sentence_case(rule.detects)}. "
+                f"*Measures* {cell(rule.measures, markdown=True)}.\n\n"
+                f"    *Try* {cell(rule.change, markdown=True)}; "
+                f"[{cell(page_title(rule.page, root))}]({link(rule.page, REFERENCE_PAGE)}) shows it.\n\n"
+                f"    *On the guide's run:* {measured_words(rule, found)}; quiet on `{rule.clean_on}`.\n")
+    return "\n".join(blocks)
+
+
+def sentence_case(text):
+    """``text`` with its first letter a capital (a rule's words start in lower case, to sit in a sentence)."""
+    return cell(text[:1].upper() + text[1:], markdown=True)
 
 
 def cheat_rows(root, found, from_page):

@@ -24,7 +24,7 @@ def test_workers_take_data_loading_off_the_step_and_change_the_verdict():
     assert loading["after"] < loading["before"] / 2
     assert found["step_us"]["after"] < found["step_us"]["before"]
     # the sentence names the largest change and quotes the numbers the diff holds
-    assert found["sentence"].startswith("Loading data fell: ")
+    assert found["sentence"].startswith("The time spent loading data fell: ")
     for value in (loading["before"], loading["after"], found["step_us"]["before"], found["step_us"]["after"]):
         assert format_duration(value) in found["sentence"]
 

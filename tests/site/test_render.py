@@ -1,9 +1,12 @@
 """profguide.site.render: the Markdown of the fragments, escaped, with provenance."""
 
 
+import json
+
 import pytest
 
 from profguide.site import render
+from tests.helpers import ROOT
 
 
 def test_steps_table_compares_with_the_fastest():
@@ -184,3 +187,13 @@ def test_the_layout_benchmark_says_whether_memory_follows_the_events():
     assert "| a few of them in gzip padding: peak memory at most 1.3× that of one event per line | 4.00× | ✗ no |" \
         in text
     assert "*before*" not in text
+
+
+def test_the_diff_benchmark_says_which_goal_the_run_met():
+    results = json.loads((ROOT / "benchmarks" / "results" / "diff_and_rules.json").read_text())
+    text = render.diff_benchmark_fragment(results)
+    assert f"{results['diff_s']:.2f} s" in text and f"{results['diff_over_explain']:.2f}×" in text
+    slow = {**results, "diff_over_explain": results["diff_goal"] + 0.1, "rules_over_explain": results["rules_goal"]}
+    lines = render.diff_benchmark_fragment(slow).splitlines()
+    assert next(line for line in lines if "`diff A B" in line).endswith("✗ |")
+    assert next(line for line in lines if "the rules" in line).endswith("✓ |")  # at the goal is within it
