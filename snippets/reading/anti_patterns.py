@@ -4,9 +4,9 @@ with each of them fixed.
 The loop with ``fixed=False``: a convolution with a bias just before a batch norm (which removes any bias),
 bf16 matrix multiplies whose dimensions are not multiples of 8, the model wrapped in ``nn.DataParallel``, an
 optimizer that updates one parameter at a time (``foreach=False``), gradients zeroed rather than set to None,
-and a tensor made on the CPU and then copied to the device. With ``fixed=True``: no bias, dimensions that are multiples of 8, ``foreach=True``,
-``set_to_none=True``, no DataParallel (on several GPUs, DistributedDataParallel), and the tensor made on the
-device.
+and a tensor made on the CPU and then copied to the device. With ``fixed=True``: no bias, dimensions that
+are multiples of 8, ``foreach=True``, ``set_to_none=True``, no DataParallel (on several GPUs,
+DistributedDataParallel), and the tensor made on the device.
 
 Run it as a script to profile the loop both ways and print how many ops each recorded step ran in the
 optimizer's step and in ``zero_grad``.
