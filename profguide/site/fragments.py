@@ -522,6 +522,8 @@ def op_view(data):
 def diffed(data):
     """What ``profguide diff --markdown`` says of the run this one is compared with (``compared_with``) against
     this one."""
+    if not data.recording.compared_with:
+        raise FragmentError("this run is compared with no other (its compared_with is empty)")
     return {"diff.md": render.standin_notice(data.meta) + diff_view.to_markdown(data.diff) + source_note(data)}
 
 
