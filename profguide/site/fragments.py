@@ -524,7 +524,9 @@ def diffed(data):
     this one."""
     if not data.recording.compared_with:
         raise FragmentError("this run is compared with no other (its compared_with is empty)")
-    return {"diff.md": render.standin_notice(data.meta) + diff_view.to_markdown(data.diff) + source_note(data)}
+    # pg-reflow: on a phone each row of its tables reads as a block of labelled cells (docs/assets/figures.css).
+    return {"diff.md": render.standin_notice(data.meta) + '<div class="pg-reflow" markdown>\n\n'
+            + diff_view.to_markdown(data.diff) + "\n</div>\n" + source_note(data)}
 
 
 FRAGMENTS = {
