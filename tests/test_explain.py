@@ -16,6 +16,7 @@ from profguide import explain as explain_module
 from profguide.analysis import startup, verdict
 from profguide.analysis import summary as summary_types
 from profguide.analysis.summary import FolderJob, TraceSummary
+from profguide.site.build import SCHEMAS
 from tests.helpers import ROOT, TRACES
 
 GPU_TRACES = sorted(p for p in TRACES.glob("*.json.gz") if p.name != "cpu_only_gloo.json.gz")
@@ -59,6 +60,13 @@ def test_json_of_a_folder_of_ranks_has_the_typed_shape(capsys, folder):
     job = typed_output(capsys, GENERATED / folder, FolderJob)
     assert len(job["ranks"]) == 2
     assert all(set(row) == summary_types.RankRow.__required_keys__ for row in job["ranks"])
+
+
+@pytest.mark.parametrize("name", sorted(SCHEMAS))
+def test_every_commands_committed_schema_is_the_one_its_types_make_and_the_page_links_it(name):
+    assert json.loads((ROOT / "docs" / "generated" / "site" / name).read_text()) == \
+        summary_types.json_schema(*SCHEMAS[name]), "profguide build rewrites the schemas"
+    assert f"(../generated/site/{name})" in (ROOT / "docs" / "reference" / "explain.md").read_text()
 
 
 def test_the_committed_schema_is_the_one_the_types_make():

@@ -494,6 +494,9 @@ class JobDiff(TypedDict):
     sentence: Annotated[str, Meta(description="what changed for the job, in one sentence")]
 
 
+OUTPUTS = (TraceDiff, JobDiff)  # what ``diff --json`` prints: one of these
+
+
 def straggler_rank(job: FolderJob) -> int | None:
     index = job["straggler"]
     return None if index is None else job["ranks"][index]["rank"]

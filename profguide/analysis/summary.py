@@ -463,16 +463,17 @@ class FolderJob(Job):
 OUTPUTS = (TraceSummary, FolderJob)  # what ``--json`` prints: one of these
 
 
-def json_schema() -> dict[str, Any]:
-    """The JSON Schema of ``--json``'s output: a trace's summary or a folder's job."""
-    refs, definitions = msgspec.json.schema_components(OUTPUTS)
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "profguide explain --json",
+def json_schema(outputs: tuple[Any, ...] = OUTPUTS, title: str = "profguide explain --json") -> dict[str, Any]:
+    """The JSON Schema of a command's ``--json`` output, one of the types ``outputs`` (default: explain's, a
+    trace's summary or a folder's job; ``profguide.analysis.diff.OUTPUTS`` for diff's)."""
+    refs, definitions = msgspec.json.schema_components(outputs)
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": title,
             "description": f"schema_version {SCHEMA_VERSION}; the fields are documented in docs/reference/explain.md",
             "anyOf": list(refs), "$defs": definitions}
 
 
-def schema_text() -> str:
-    return json.dumps(json_schema(), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+def schema_text(outputs: tuple[Any, ...] = OUTPUTS, title: str = "profguide explain --json") -> str:
+    return json.dumps(json_schema(outputs, title), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def type_text(schema: dict[str, Any]) -> str:

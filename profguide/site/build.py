@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from profguide.analysis import summary
+from profguide.analysis import diff, ops, summary
 from profguide.analysis.rules import all_job_rules, all_rules
 from profguide.analysis.verdict import summarise
 from profguide.errors import RecordingError, TraceError
@@ -40,6 +40,10 @@ DIFF_RESULTS = "benchmarks/results/diff_and_rules.json"
 TRACES = "docs/traces"  # the real traces from other machines, with their sources and licences
 REAL_VERDICTS = "real-trace-verdicts.md"
 CHEAT_SHEET = "reading-output/cheat-sheet.md"
+# The JSON Schemas of the commands' --json output, which the reference page links: (types, title) by file.
+SCHEMAS = {"explain.schema.json": (summary.OUTPUTS, "profguide explain --json"),
+           "diff.schema.json": (diff.OUTPUTS, "profguide diff --json"),
+           "ops.schema.json": ((ops.OpsView,), "profguide explain --ops --json")}
 
 
 @dataclass(frozen=True)
@@ -201,7 +205,7 @@ def site_files(root, checks, included):
     made = {name: text for fragment in included for name, text in makers[fragment]().items()}
     page = Path(root) / "docs" / glossary.PAGE
     tooltips = {glossary.ABBREVIATIONS: glossary.abbreviations(page.read_text())} if page.is_file() else {}
-    schema = {"explain.schema.json": summary.schema_text()}  # linked from the reference page, not included
+    schema = {name: summary.schema_text(*shape) for name, shape in SCHEMAS.items()}  # linked, not included
     return {**made, marks.DATA.rpartition("/")[2]: claims.mark_entries(checks), **tooltips, **schema}
 
 
