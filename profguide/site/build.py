@@ -174,9 +174,10 @@ def benchmark_files(root):
 
 
 def site_files(root, checks, included):
-    """The site's own fragments that pages include (every claim's check, the benchmark results, and the cheat
-    sheet, which quotes the claims' measurements), ``claims.json``, which the marks on the pages read, the
-    glossary's abbreviations and verdicts, and the JSON Schema of ``explain --json`` with its field tables."""
+    """The site's own fragments that pages include (every claim's check, the benchmark results, the rules with
+    what each measured on its run, and the cheat sheet, which quotes the rules' and the claims' measurements),
+    ``claims.json``, which the marks on the pages read, the glossary's abbreviations and verdicts, and the JSON
+    Schemas of the commands' ``--json`` with explain's field tables."""
     found = functools.cache(lambda: rule_table.measured_on_runs(root))  # the rules' runs, summarised once
     makers = {
         "claims.md": lambda: {"claims.md": claims.claims_table(checks)},
