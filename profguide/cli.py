@@ -1,7 +1,7 @@
-"""The profguide command: explain and draw a trace; record, build and list the guide's recordings.
+"""The profguide command: explain, compare and draw traces; record, build and list the guide's recordings.
 
-explain and draw work on any trace: a file, a folder of per-rank traces, or
-standard input ('-'). record and build work on a checkout of the guide: the
+explain, diff and draw work on any trace: a file, a folder of per-rank traces,
+or standard input ('-'). record and build work on a checkout of the guide: the
 nearest folder above the working one that holds mkdocs.yml and snippets/, or
 the one --root names. Each command's --help gives examples.
 """
