@@ -34,7 +34,12 @@ class Family(NamedTuple):
     precision: str | None = None  # fp8, int8, bf16, fp16, tf32, fp32, fp64: the inputs' type (matrix families)
     tensor_cores: bool | None = None  # on NVIDIA's tensor cores or AMD's matrix cores (MFMA)
     backend: str | None = None  # attention: flash, memory-efficient, cuDNN, Triton …
-    kind: str | None = None  # Triton: pointwise, reduction …; convolution: fprop, dgrad, wgrad; a collective
+    kind: str | None = None  # Triton: pointwise, reduction …; convolution: fprop, dgrad, wgrad; a collective;
+    # a GEMM: gemv, split-K reduction; ATen's elementwise and copy kernels: vectorized, unrolled, strided
+    layout: str | None = None  # a GEMM: nn, nt, tn or tt, whether A and B are transposed (column-major, as BLAS)
+    tile: str | None = None  # a GEMM's or convolution's tile per thread block, M×N or M×N×K as the name gives it
+    split_k: bool | None = None  # True where the name says the K dimension is split (or this is its reduction)
+    fused: str | None = None  # an Inductor kernel: the ops it merged, as its name lists them (add_cos_sin)
 
 
 # Which Family field each of FamilyRow's splits reads, and the families it applies to.
@@ -124,6 +129,28 @@ ON_TENSOR_CORES = MarkedPattern(("tensorop", "xmma", "mma", "nvjet", "_mfma", "x
                                 r"tensorop|xmma|wmma|hmma|imma|dmma|gmma|nvjet|_mfma|xdl|_mi\d+x\d+|"
                                 r"tensor\d+x\d+x\d+|[hsdi](?:884|1688|16816|161616|16832)")
 OFF_TENSOR_CORES = MarkedPattern(("sgemm", "simt", "gemv", "gemmsn", "gemmk1", "scudnn"))
+# A GEMM's layout: cuBLAS and CUTLASS end it with two letters, A's then B's, n for as stored, t for transposed
+# (ampere_sgemm_128x64_nn, …_s1688gemm_128x128_16x4_tn_align4, sm90_xmma_gemm_…_tn_n_tilesize…); Tensile writes
+# the index order of each operand instead: Ailk is A as stored, Alik transposed, Bljk B as stored, Bjlk transposed.
+BLAS_LAYOUT = re.compile(r"(?<![a-z0-9])([nt][nt])(?=_align\d|_[nt]_tilesize|_v\d|$)")
+TENSILE_LAYOUT = re.compile(r"^cijk_a(ilk|lik)_b(ljk|jlk)")
+TENSILE_TRANSPOSED = {"ilk": "n", "lik": "t", "ljk": "n", "jlk": "t"}
+# The tile of a thread block: CUTLASS writes M×N then K×stages after the operation (…gemm_relu_bf16_64x64_64x6_…);
+# cuBLAS's own kernels M×N, some with a slicing (ampere_sgemm_32x32_sliced1x4_tn); xmma "tilesize" M×N×K; Tensile
+# its macro tile ("MT" M×N×depth); cuDNN's scudnn kernels M×N.
+CUTLASS_TILE = re.compile(r"(?:gemm|fprop|dgrad|wgrad)_(?:[a-z0-9]+_)*?(\d+)x(\d+)_(\d+)x\d+_")
+CUBLAS_TILE = re.compile(r"^(?:maxwell|kepler|volta|turing|ampere|ada|hopper|blackwell)_[a-z0-9_]*?gemm_"
+                         r"(?:[a-z0-9]+_)*?(\d+x\d+(?:_sliced\d+x\d+)?)(?:_|$)")
+NAMED_TILE = re.compile(r"tilesize(\d+x\d+x\d+)|^cijk_.*?_mt(\d+x\d+x\d+)_|"
+                        r"scudnn_(?:winograd_)?(\d+x\d+(?:_sliced\d+x\d+)?)_")
+SPLIT_K = re.compile(r"split_?k")
+SPLIT_K_REDUCTION = re.compile(r"splitkreduce|reducesplitk")
+# ATen's elementwise loops (CUDALoops.cuh): contiguous tensors get vectorized loads where they can, an unrolled
+# loop where they cannot; others go through the strided loop, which computes each element's offsets.
+ATEN_LOOPS = (("vectorized", re.compile(r"vectorized_elementwise_kernel")),
+              ("unrolled", re.compile(r"unrolled_elementwise_kernel")),
+              ("strided", re.compile(r"(?:^|[^a-z_])elementwise_kernel(?:_manual_unroll)?<")))
+INDUCTOR_FUSED = re.compile(r"fused_(.+?)_\d+$")
 COMMUNICATION_LIBRARIES = (
     ("RCCL", re.compile(r"rccl")),  # RCCL's kernels keep NCCL's names: only a name saying rccl says RCCL
     ("NCCL", re.compile(r"nccl")),
@@ -169,9 +196,40 @@ def precision(lowered: str) -> str | None:
     return first_marked(PRECISIONS, lowered)
 
 
+def layout(lowered: str) -> str | None:
+    """A GEMM's layout (nn, nt, tn, tt), where its name gives one."""
+    tensile = TENSILE_LAYOUT.match(lowered)
+    if tensile:
+        return TENSILE_TRANSPOSED[tensile.group(1)] + TENSILE_TRANSPOSED[tensile.group(2)]
+    found = BLAS_LAYOUT.search(lowered)
+    return found.group(1) if found else None
+
+
+def tile(lowered: str) -> str | None:
+    """A matrix kernel's thread-block tile as its library writes it (M×N, M×N×K), where its name gives one."""
+    cutlass = CUTLASS_TILE.search(lowered) if "cutlass" in lowered else None
+    if cutlass:
+        return "x".join(cutlass.groups())
+    cublas = CUBLAS_TILE.match(lowered)
+    if cublas:
+        return cublas.group(1)
+    named = NAMED_TILE.search(lowered)
+    return next(group for group in named.groups() if group) if named else None
+
+
 def matrix_family(family: str, lowered: str, library: str | None, kind: str | None = None) -> Family:
-    """A GEMM or a convolution, with the precision and core use its name gives."""
-    return Family(family, library, precision(lowered), tensor_cores(lowered), kind=kind)
+    """A GEMM or a convolution, with the precision, core use, layout (a GEMM's), tile and split-K its name
+    gives."""
+    return Family(family, library, precision(lowered), tensor_cores(lowered), kind=kind,
+                  layout=layout(lowered) if family == GEMM else None, tile=tile(lowered),
+                  split_k=True if SPLIT_K.search(lowered) else None)
+
+
+def gemm_kind(lowered: str) -> str | None:
+    """A matrix-vector product, or the reduction that adds up a split-K GEMM's partial results."""
+    if "gemv" in lowered:
+        return "gemv"
+    return "split-K reduction" if SPLIT_K_REDUCTION.search(lowered) else None
 
 
 def communication_family(lowered: str) -> Family:
@@ -185,15 +243,17 @@ def triton_family(lowered: str, prefix: re.Match[str]) -> Family:
     """An Inductor kernel: its kind from the prefix; a template is the matrix multiply, convolution or
     attention it was made from, when its name says which."""
     kind = TRITON_KINDS.get(prefix.group(1) or "")
+    merged = INDUCTOR_FUSED.match(lowered, prefix.end())
+    ops = merged.group(1) if merged else None
     if kind == "template":
         fused = lowered[prefix.end():]
         if ANY_ATTENTION.search_lowered(fused):
-            return Family(ATTENTION, backend="Triton", kind=kind)
+            return Family(ATTENTION, backend="Triton", kind=kind, fused=ops)
         if CONVOLUTION_NAMES.search_lowered(fused):
-            return Family(CONVOLUTION, "Triton", kind=kind)
+            return Family(CONVOLUTION, "Triton", kind=kind, fused=ops)
         if TEMPLATE_MATMUL.search(fused):
-            return Family(GEMM, "Triton", kind=kind)
-    return Family(TRITON, "Triton", kind=kind)
+            return Family(GEMM, "Triton", kind=kind, fused=ops)
+    return Family(TRITON, "Triton", kind=kind, fused=ops)
 
 
 def attention_family(lowered: str, backend: str | None) -> Family:
@@ -228,17 +288,16 @@ def kernel_family(name: str) -> Family:
     if NORMALIZATION_NAMES.search_lowered(lowered):
         return Family(NORMALIZATION, "cuDNN" if "cudnn" in lowered else None)
     if COPY_NAMES.search_lowered(lowered):
-        return Family(COPY)
+        return Family(COPY, kind=first_match(ATEN_LOOPS, lowered))
     if CONVOLUTION_NAMES.search_lowered(lowered):
         return matrix_family(CONVOLUTION, lowered, first_match(CONVOLUTION_LIBRARIES, lowered),
                              first_match(CONVOLUTION_KINDS, lowered))
     if GEMM_NAMES.search_lowered(lowered):
-        return matrix_family(GEMM, lowered, first_match(GEMM_LIBRARIES, lowered),
-                             "gemv" if "gemv" in lowered else None)
+        return matrix_family(GEMM, lowered, first_match(GEMM_LIBRARIES, lowered), gemm_kind(lowered))
     if ATEN_REDUCTIONS.search_lowered(lowered):
         return Family(REDUCTION)
     if ELEMENTWISE_NAMES.search_lowered(lowered):
-        return Family(ELEMENTWISE)
+        return Family(ELEMENTWISE, kind=first_match(ATEN_LOOPS, lowered))
     return Family(REDUCTION) if OTHER_REDUCTIONS.search_lowered(lowered) else Family(OTHER)
 
 

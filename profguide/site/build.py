@@ -24,7 +24,7 @@ from profguide.errors import RecordingError, TraceError
 from profguide.figures import charts
 from profguide.files import replace_file
 from profguide.progress import step
-from profguide.site import claims, glossary, launch, marks, notebooks, render, rule_table
+from profguide.site import claims, glossary, kernel_table, launch, marks, notebooks, render, rule_table
 from profguide.site.cheatsheet import cheat_sheet
 from profguide.site.data import RealTraceData, RecordingData, load_once
 from profguide.site.fragments import FRAGMENTS, FragmentError
@@ -195,6 +195,8 @@ def site_files(root, checks, included):
         "explain-fields.md": lambda: {"explain-fields.md": summary.field_tables()},
         REAL_VERDICTS: lambda: {REAL_VERDICTS: render.real_verdicts_table(
             [(path.name, summarise(load_once(path))) for path in sorted((Path(root) / TRACES).glob("*.json.gz"))])},
+        "kernel-families.md": lambda: {"kernel-families.md": kernel_table.families_table(
+            [(path.name, load_once(path)) for path in sorted((Path(root) / TRACES).glob("*.json.gz"))])},
     }
     pages = {marks.checked_fragment(page): page for page in {c.claim.page for c in checks}}
     for name, page in pages.items():

@@ -5,6 +5,7 @@ from profguide.site.parts import (
     basics,
     compile_fusion,
     compile_regions,
+    model_linear,
     multigpu,
     multigpu_overlap,
     multigpu_ranks,
@@ -30,6 +31,7 @@ RECORDINGS = (
     *multigpu.RECORDINGS,
     *compile_regions.RECORDINGS,
     *compile_fusion.RECORDINGS,
+    *model_linear.RECORDINGS,
 )
 # Traces from machines this project does not own, which pages show with their source (never recorded).
 REAL_TRACES = (*reading_dispatch.REAL_TRACES, *reading_waits.REAL_TRACES, *multigpu.REAL_TRACES,

@@ -18,6 +18,7 @@ from profguide.analysis import collectives
 from profguide.analysis.communication import communication, step_communication
 from profguide.analysis.compile import compile_markers, step_counts
 from profguide.analysis.compiled_calls import compiled_calls
+from profguide.analysis.families import kernel_family, split_label
 from profguide.analysis.host import host_breakdown
 from profguide.analysis.idle import busy_intervals, idle_breakdown
 from profguide.analysis.intervals import union_length
@@ -545,6 +546,23 @@ def communication_by_call(measure, data):
 @takes(recordings.CommunicationKernelNamed)
 def communication_kernel_named(measure, data):
     return communication_share(data, lambda row: measure.contains in row["kernel"])
+
+
+@takes(recordings.KernelsDecoded)
+def kernels_decoded(measure, data):
+    trace = data.trace
+    codes = trace.name[trace.kind == KIND["kernel"]]
+    present, counts = np.unique(codes, return_counts=True)
+    decoded = [(kernel_family(trace.names[code]), int(count)) for code, count in zip(present.tolist(),
+                                                                                      counts.tolist(), strict=True)]
+    of_family = [(found, count) for found, count in decoded if found.family == measure.family]
+    total = sum(count for _, count in of_family)
+    if not measure.field:
+        return float(total)
+    said = sum(count for found, count in of_family if split_label(getattr(found, measure.field)) == measure.value)
+    if measure.count:
+        return float(said)
+    return said / total if total else None
 
 
 @takes(recordings.RankHostShare)

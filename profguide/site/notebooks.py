@@ -25,7 +25,7 @@ from pathlib import Path
 
 from profguide.site.catalogue import RECORDINGS
 
-PARTS = ("basics", "reading-output", "multi-gpu", "torch-compile")
+PARTS = ("basics", "reading-output", "multi-gpu", "torch-compile", "inside-a-model")
 FOLDER = "notebooks"  # under docs/generated/
 # A fenced block, possibly indented (inside an admonition): its indent, info string and body.
 FENCE = re.compile(r"^(?P<indent>[ \t]*)```(?P<info>[^\n]*)\n(?P<body>.*?)^(?P=indent)```[ \t]*$",

@@ -657,6 +657,25 @@ class CommunicationKernelNamed(Measure):
 
 
 @dataclass(frozen=True)
+class KernelsDecoded(Measure):
+    """The kernels (launches) of ``family`` as their names decode (``profguide.analysis.families.kernel_family``):
+    with no ``field``, how many there are; with one, the share of them whose ``field`` reads ``value`` (as the
+    family splits write it: ``yes``/``no`` for tensor cores, ``unknown`` where the name does not say), or with
+    ``count`` how many of them."""
+
+    family: str
+    field: str = ""
+    value: str = ""
+    count: bool = False
+
+    def describe(self):
+        if not self.field:
+            return f"{self.family} kernels"
+        said = f"{self.family} kernels whose names say {self.field} {self.value}"
+        return said if self.count else f"{said} / all {self.family} kernels"
+
+
+@dataclass(frozen=True)
 class RankHostShare(Measure):
     """The share of rank ``rank``'s recorded steps that its main thread spent in ``activity`` (a key of
     ``profguide.analysis.host.CPU_ACTIVITIES``), on a recording without GPU work; with ``label``, only the

@@ -90,6 +90,99 @@ def test_a_kernel_name_decodes_to_what_it_says(name, expected):
     assert {field: decoded[field] for field in expected} == expected
 
 
+# What a name says of a matrix kernel's shape, of an Inductor kernel's ops and of ATen's loops: names from the
+# traces in docs/traces (cut short), each with the fields it decodes to.
+SHAPES = [
+    ("ampere_sgemm_128x64_nn", {"layout": "nn", "tile": "128x64", "split_k": None}),
+    ("ampere_sgemm_32x32_sliced1x4_tn", {"layout": "tn", "tile": "32x32_sliced1x4"}),
+    ("ampere_sgemm_128x128_tt", {"layout": "tt", "tile": "128x128"}),
+    ("volta_sgemm_128x32_nt", {"layout": "nt", "tile": "128x32", "tensor_cores": False}),
+    # CUTLASS: M×N of the thread block, then its K and the pipeline's stages.
+    ("void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_256x64_16x4_tt_align4>(cutlass_80_tensorop_s1688gemm_256x64_"
+     "16x4_tt_align4::Params)", {"layout": "tt", "tile": "256x64x16", "precision": "tf32"}),
+    ("void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64_64x6_tn_align8>(cutlass_80_tensorop_"
+     "bf16_s16816gemm_relu_bf16_64x64_64x6_tn_align8::Params)",
+     {"layout": "tn", "tile": "64x64x64", "precision": "bf16"}),
+    ("void cutlass::Kernel<cutlass_80_simt_sgemm_128x32_8x5_nn_align1>(cutlass_80_simt_sgemm_128x32_8x5_nn_align1::"
+     "Params)", {"layout": "nn", "tile": "128x32x8", "tensor_cores": False}),
+    ("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize64x64x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_"
+     "cublas", {"layout": "tn", "tile": "64x64x64", "split_k": None}),
+    # Tensile: Alik is A transposed, Bljk B as stored, Bjlk B transposed; MT the macro tile.
+    ("Cijk_Alik_Bljk_B_BS_BH_Bias_HA_S_SAV_UserArgs_MT128x224x64_MI16x16x1_SN_LDSB1_AFC1_AFEM1_AFEM1_ASEM1_CLR1_CADS0",
+     {"layout": "tn", "tile": "128x224x64", "precision": "bf16"}),
+    ("Cijk_Ailk_Bjlk_SB_Bias_AS_SAV_UserArgs_MT64x16x16_MI16x16x1_SN_LDSB0_AFC1_AFEM1_AFEM1_ASEM1_CLR1_CADS0_EPS0_GR",
+     {"layout": "nt", "tile": "64x16x16"}),
+    ("Cijk_Ailk_Bljk_S_B_Bias_HA_S_SAV_UserArgs_MT16x16x128_MI16x16x1_SN_LDSB1_AFC1_AFEM1_AFEM1_ASEM1_CLR1_CADS0_DTV",
+     {"layout": "nn", "tile": "16x16x128"}),
+    # Split-K: the GEMM that splits K, and the reduction that adds its parts.
+    ("void cublasLt::splitKreduce_kernel<32, 16, int, float, float, float, float, true, false, false>(cublasLt::cubl",
+     {"family": "gemm", "kind": "split-K reduction", "split_k": True, "layout": None, "tile": None}),
+    ("cudnn_train_volta_scudnn_128x128_stridedB_splitK_interior_nn_v1",
+     {"family": "convolution", "split_k": True, "tile": "128x128", "layout": None}),
+    ("sm80_xmma_wgrad_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize128x128x16_stage4_warpsize2x2x1_g1_"
+     "tensor16x8x8_execute_split_k_kernel_cudnn_train", {"kind": "wgrad", "split_k": True, "tile": "128x128x16"}),
+    ("cudnn_infer_volta_scudnn_128x32_sliced1x4_ldg4_relu_exp_small_nhwc_tn_v1",
+     {"family": "convolution", "tile": "128x32_sliced1x4", "layout": None}),
+    ("triton_poi_fused_add_cos_sin_0", {"family": "triton", "kind": "pointwise", "fused": "add_cos_sin"}),
+    ("triton_per_fused_native_layer_norm_0", {"kind": "persistent reduction", "fused": "native_layer_norm"}),
+    ("triton__0d1d2d3d", {"family": "triton", "fused": None}),
+    ("void at::native::vectorized_elementwise_kernel<8, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, "
+     "3ul> >(int, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3ul>)",
+     {"family": "elementwise", "kind": "vectorized"}),
+    ("void at::native::unrolled_elementwise_kernel<at::native::FillFunctor<float>, at::detail::Array<char*, 1>, Trivi",
+     {"family": "elementwise", "kind": "unrolled"}),
+    ("void at::native::elementwise_kernel_manual_unroll<128, 8, at::native::gpu_kernel_impl_nocast<at::native::CUDAFun"
+     "ctor_add<c10::BFloat16> >(at::TensorIteratorBase&", {"family": "elementwise", "kind": "strided"}),
+    ("void at::native::elementwise_kernel<512, 1, at::native::gpu_kernel_impl<at::native::direct_copy_kernel_cuda(at::"
+     "TensorIteratorBase&)::{lambda()#3}", {"family": "copy", "kind": "strided"}),
+    ("void at::native::index_elementwise_kernel<128, 4, at::native::gpu_index_kernel<at::native::index_put_kernel_imp",
+     {"family": "elementwise", "kind": None}),
+]
+
+
+@pytest.mark.parametrize(("name", "expected"), SHAPES, ids=lambda item: item[:40] if isinstance(item, str) else "")
+def test_a_name_says_its_layout_tile_split_and_loop(name, expected):
+    decoded = kernel_family(name)._asdict()
+    assert {field: decoded[field] for field in expected} == expected
+
+
+def distinct_kernel_names():
+    """Every distinct kernel name of the real traces."""
+    names = set()
+    for path in sorted(TRACES.glob("*.json.gz")):
+        loaded, mask = kernels(path)
+        names |= {loaded.names[code] for code in np.unique(loaded.name[mask]).tolist()}
+    return names
+
+
+def test_every_gemm_of_the_real_traces_that_spells_a_layout_has_it_decoded():
+    # The layouts as the names spell them, read here another way: CUTLASS's before "_align", cuBLAS's last letters,
+    # Tensile's operand indices. Only GEMMs carry one; a convolution's "nn" is not its operands' layout.
+    spelled = re.compile(r"_([nt]{2})_align\d|^(?:volta|ampere)_\w*gemm_\w+_([nt]{2})$")
+    tensile = {"cijk_ailk_bljk": "nn", "cijk_ailk_bjlk": "nt", "cijk_alik_bljk": "tn", "cijk_alik_bjlk": "tt"}
+    checked = 0
+    for name in distinct_kernel_names():
+        decoded, lowered = kernel_family(name), name.lower()
+        found = spelled.search(lowered)
+        expected = tensile.get(lowered[:14]) or (next(group for group in found.groups() if group) if found else None)
+        if decoded.family == "gemm" and expected:
+            assert decoded.layout == expected, name
+            checked += 1
+        if decoded.family != "gemm":
+            assert decoded.layout is None, name
+    assert checked > 50  # the A100 traces' CUTLASS and cuBLAS GEMMs and the MI250's and MI300X's Tensile ones
+
+
+def test_only_matrix_kernels_have_a_tile_and_every_tile_is_in_the_name():
+    for name in distinct_kernel_names():
+        decoded = kernel_family(name)
+        if decoded.tile is not None:
+            assert decoded.family in ("gemm", "convolution"), name
+            # M×N as the name writes it (CUTLASS then gives K after an underscore).
+            dimensions = decoded.tile.split("_")[0].split("x")
+            assert len(dimensions) in (2, 3) and "x".join(dimensions[:2]) in name.lower(), name
+
+
 # The kernels of communication libraries other than NCCL, RCCL and gloo, as their sources name them.
 OTHER_COMMUNICATION = [
     ("void deep_ep::intranode::dispatch<8, 768, 8192>(int4*, float*, int*, long*, float*, int*, int*)", "DeepEP",

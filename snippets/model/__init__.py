@@ -1,0 +1,1 @@
+"""Part 5, Inside a model: the building blocks of a transformer that its pages profile."""
