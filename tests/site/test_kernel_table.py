@@ -76,7 +76,8 @@ def test_every_distinct_kernel_name_of_the_real_traces_is_in_exactly_one_row():
 
 def test_the_build_writes_the_table_for_a_page_that_includes_it():
     files = build.site_files(ROOT, [], {"kernel-families.md": ["inside-a-model/kernel-names.md"]})
-    assert files["kernel-families.md"].startswith("<div class=\"pg-reflow\" markdown>\n\n| Family | What the names say |")
+    assert files["kernel-families.md"].startswith('<div class="pg-reflow" markdown>\n\n| Family | What the names '
+                                                  "say |")
     assert "hipBLASLt/Tensile" in files["kernel-families.md"]
 
 
