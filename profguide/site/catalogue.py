@@ -5,7 +5,9 @@ from profguide.site.parts import (
     basics,
     compile_fusion,
     compile_regions,
+    model_attention,
     model_linear,
+    model_mlp,
     multigpu,
     multigpu_overlap,
     multigpu_ranks,
@@ -32,6 +34,8 @@ RECORDINGS = (
     *compile_regions.RECORDINGS,
     *compile_fusion.RECORDINGS,
     *model_linear.RECORDINGS,
+    *model_mlp.RECORDINGS,
+    *model_attention.RECORDINGS,
 )
 # Traces from machines this project does not own, which pages show with their source (never recorded).
 REAL_TRACES = (*reading_dispatch.REAL_TRACES, *reading_waits.REAL_TRACES, *multigpu.REAL_TRACES,
