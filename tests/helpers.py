@@ -81,3 +81,19 @@ def make_trace(*events, **top_level):
     from profguide import trace
 
     return trace.parse(json.dumps({"traceEvents": list(events), **top_level}).encode())
+
+
+def one_cycle_trace(tmp_path, profile, **arguments):
+    """Run a snippet's ``profile(on_trace_ready=…, **arguments)`` whose schedule has one cycle (repeat=1), and
+    return the one trace it hands over, loaded."""
+    from profguide import trace
+
+    path, handed = tmp_path / "trace.json", []
+
+    def save(prof):
+        handed.append(path)
+        prof.export_chrome_trace(str(path))
+
+    profile(on_trace_ready=save, **arguments)
+    assert handed == [path]  # one cycle, one trace
+    return trace.load(path)

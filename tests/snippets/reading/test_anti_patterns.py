@@ -2,11 +2,10 @@
 
 import pytest
 
-from profguide import trace
 from profguide.analysis.regions import ops_in_region
 from profguide.analysis.select import profiler_steps
 from snippets.reading.anti_patterns import convnet, profile_anti_patterns
-from tests.helpers import ROOT, run_script
+from tests.helpers import ROOT, one_cycle_trace, run_script
 
 SCRIPT = ROOT / "snippets" / "reading" / "anti_patterns.py"
 SMALL = {"batch_size": 4, "image": 4, "hidden": 20, "classes": 8, "wait": 0, "warmup": 1, "active": 2,
@@ -23,16 +22,7 @@ def test_the_fixed_model_drops_the_bias_and_rounds_the_hidden_size_up_to_8(fixed
 
 
 def recorded(tmp_path, fixed):
-    path = tmp_path / "trace.json"
-    handed = []
-
-    def save(prof):
-        handed.append(1)
-        prof.export_chrome_trace(str(path))
-
-    profile_anti_patterns(fixed=fixed, on_trace_ready=save, **SMALL)
-    assert handed == [1]  # repeat=1: one cycle, one trace
-    return trace.load(path)
+    return one_cycle_trace(tmp_path, profile_anti_patterns, fixed=fixed, **SMALL)
 
 
 @pytest.mark.parametrize("fixed", [False, True])

@@ -2,11 +2,10 @@
 
 import pytest
 
-from profguide import trace
 from profguide.analysis.regions import ops_in_region
 from profguide.analysis.select import profiler_steps
 from snippets.reading.input_pipeline import SlowDataset, profile_input_pipeline
-from tests.helpers import ROOT, run_script
+from tests.helpers import ROOT, one_cycle_trace, run_script
 
 SCRIPT = ROOT / "snippets" / "reading" / "input_pipeline.py"
 SMALL = {"batch_size": 4, "load_ms": 0.0, "hidden": 16, "wait": 0, "warmup": 1, "active": 2, "device": "cpu"}
@@ -22,16 +21,7 @@ def test_samples_are_the_same_for_the_same_index():
 @pytest.mark.parametrize(("workers", "iterator"), [(0, "_SingleProcessDataLoaderIter"),
                                                    (2, "_MultiProcessingDataLoaderIter")])
 def test_each_recorded_step_asks_the_dataloader_once(tmp_path, workers, iterator):
-    path = tmp_path / "trace.json"
-    handed = []
-
-    def save(prof):
-        handed.append(1)
-        prof.export_chrome_trace(str(path))
-
-    profile_input_pipeline(num_workers=workers, on_trace_ready=save, **SMALL)
-    assert handed == [1]  # repeat=1: one cycle, one trace
-    loaded = trace.load(path)
+    loaded = one_cycle_trace(tmp_path, profile_input_pipeline, num_workers=workers, **SMALL)
     assert [step["step"] for step in profiler_steps(loaded)] == [1, 2]
     region = f"enumerate(DataLoader)#{iterator}.__next__"
     assert sum(name == region for name in (loaded.names[code] for code in loaded.name)) == 2
