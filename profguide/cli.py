@@ -287,15 +287,10 @@ def run_explain(args):
 
         if args.trace != STANDARD_STREAM and args.trace.is_dir():
             raise UsageError(f"{shown(args.trace)}: --ops reads one trace file, not a folder of rank traces")
-        view = view_of(load_input(args), input_name(args.trace) if args.trace == STANDARD_STREAM
-                       else shown(args.trace), args.step)
+        found = view_of(load_input(args), input_name(args.trace) if args.trace == STANDARD_STREAM
+                        else shown(args.trace), args.step)
         render = ops_view.to_markdown if args.markdown else ops_view.to_text
-        if args.json:
-            print(explain.to_json(view))
-        else:
-            print(render(view), end="")
-        return 0
-    if args.trace != STANDARD_STREAM and args.trace.is_dir():
+    elif args.trace != STANDARD_STREAM and args.trace.is_dir():
         found = job.folder_job(args.trace, args.step, max_bytes=args.max_size,
                                progress=bar(f"loading {input_name(args.trace)}"), workers=args.jobs)
         render = explain.job_to_markdown if args.markdown else explain.job_to_text

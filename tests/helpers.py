@@ -4,6 +4,7 @@ import html
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -97,3 +98,11 @@ def one_cycle_trace(tmp_path, profile, **arguments):
     profile(on_trace_ready=save, **arguments)
     assert handed == [path]  # one cycle, one trace
     return trace.load(path)
+
+
+def real_ranks(folder):
+    """``folder`` holding the two real ranks of the sampled 128-rank NCCL job, as trace-rank<r>.json.gz."""
+    folder.mkdir()
+    for rank in (0, 1):
+        shutil.copy(TRACES / f"nccl_128rank_sampled_rank{rank}.json.gz", folder / f"trace-rank{rank}.json.gz")
+    return folder

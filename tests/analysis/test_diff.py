@@ -7,7 +7,7 @@ import pytest
 from profguide.analysis.diff import file_sides, folder_sides, job_diff, paths_diff, side_of, trace_diff
 from profguide.errors import UsageError
 from profguide.text import format_duration
-from tests.helpers import ROOT, TRACES, event, gpu_event, make_trace
+from tests.helpers import ROOT, TRACES, event, gpu_event, make_trace, real_ranks
 
 GENERATED = ROOT / "docs" / "generated"
 
@@ -110,15 +110,8 @@ def test_one_worker_reads_the_sides_one_after_the_other_to_the_same_answer(tmp_p
     assert trace_diff(*file_sides(before, after, workers=1)) == trace_diff(*file_sides(before, after))
 
 
-def rank_folder(path):
-    path.mkdir()
-    for rank in (0, 1):
-        shutil.copy(TRACES / f"nccl_128rank_sampled_rank{rank}.json.gz", path / f"rank{rank}_trace.json.gz")
-    return path
-
-
 def test_folders_match_ranks_by_number(tmp_path):
-    before, after = rank_folder(tmp_path / "a"), rank_folder(tmp_path / "b")
+    before, after = real_ranks(tmp_path / "a"), real_ranks(tmp_path / "b")
     found = job_diff(*folder_sides(before, after, workers=1))
     assert [row["rank"] for row in found["ranks"]] == [0, 1]
     assert not found["verdict_changed"]
@@ -128,7 +121,7 @@ def test_folders_match_ranks_by_number(tmp_path):
 
 def test_a_folder_against_a_file_is_a_usage_error(tmp_path):
     with pytest.raises(UsageError, match="is a folder and"):
-        paths_diff(rank_folder(tmp_path / "a"), TRACES / "mi250_rocm.json.gz")
+        paths_diff(real_ranks(tmp_path / "a"), TRACES / "mi250_rocm.json.gz")
 
 
 def test_the_fixed_loop_lists_the_rules_it_no_longer_fires_and_counts_a_reshaped_op_as_one():

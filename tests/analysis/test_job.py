@@ -18,15 +18,7 @@ import pytest
 from profguide.analysis import job
 from profguide.errors import ProfguideError, TraceError, UsageError
 from profguide.explain import to_json
-from tests.helpers import ROOT, TRACES
-
-
-def real_ranks(folder):
-    """``folder`` holding the two real ranks of the sampled 128-rank NCCL job, as trace-rank<r>.json.gz."""
-    folder.mkdir()
-    for rank in (0, 1):
-        shutil.copy(TRACES / f"nccl_128rank_sampled_rank{rank}.json.gz", folder / f"trace-rank{rank}.json.gz")
-    return folder
+from tests.helpers import ROOT, TRACES, real_ranks
 
 
 def test_a_pool_of_two_gives_the_answer_of_one(tmp_path):
