@@ -129,7 +129,8 @@ HOSTILE = "".join(map(chr, [*range(32), 127, *range(0x80, 0xA0), *range(0x202A, 
                             0x200E, 0x200F, 0x061C, 0xFFFE, 0xFFFF, 0x1F600, 0x10FFFF])) + "<>&\"'aé"
 hostile_text = st.text(alphabet=HOSTILE, min_size=1, max_size=12)
 # A file name: no '/' or NUL, and perhaps bytes that are not UTF-8 (they come back as lone surrogates).
-hostile_file_name = st.builds(lambda text, raw: text.replace("/", "").replace("\0", "").encode() + raw,
+# A leading letter: the name is a folder's, and "", "." and ".." would name a folder that exists already.
+hostile_file_name = st.builds(lambda text, raw: b"r" + text.replace("/", "").replace("\0", "").encode() + raw,
                               hostile_text, st.sampled_from([b"", b"\xff", b"\xed\xa0\x80"]))
 lane_id = st.one_of(st.integers(0, 3), hostile_text)
 
