@@ -5,7 +5,7 @@
 Every event becomes a struct with the fields `explain` reads, as its loader
 (profguide/trace/loader.py) declares them: a complete event's category, name,
 start, duration, process, thread and the arguments it uses (correlation,
-External id, bytes, occupancy, and the shapes and message sizes it keeps
+External id, sequence number, bytes, occupancy, and the shapes and message sizes it keeps
 undecoded); a metadata event's name, process, thread and `args.name`; an
 instant's name, start, process, thread and `args.Bytes`; every other phase its
 `ph` alone; and the document's deviceProperties, distributedInfo and
@@ -30,6 +30,7 @@ OTHER_PHASES = ("B", "E", "I", "C", "b", "n", "e", "s", "t", "f", "P", "N", "O",
 class Args(msgspec.Struct, gc=False):
     correlation: int | str | None = None
     external_id: int | str | None = msgspec.field(name="External id", default=None)
+    sequence: int | str | None = msgspec.field(name="Sequence number", default=None)
     bytes: float | str | None = None
     occupancy: float | str | None = msgspec.field(name="est. achieved occupancy %", default=None)
     input_dims: msgspec.Raw = msgspec.field(name="Input Dims", default=NULL)

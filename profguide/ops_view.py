@@ -2,7 +2,7 @@
 
 from collections.abc import Sequence
 
-from profguide.analysis.ops import MemoryPeak, ModuleRow, OpRow, OpsView
+from profguide.analysis.ops import MemoryPeak, ModuleRow, OpRow, OpsView, RegionRow
 from profguide.text import cell, code_cell, cut, format_duration, format_size, markdown_table
 
 OPS_SHOWN = 30  # the text's ops table; --json has every row
@@ -51,10 +51,36 @@ def op_lines(view: OpsView) -> list[str]:
 def module_lines(modules: list[ModuleRow]) -> list[str]:
     if not modules:
         return ["No nn.Module events (profile with with_stack=True or with_modules=True to see modules)."]
-    rows = [(format_duration(row["cpu_us"]), format_duration(row["device_us"]), f"{row['calls']:,}", cut(row["name"]))
-            for row in modules]
+    rows = [(format_duration(row["cpu_us"]), format_duration(row["device_us"]), f"{row['kernels']:,}",
+             f"{row['calls']:,}", cut(row["name"])) for row in modules]
     return ["Modules by class (every instance of a class in one row):",
-            *("  " + line for line in aligned(("CPU total", "Device", "Calls", "Module"), rows))]
+            *("  " + line for line in aligned(("CPU total", "Device", "Kernels", "Calls", "Module"), rows))]
+
+
+REGIONS_HEADING = "Regions (record_function), with the backward of the ops inside them:"
+DEVICE_COLUMNS = (1, 2, 5, 6)  # of the regions' columns: Device, Kernels, Backward device, Backward kernels
+
+
+def region_headings(on_gpu: bool) -> tuple[str, ...]:
+    headings = ("CPU", "Device", "Kernels", "Calls", "Backward CPU", "Backward device", "Backward kernels")
+    return headings if on_gpu else tuple(text for at, text in enumerate(headings) if at not in DEVICE_COLUMNS)
+
+
+def region_cells(row: RegionRow, on_gpu: bool) -> tuple[str, ...]:
+    """A region's columns; without GPU work in the trace, its CPU columns alone."""
+    cells = (format_duration(row["cpu_us"]), format_duration(row["device_us"]), f"{row['kernels']:,}",
+             f"{row['calls']:,}", format_duration(row["backward_cpu_us"]), format_duration(row["backward_device_us"]),
+             f"{row['backward_kernels']:,}")
+    return cells if on_gpu else tuple(text for at, text in enumerate(cells) if at not in DEVICE_COLUMNS)
+
+
+def region_lines(view: OpsView) -> list[str]:
+    """The regions as aligned text; nothing when there are none."""
+    if not view["regions"]:
+        return []
+    rows = [(*region_cells(row, view["on_gpu"]), cut(row["name"])) for row in view["regions"]]
+    return [REGIONS_HEADING,
+            *("  " + line for line in aligned((*region_headings(view["on_gpu"]), "Region"), rows))]
 
 
 def peak_words(peak: MemoryPeak, origin: float) -> str:
@@ -71,13 +97,14 @@ def memory_lines(view: OpsView) -> list[str]:
 
 
 def to_text(view: OpsView) -> str:
-    """The op view as aligned text: ops, modules, memory peak."""
+    """The op view as aligned text: ops, modules, regions (when there are any), memory peak."""
     return "\n".join([f"Op view of {view['file']}", *op_lines(view), *module_lines(view["modules"]),
-                      *memory_lines(view)]) + "\n"
+                      *region_lines(view), *memory_lines(view)]) + "\n"
 
 
 def to_markdown(view: OpsView) -> str:
-    """The op view as Markdown: a table of ops, one of modules, the memory peak in a list."""
+    """The op view as Markdown: a table of ops, one of modules, one of regions (when there are any), the memory
+    peak in a list."""
     lines = [f"**Op view of {cell(view['file'])}**", ""]
     ops = shown_ops(view)
     if ops:
@@ -89,10 +116,15 @@ def to_markdown(view: OpsView) -> str:
         lines += op_lines(view) + [""]
     if view["modules"]:
         rows = [(code_cell(row["name"]), format_duration(row["cpu_us"]), format_duration(row["device_us"]),
-                 f"{row['calls']:,}") for row in view["modules"]]
-        lines += ["Modules by class:", "", markdown_table(("Module", "CPU total", "Device", "Calls"), rows, "lrrr")]
+                 f"{row['calls']:,}", f"{row['kernels']:,}") for row in view["modules"]]
+        lines += ["Modules by class:", "",
+                  markdown_table(("Module", "CPU total", "Device", "Calls", "Kernels"), rows, "lrrrr")]
     else:
         lines += module_lines(view["modules"]) + [""]
+    if view["regions"]:
+        headings = region_headings(view["on_gpu"])
+        rows = [(code_cell(row["name"]), *region_cells(row, view["on_gpu"])) for row in view["regions"]]
+        lines += [REGIONS_HEADING, "", markdown_table(("Region", *headings), rows, "l" + "r" * len(headings))]
     memory = memory_lines(view)
     lines += memory[:1] + ([""] + [f"- {cell(line.strip())}" for line in memory[1:]] if len(memory) > 1 else [])
     return "\n".join(lines) + "\n"

@@ -15,9 +15,16 @@ up to the parent's end.
 An op's device time is that of the kernels, copies and sets launched inside
 it: a GPU op's launch call (the runtime or driver call with its correlation
 id) starts inside the op on its thread. The innermost op open at the launch
-gets it as self device time, it and every op around it as total. A GPU op
-with no launch call in the trace (old and ROCm traces) joins by its
-``External id`` to the op of the same id.
+gets it as self device time, it and every op around it as total; and so
+with the count of GPU ops launched. A GPU op with no launch call in the
+trace (old and ROCm traces) joins by its ``External id`` to the op of the
+same id.
+
+A region (``record_function``) is joined to its backward by autograd's
+sequence numbers: a forward op that makes an autograd node records the
+node's number (and so do the ops before it since the last node), and the
+backward function that runs the node
+(``autograd::engine::evaluate_function: MmBackward0``) records it again.
 
 Everything runs on numpy columns: the innermost open event before each
 event (or launch) comes from a max segment tree over the events' ends, walked
@@ -42,8 +49,10 @@ from profguide.analysis.select import (
     profiler_steps,
     step_window,
 )
-from profguide.patterns import STEP
+from profguide.patterns import COMPILED_GRAPH, COMPILED_REGION, STEP
 from profguide.trace.model import KIND, NO_ID, Trace
+
+Counts = npt.NDArray[np.int64]  # how many, per event
 
 NESTING_KINDS = ("cpu_op", "annotation")  # what nests on a thread and splits a parent's time
 
@@ -165,9 +174,10 @@ def up_the_tree(parent: Indices, amounts: Floats) -> Floats:
     return total
 
 
-def device_self(trace: Trace, order: Indices, tree: Floats) -> Floats:
-    """Per position in ``order``: the time of the GPU ops whose launch the event is the innermost open one at,
-    or, with no launch in the trace, that join it by External id."""
+def launch_owners(trace: Trace, order: Indices, tree: Floats) -> tuple[Indices, Indices]:
+    """(GPU ops, their owners): each GPU op (kernel, copy, set) that some event owns, and that event's position
+    in ``order``: the innermost one open at its launch, or, with no launch in the trace, the op that has its
+    External id."""
     work = np.flatnonzero(gpu_work(trace))
     launch = launch_of(trace, work)
     launched = launch >= 0
@@ -176,7 +186,7 @@ def device_self(trace: Trace, order: Indices, tree: Floats) -> Floats:
     owner[launched] = innermost_open(trace, order, trace.lane[calls], trace.ts[calls], tree)
     owner[~launched] = by_external_id(trace, order, trace.external_id[work[~launched]])
     owned = owner >= 0
-    return added_by(owner[owned], trace.dur[work[owned]], len(order))
+    return work[owned], owner[owned]
 
 
 def by_external_id(trace: Trace, order: Indices, ids: npt.NDArray[np.int64]) -> Indices:
@@ -191,7 +201,8 @@ def by_external_id(trace: Trace, order: Indices, ids: npt.NDArray[np.int64]) -> 
 
 
 class HostTimes(NamedTuple):
-    """The ops and regions in host order (``host_order``), and what each one took, by position in it (µs)."""
+    """The ops and regions in host order (``host_order``), and what each one took, by position in it (µs), and
+    how many GPU ops (kernels, copies, sets) it launched."""
 
     order: Indices
     tree: Floats  # ``max_tree`` of their ends
@@ -199,6 +210,8 @@ class HostTimes(NamedTuple):
     self_cpu: Floats
     self_device: Floats
     device: Floats
+    self_kernels: Counts
+    kernels: Counts
 
 
 def host_times(trace: Trace) -> HostTimes:
@@ -213,8 +226,12 @@ def host_times(trace: Trace) -> HostTimes:
         outlives = ends[child] > ends[parent[child]]
         in_parent = np.where(outlives, ends[parent[child]] - starts[child], trace.dur[order[child]])
         self_cpu = trace.dur[order] - added_by(parent[child], in_parent, len(order))
-        self_device = device_self(trace, order, tree)
-        return HostTimes(order, tree, parent, self_cpu, self_device, up_the_tree(parent, self_device))
+        work, owner = launch_owners(trace, order, tree)
+        self_device = added_by(owner, trace.dur[work], len(order))
+        self_kernels = np.bincount(owner, minlength=len(order)).astype(np.int64)
+        kernels = up_the_tree(parent, self_kernels.astype(np.float64)).astype(np.int64)  # exact: counts < 2**53
+        return HostTimes(order, tree, parent, self_cpu, self_device, up_the_tree(parent, self_device),
+                         self_kernels, kernels)
 
     return kept(trace, host_times, made)
 
@@ -229,7 +246,8 @@ def in_window(starts: Floats, window: Window | None) -> Mask:
 def op_rows(trace: Trace, window: Window | None = None) -> list[OpRow]:
     """The ops that start in ``window`` (all when None), by name and input shapes, most device time first, then
     most CPU time."""
-    order, _, _, self_cpu, self_device, device = host_times(trace)
+    times = host_times(trace)
+    order = times.order
     rows = (trace.kind[order] == KIND["cpu_op"]) & ~names_where(trace, STEP.match)[order]
     picked = np.flatnonzero(rows & in_window(trace.ts[order], window))
     events = order[picked]
@@ -238,7 +256,8 @@ def op_rows(trace: Trace, window: Window | None = None) -> list[OpRow]:
                             return_inverse=True)
     group = group.ravel()
     calls = np.bincount(group, minlength=len(keys))
-    sums = [added_by(group, values[picked], len(keys)) for values in (self_cpu, trace.dur[order], self_device, device)]
+    sums = [added_by(group, values[picked], len(keys))
+            for values in (times.self_cpu, trace.dur[order], times.self_device, times.device)]
     names, shapes = keys // (len(trace.shape_texts) + 1), keys % (len(trace.shape_texts) + 1) - 1
     found = [
         OpRow(name=trace.names[int(names[g])], shapes=trace.shape_texts[int(shapes[g])] if shapes[g] >= 0 else "",
@@ -262,6 +281,15 @@ class ModuleRow(TypedDict):
     calls: Annotated[int, Meta(description="how many forward calls")]
     cpu_us: Annotated[float, Meta(description="their time on the CPU, what they called included")]
     device_us: Annotated[float, Meta(description="time of the GPU ops launched inside them")]
+    kernels: Annotated[int, Meta(description="GPU ops (kernels, copies, sets) launched inside them")]
+
+
+def positions_inside(trace: Trace, times: HostTimes, calls: Indices) -> tuple[Indices, Indices]:
+    """For each call (an event index), the range [first, last) of positions in ``times.order`` (by thread, then
+    start) of the ops and regions that start inside it on its thread."""
+    lanes, starts = trace.lane[times.order], trace.ts[times.order]
+    return (events_before(lanes, starts, trace.lane[calls], trace.ts[calls], inclusive=False),
+            events_before(lanes, starts, trace.lane[calls], trace.end[calls], inclusive=False))
 
 
 def module_rows(trace: Trace, window: Window | None = None) -> list[ModuleRow]:
@@ -273,22 +301,167 @@ def module_rows(trace: Trace, window: Window | None = None) -> list[ModuleRow]:
     calls = calls[in_window(trace.ts[calls], window)]
     if not len(calls):
         return []
-    order, _, _, _, self_device, _ = host_times(trace)
-    # Device time inside a call: that of the ops and regions that start in it on its thread, a difference
-    # of running sums over them in (thread, start) order.
-    running = np.r_[0.0, np.cumsum(self_device)]
-    lanes, starts = trace.lane[order], trace.ts[order]
-    first = events_before(lanes, starts, trace.lane[calls], trace.ts[calls], inclusive=False)
-    last = events_before(lanes, starts, trace.lane[calls], trace.end[calls], inclusive=False)
-    device = running[last] - running[first]
+    times = host_times(trace)
+    # Device time and GPU ops inside a call: those of the ops and regions that start in it on its thread, a
+    # difference of running sums over them in (thread, start) order.
+    first, last = positions_inside(trace, times, calls)
+    running = (np.r_[0, np.cumsum(amounts)] for amounts in (times.self_device, times.self_kernels))
+    device, kernels = (total[last] - total[first] for total in running)
     by_class: dict[str, ModuleRow] = {}
-    for name, dur, inside in zip([classes[int(code)] for code in trace.name[calls]], trace.dur[calls].tolist(),
-                                 device.tolist(), strict=True):
-        row = by_class.setdefault(name, ModuleRow(name=name, calls=0, cpu_us=0.0, device_us=0.0))
+    for name, dur, inside, launched in zip([classes[int(code)] for code in trace.name[calls]],
+                                           trace.dur[calls].tolist(), device.tolist(), kernels.tolist(), strict=True):
+        row = by_class.setdefault(name, ModuleRow(name=name, calls=0, cpu_us=0.0, device_us=0.0, kernels=0))
         row["calls"] += 1
         row["cpu_us"] += dur
         row["device_us"] += inside
+        row["kernels"] += launched
     return sorted(by_class.values(), key=lambda row: (-row["device_us"], -row["cpu_us"], row["name"]))
+
+
+def module_op_device(trace: Trace, module: str) -> dict[str, float]:
+    """The GPU time launched inside the forward calls of the modules of the class ``module``, by the op that
+    launched it (its self device time: what it launched and no op under it did); empty when no such call."""
+    codes = [code for code, name in enumerate(trace.names) if (match := MODULE.match(name)) and match["name"] == module]
+    calls = np.flatnonzero(kinds_mask(trace, ("python",)) & np.isin(trace.name, codes))
+    times = host_times(trace)
+    first, last = positions_inside(trace, times, calls)
+    # The positions that some call holds, once each, though calls nest.
+    size = len(times.order) + 1
+    depth = np.cumsum(np.bincount(first, minlength=size) - np.bincount(last, minlength=size))
+    inside = np.flatnonzero((depth[:-1] > 0) & (trace.kind[times.order] == KIND["cpu_op"]) & (times.self_device > 0))
+    names = trace.name[times.order[inside]]
+    found = np.unique(names)
+    sums = added_by(np.searchsorted(found, names), times.self_device[inside], len(found))
+    return {trace.names[int(code)]: float(total) for code, total in zip(found, sums, strict=True)}
+
+
+# The backward function that runs one autograd node: ``autograd::engine::evaluate_function: MmBackward0``.
+BACKWARD_FUNCTION = "autograd::engine::evaluate_function: "
+
+
+class RegionRow(TypedDict):
+    """The calls of one region (``record_function``), and the backward of the ops inside them."""
+
+    name: Annotated[str, Meta(description="the region's name (every call of that name in one row)")]
+    calls: Annotated[int, Meta(description="how many calls")]
+    cpu_us: Annotated[float, Meta(description="their time on the CPU, what they called included")]
+    device_us: Annotated[float, Meta(description="time of the GPU ops launched inside them")]
+    kernels: Annotated[int, Meta(description="GPU ops (kernels, copies, sets) launched inside them")]
+    backward_calls: Annotated[int, Meta(description="backward functions (autograd::engine::evaluate_function: "
+                                                    "…) that run the autograd nodes of the ops inside them, "
+                                                    "joined by sequence number; each counted once")]
+    backward_cpu_us: Annotated[float, Meta(description="those backward functions' time on the CPU")]
+    backward_device_us: Annotated[float, Meta(description="time of the GPU ops launched inside those backward "
+                                                          "functions")]
+    backward_kernels: Annotated[int, Meta(description="GPU ops launched inside those backward functions")]
+
+
+def region_mask(trace: Trace) -> Mask:
+    """The regions: ``record_function`` ranges (user annotations, torch's ``Optimizer.step#…`` among them) but
+    ``ProfilerStep#N``, and torch.compile's regions and graph calls, which torch records as ops."""
+    compiled = names_where(trace, lambda name: name.startswith((COMPILED_REGION, COMPILED_GRAPH[0])))
+    return ((kinds_mask(trace, ("annotation",)) & ~names_where(trace, STEP.match))
+            | (kinds_mask(trace, ("cpu_op",)) & compiled))
+
+
+def ancestor_pairs(parent: Indices, starts: Indices, wanted: Mask) -> tuple[Indices, Indices]:
+    """(i, position) for ``starts[i]`` itself and each event above it (``parent`` links positions) that is
+    ``wanted``; a walk up the tree by all of them at once, one level a step."""
+    index, current = np.arange(len(starts)), starts
+    found: list[tuple[Indices, Indices]] = [(index[:0], current[:0])]
+    while len(current):
+        hit = wanted[current]
+        found.append((index[hit], current[hit]))
+        current = parent[current]
+        index, current = index[current >= 0], current[current >= 0]
+    return np.concatenate([i for i, _ in found]), np.concatenate([at for _, at in found])
+
+
+def node_makers(trace: Trace, times: HostTimes, backward: Mask) -> Indices:
+    """The positions of the forward ops that made an autograd node, one a sequence number.
+
+    A forward op is an op with a sequence number not inside a backward
+    function (``backward`` by position; one is inside itself). torch records
+    on each op the number the next node will take, so the ops before the one
+    that makes it carry it too (``aten::linear`` before its ``aten::t``, and,
+    in older torch, ops that make no node at all: an optimizer's): the maker
+    is the last forward op of its number. A number that forward ops on two
+    threads have (torch counts per thread) is left out: its backward could be
+    either one's.
+    """
+    order = times.order
+    numbered = np.flatnonzero((trace.kind[order] == KIND["cpu_op"]) & (trace.sequence[order] != NO_ID))
+    inside_backward, _ = ancestor_pairs(times.parent, numbered, backward)
+    forward = np.delete(numbered, inside_backward)
+    numbers = trace.sequence[order[forward]]
+    threads = np.unique(np.stack([numbers, trace.lane[order[forward]].astype(np.int64)]), axis=1)[0]
+    distinct, lanes = np.unique(threads, return_counts=True)
+    forward = forward[~np.isin(numbers, distinct[lanes > 1])]
+    # One thread a number now, where positions follow start times: the last of each number is its maker.
+    _, last = np.unique(trace.sequence[order[forward]][::-1], return_index=True)
+    return forward[len(forward) - 1 - last]
+
+
+def joined_backward(trace: Trace, times: HostTimes, row_at: Indices) -> tuple[Indices, Indices]:
+    """(rows, positions): each backward function joined to a row, once a row, and its position in host order;
+    ``row_at`` is each position's row (a region's calls), -1 for none."""
+    order = times.order
+    is_backward = (trace.kind[order] == KIND["cpu_op"]) & names_where(
+        trace, lambda name: name.startswith(BACKWARD_FUNCTION))[order]
+    forward = node_makers(trace, times, is_backward)
+    op, region = ancestor_pairs(times.parent, forward, row_at >= 0)
+    rows, numbers = np.unique(np.stack([row_at[region].astype(np.int64), trace.sequence[order[forward[op]]]]),
+                              axis=1)
+    backward = np.flatnonzero(is_backward & (trace.sequence[order] != NO_ID))
+    backward = backward[np.argsort(trace.sequence[order[backward]], kind="stable")]
+    low = np.searchsorted(trace.sequence[order[backward]], numbers, "left")
+    width = np.searchsorted(trace.sequence[order[backward]], numbers, "right") - low
+    # Every backward function of each joined number (a retained graph's backward runs a node more than once):
+    # the ranges low .. low + width, laid end to end.
+    ran = backward[np.repeat(low - np.cumsum(width) + width, width) + np.arange(width.sum())]
+    return np.repeat(rows, width), ran
+
+
+def region_rows(trace: Trace, window: Window | None = None) -> list[RegionRow]:
+    """The regions (``region_mask``) that start in ``window`` (all when None), by name, with the backward of
+    the ops inside them; most device time (forward and backward) first, then most CPU time (the same), then
+    by name; empty when the trace has none.
+
+    A region's backward is the backward functions whose sequence number is
+    that of a forward op that made an autograd node inside one of its calls,
+    at any depth (``node_makers``: the last op of that number, not the ops
+    before it that carry the number too), each counted once a row; those
+    backward functions run wherever they run, in the window or not. A region
+    inside another of another name counts in both rows. torch counts sequence
+    numbers per thread: a number that forward ops on two threads have
+    (nn.DataParallel's replicas) could be either one's, and joins no region.
+    """
+    times = host_times(trace)
+    order = times.order
+    regions = np.flatnonzero(region_mask(trace)[order] & in_window(trace.ts[order], window))
+    if not len(regions):
+        return []
+    names, row = np.unique(trace.name[order[regions]], return_inverse=True)
+    row, count = row.ravel(), len(names)
+    row_at = np.full(len(order), -1, np.intp)
+    row_at[regions] = row
+    backward_row, ran = joined_backward(trace, times, row_at)
+
+    def summed(rows: Indices, amounts: npt.NDArray[np.float64] | Counts) -> list[float]:
+        return added_by(rows, amounts.astype(np.float64), count).tolist()
+
+    forward_sums = [summed(row, amounts) for amounts in (trace.dur[order[regions]], times.device[regions],
+                                                          times.kernels[regions])]
+    backward_sums = [summed(backward_row, amounts) for amounts in (trace.dur[order[ran]], times.device[ran],
+                                                                    times.kernels[ran])]
+    calls, backward_calls = np.bincount(row, minlength=count), np.bincount(backward_row, minlength=count)
+    found = [RegionRow(name=trace.names[int(names[g])], calls=int(calls[g]), cpu_us=forward_sums[0][g],
+                       device_us=forward_sums[1][g], kernels=int(forward_sums[2][g]),
+                       backward_calls=int(backward_calls[g]), backward_cpu_us=backward_sums[0][g],
+                       backward_device_us=backward_sums[1][g], backward_kernels=int(backward_sums[2][g]))
+             for g in range(count)]
+    return sorted(found, key=lambda r: (-(r["device_us"] + r["backward_device_us"]),
+                                        -(r["cpu_us"] + r["backward_cpu_us"]), r["name"]))
 
 
 class MemoryPeak(TypedDict):
@@ -359,6 +532,9 @@ class OpsView(TypedDict):
                                                  "then most CPU time")]
     modules: Annotated[list[ModuleRow], Meta(description="nn.Module forward calls by class (with_stack or "
                                                          "with_modules); empty when none were recorded")]
+    regions: Annotated[list[RegionRow], Meta(description="record_function regions by name, with the backward of "
+                                                         "the ops inside them, most device time first; empty "
+                                                         "when the trace has none")]
     memory_peak: Annotated[list[MemoryPeak] | None, Meta(description="per device, the memory peak and the op "
                                                                      "at it; null without profile_memory")]
 
@@ -375,4 +551,5 @@ def ops_view(trace: Trace, file: str, step: int | None = None) -> OpsView:
     whole trace's."""
     window = None if step is None else host_step(trace, step)
     return OpsView(file=file, trace_start_us=float(trace.ts[0]), on_gpu=bool(gpu_work(trace).any()),
-                   ops=op_rows(trace, window), modules=module_rows(trace, window), memory_peak=memory_peak(trace))
+                   ops=op_rows(trace, window), modules=module_rows(trace, window),
+                   regions=region_rows(trace, window), memory_peak=memory_peak(trace))

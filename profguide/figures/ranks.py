@@ -53,7 +53,7 @@ def drawn_part(trace: Trace, window: Window, collectives: Mask) -> Trace:
     """The part of ``trace`` a panel draws: the events of ``lanes_drawn`` that overlap ``window``, as a Trace
     of their own, so that a job of many ranks keeps only what it draws."""
     keep = np.isin(trace.lane, lanes_drawn(trace, collectives)) & (trace.end >= window[0]) & (trace.ts <= window[1])
-    columns = ("ts", "dur", "kind", "name", "lane", "correlation", "external_id", "bytes", "occupancy",
+    columns = ("ts", "dur", "kind", "name", "lane", "correlation", "external_id", "sequence", "bytes", "occupancy",
                "recorded_shapes", "shape")
     return replace(trace, **{column: getattr(trace, column)[keep] for column in columns}, shapes={}, comm_args={})
 

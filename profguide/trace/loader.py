@@ -59,6 +59,7 @@ class _Args(msgspec.Struct, gc=False, frozen=True):
     # Defaults that numpy takes as they are: a column of them needs no slow path.
     correlation: int | str | None = NO_ID
     external_id: int | str | None = msgspec.field(name="External id", default=NO_ID)
+    sequence: int | str | None = msgspec.field(name="Sequence number", default=NO_ID)
     bytes: float | str | None = math.nan
     occupancy: float | str | None = msgspec.field(name="est. achieved occupancy %", default=math.nan)
     # Raw: left undecoded (a reference into the batch) unless the op is a matrix multiply.
@@ -135,7 +136,7 @@ _DECODE_BATCH = msgspec.json.Decoder(list[Union[(_Event, _Metadata, _Instant, *_
 PHASE: dict[type, str] = {_Event: "X", _Metadata: "M", _Instant: "i", **dict(zip(_OTHERS, OTHER_PHASES, strict=True))}
 IS_COMPLETE = partial(is_, _Event)
 FIELD = {name: attrgetter(name) for name in ("ts", "dur", "cat", "name", "pid", "tid", "args")}
-ARG = {name: attrgetter(name) for name in ("correlation", "external_id", "bytes", "occupancy")}
+ARG = {name: attrgetter(name) for name in ("correlation", "external_id", "sequence", "bytes", "occupancy")}
 INPUT_DIMS = attrgetter("input_dims")
 
 FILE_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
@@ -595,6 +596,7 @@ def coerce_args(args: dict[str, Any]) -> _Args:
     return _Args(
         correlation=scalar(args.get("correlation", NO_ID)),
         external_id=scalar(args.get("External id", NO_ID)),
+        sequence=scalar(args.get("Sequence number", NO_ID)),
         bytes=scalar(args.get("bytes", math.nan)),
         occupancy=scalar(args.get("est. achieved occupancy %", math.nan)),
         input_dims=raw("Input Dims"),
@@ -645,6 +647,7 @@ def batch_columns(events: list[_Event], names: Codes, lanes: Codes, categories: 
                                                        strict=True)), np.int32, count),
         "correlation": identifiers(field("correlation", args), count),
         "external_id": identifiers(field("external_id", args), count),
+        "sequence": identifiers(field("sequence", args), count),
         "bytes": floats(field("bytes", args), count),
         "occupancy": floats(field("occupancy", args), count),
         "recorded_shapes": recorded,

@@ -71,7 +71,9 @@ class Trace:
     """The complete events of a trace as columns, sorted by (start, -duration).
 
     ``name``, ``kind`` and ``lane`` are codes into ``names``, ``KIND_NAMES`` and
-    ``lanes`` ((pid, tid) pairs). Ids are -1 where absent; ``bytes`` and
+    ``lanes`` ((pid, tid) pairs). Ids are -1 where absent (``sequence`` is an op's autograd ``Sequence
+    number``, the same on the forward op that made an autograd node and on the backward function that runs
+    it; torch counts them per thread); ``bytes`` and
     ``occupancy`` are NaN where absent. ``shapes`` maps an event index to its
     raw ``Input Dims`` and ``Input type`` for the matrix-multiply operators only (every event's ``Input
     Dims``, as the trace writes it, is ``shape_texts[shape]``);
@@ -95,6 +97,7 @@ class Trace:
     lane: np.ndarray
     correlation: np.ndarray
     external_id: np.ndarray
+    sequence: np.ndarray
     bytes: np.ndarray
     occupancy: np.ndarray
     recorded_shapes: np.ndarray  # whether the event's args hold its Input Dims (record_shapes=True)

@@ -178,10 +178,43 @@ def test_modules_by_class_with_the_device_time_launched_inside():
                  gpu("gemm", 20, 10, correlation=1), gpu("gemm", 60, 12, correlation=2),
                  gpu("add", 95, 1, correlation=3))
     assert ops.module_rows(trace) == [
-        {"name": "Sequential", "calls": 1, "cpu_us": 100, "device_us": 23},
-        {"name": "Linear", "calls": 2, "cpu_us": 60, "device_us": 22},
+        {"name": "Sequential", "calls": 1, "cpu_us": 100, "device_us": 23, "kernels": 3},
+        {"name": "Linear", "calls": 2, "cpu_us": 60, "device_us": 22, "kernels": 2},
     ]
-    assert ops.module_rows(trace, (40, 200)) == [{"name": "Linear", "calls": 1, "cpu_us": 30, "device_us": 12}]
+    assert ops.module_rows(trace, (40, 200)) == [
+        {"name": "Linear", "calls": 1, "cpu_us": 30, "device_us": 12, "kernels": 1}]
+
+
+def test_each_op_counts_the_gpu_ops_launched_inside_it_as_its_device_time():
+    trace = make(cpu("aten::matmul", 0, 100, external_id=9),
+                 cpu("cudaMemsetAsync", 5, 2, kind="runtime", correlation=1),
+                 cpu("aten::mm", 10, 50), cpu("cudaLaunchKernel", 15, 3, kind="runtime", correlation=2),
+                 cpu("cudaMemcpyAsync", 20, 3, kind="runtime", correlation=3),
+                 cpu("aten::add", 200, 10),
+                 gpu("set", 8, 1, kind="memset", correlation=1), gpu("gemm", 20, 30, correlation=2),
+                 gpu("copy", 50, 5, kind="memcpy", correlation=3),
+                 gpu("old_kernel", 60, 4, external_id=9))  # no launch in the trace: joins by External id
+    times = ops.host_times(trace)
+    names = [trace.names[code] for code in trace.name[times.order]]
+    counts = {name: (int(own), int(total)) for name, own, total in zip(names, times.self_kernels, times.kernels,
+                                                                          strict=True)}
+    assert counts == {"aten::matmul": (2, 4), "aten::mm": (2, 2), "aten::add": (0, 0)}
+
+
+def test_the_kernels_of_a_real_models_rmsnorm_are_those_launched_inside_its_calls(real_trace):
+    trace = real_trace("h100_qwen1.5_0.5b_inference.json.gz")
+    work = np.flatnonzero(gpu_work(trace))
+    launch = launch_of(trace, work)
+    calls = launch[launch >= 0]
+    norms = np.flatnonzero((trace.kind == KIND["python"])
+                           & np.isin(trace.name, [code for code, name in enumerate(trace.names)
+                                                  if name.startswith("nn.Module: Qwen2RMSNorm_")]))
+    assert len(norms)
+    # A plain loop: the GPU ops whose launch call starts inside a Qwen2RMSNorm call, on its thread.
+    inside = sum(int(((trace.lane[calls] == trace.lane[norm]) & (trace.ts[calls] >= trace.ts[norm])
+                      & (trace.ts[calls] < trace.end[norm])).sum()) for norm in norms)
+    assert inside > len(norms)  # more than one kernel a norm: RMSNorm is a chain of elementwise kernels
+    assert row(ops.module_rows(trace), "Qwen2RMSNorm")["kernels"] == inside
 
 
 def test_a_recording_with_stacks_has_its_modules():
@@ -234,3 +267,18 @@ def test_a_rocm_gpu_is_named_cuda_as_torch_names_it():
     """torch's ROCm build writes its GPUs' memory events with Device Type 6 (HIP) and calls them cuda."""
     assert [ops.device_label(device) for device in ((0, -1), (1, 0), (6, 1), (9, 0))] == \
         ["cpu", "cuda:0", "cuda:1", "device type 9:0"]
+
+
+def test_the_ops_inside_a_modules_calls_count_once_though_calls_of_its_class_nest():
+    loaded = make(
+        cpu("nn.Module: Block_0", 0, 100, kind="python"), cpu("nn.Module: Block_1", 5, 50, kind="python"),
+        cpu("aten::mul", 10, 10), cpu("cudaLaunchKernel", 11, 2, kind="runtime", correlation=1),
+        cpu("aten::add", 60, 10), cpu("cudaLaunchKernel", 61, 2, kind="runtime", correlation=2),
+        cpu("aten::add", 150, 10), cpu("cudaLaunchKernel", 151, 2, kind="runtime", correlation=3),  # outside
+        cpu("nn.Module: Other_0", 200, 20, kind="python"), cpu("aten::mul", 205, 5),
+        cpu("cudaLaunchKernel", 206, 2, kind="runtime", correlation=4),
+        gpu("mul", 20, 7, correlation=1), gpu("add", 70, 3, correlation=2), gpu("add", 160, 50, correlation=3),
+        gpu("mul", 210, 9, correlation=4))
+    assert ops.module_op_device(loaded, "Block") == {"aten::mul": 7.0, "aten::add": 3.0}
+    assert ops.module_op_device(loaded, "Other") == {"aten::mul": 9.0}
+    assert ops.module_op_device(loaded, "Missing") == {}

@@ -111,8 +111,26 @@ def test_string_timestamps_and_odd_args_are_read(tmp_path):
     assert launches.launch_delays(loaded)["launch_delay_us"]["runtime"]["p50"] == pytest.approx(0.5)
 
 
+@pytest.mark.parametrize("odd", [False, True], ids=["typed", "loose"])
+def test_the_sequence_number_is_a_column_in_both_decoding_paths(tmp_path, odd):
+    # An External id of an odd type makes the typed decoder fail: the batch is decoded loosely.
+    events = [
+        {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "ts": 1, "dur": 5, "pid": 1, "tid": 1,
+         "args": {"Sequence number": 41, "External id": [1] if odd else 1}},
+        {"ph": "X", "cat": "cpu_op", "name": "autograd::engine::evaluate_function: AddmmBackward0", "ts": 10,
+         "dur": 5, "pid": 1, "tid": 1, "args": {"Sequence number": "41"}},
+        {"ph": "X", "cat": "cpu_op", "name": "aten::empty", "ts": 20, "dur": 1, "pid": 1, "tid": 1,
+         "args": {"Sequence number": 2**64 - 1}},  # out of int64's range: unreadable, as an id is
+        {"ph": "X", "cat": "cpu_op", "name": "aten::add", "ts": 30, "dur": 1, "pid": 1, "tid": 1},
+    ]
+    loaded = trace.load(write(tmp_path, "t.json", json.dumps({"traceEvents": events}).encode()))
+    assert loaded.sequence.dtype == np.int64
+    assert loaded.sequence.tolist() == [41, 41, loader.NO_ID, loader.NO_ID]
+    assert loaded.external_id[0] == (loader.NO_ID if odd else 1)  # the loose path was the one taken
+
+
 def same_columns(a, b):
-    for column in ("ts", "dur", "kind", "correlation", "external_id"):
+    for column in ("ts", "dur", "kind", "correlation", "external_id", "sequence"):
         np.testing.assert_array_equal(getattr(a, column), getattr(b, column))
     assert [a.names[i] for i in a.name] == [b.names[i] for i in b.name]
     assert [a.lanes[i] for i in a.lane] == [b.lanes[i] for i in b.lane]
