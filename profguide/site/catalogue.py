@@ -6,6 +6,7 @@ from profguide.site.parts import (
     compile_fusion,
     compile_regions,
     model_attention,
+    model_block,
     model_linear,
     model_mlp,
     multigpu,
@@ -36,6 +37,7 @@ RECORDINGS = (
     *model_linear.RECORDINGS,
     *model_mlp.RECORDINGS,
     *model_attention.RECORDINGS,
+    *model_block.RECORDINGS,
 )
 # Traces from machines this project does not own, which pages show with their source (never recorded).
 REAL_TRACES = (*reading_dispatch.REAL_TRACES, *reading_waits.REAL_TRACES, *multigpu.REAL_TRACES,

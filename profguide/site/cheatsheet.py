@@ -265,6 +265,19 @@ SIGNS = {
              "[Compiled](../inside-a-model/mlp.md#compiled-the-multiplies-stay-the-pointwise-ops-fuse)",
              ("model-mlp-compiled", "The compiled forward still holds three `aten::mm`",
               "{count} `aten::mm` left in the compiled forward")),
+        Sign("A norm module that launches one kernel per operator (`pow`, `mean`, `rsqrt`, casts, multiplies)",
+             "RMSNorm or LayerNorm written in operators: each kernel is a pass over the activations",
+             "A fused norm: compile the block, or use a library's fused kernel",
+             "[RMSNorm as a chain](../inside-a-model/transformer-block.md#rmsnorm-as-a-chain-of-elementwise-kernels)",
+             ("reading-h100-qwen", "Each call of `Qwen2RMSNorm` launches eight kernels",
+              "{count} kernels per `Qwen2RMSNorm` call, Qwen1.5-0.5B on an H100")),
+        Sign("Attention modules that take far longer than their attention kernel",
+             "The elementwise work around it (a rotary embedding, `contiguous` copies of heads) costs more",
+             "Fuse the rotary embedding (compile, or a fused kernel); keep heads in the layout the kernel reads",
+             "[Flash attention in a real model](../inside-a-model/transformer-block.md"
+             "#flash-attention-in-a-real-model)",
+             ("reading-h100-qwen", "the flash attention kernel takes under a fifth of the attention modules' time",
+              "the flash kernel: {share} of the attention modules' device time, Qwen1.5-0.5B on an H100")),
     ),
 }
 

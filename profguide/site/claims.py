@@ -25,6 +25,7 @@ from profguide.analysis.intervals import union_length
 from profguide.analysis.kernels import gemm_throughput, kernel_rows, top_kernels
 from profguide.analysis.launches import launch_delays, occupancy_queries, profiler_overhead, synchronisations
 from profguide.analysis.memory import frees_in_region, left_at_end, memory_timeline, ratio_at_end
+from profguide.analysis.ops import host_times, module_op_device, module_rows, region_rows
 from profguide.analysis.regions import ops_in_region, region_calls, region_tree
 from profguide.analysis.select import (
     first_of,
@@ -429,7 +430,8 @@ def ranks_named(_measure, data):
 @takes(recordings.NamedInRegion)
 def named_in_region(measure, data):
     tree = region_tree(data.trace, measure.region)
-    return float(sum(entry["name"].startswith(measure.prefix) for entry in tree[1:])) if tree else None
+    return float(sum(entry["name"].startswith(measure.prefix) and measure.containing in entry["name"]
+                     for entry in tree[1:])) if tree else None
 
 
 @takes(recordings.FirstOverMedian)
@@ -498,13 +500,17 @@ def ops_with_shapes(_measure, data):
 
 
 @takes(recordings.KernelsJoined)
-def kernels_joined(_measure, data):
+def kernels_joined(measure, data):
     trace = data.trace
     kernels = trace.kind == KIND["kernel"]
     if not kernels.any():
         return None
     ops = trace.external_id[(trace.kind == KIND["cpu_op"]) & (trace.external_id != NO_ID)]
-    return float(np.isin(trace.external_id[kernels], ops).mean())
+    joined = np.isin(trace.external_id[kernels], ops)
+    if not measure.before:
+        return float(joined.mean())
+    starts = trace.ts[kernels]
+    return float((starts[~joined] < starts[joined].min()).mean()) if joined.any() and not joined.all() else None
 
 
 @takes(recordings.QueriesInside)
@@ -653,6 +659,67 @@ def median_step_ratio(measure, data):
 def compile_share(measure, data):
     calls = compiled_calls(data.trace, measure.region)
     return calls[0]["compile_us"] / calls[0]["dur_us"] if calls and calls[0]["dur_us"] > 0 else None
+
+
+
+@takes(recordings.RegionShare)
+def region_share(measure, data):
+    rows = {row["name"]: row for row in region_rows(data.trace)}
+
+    def share(region):
+        row = rows.get(region)
+        if row is None:
+            return None
+        key = "cpu_us" if measure.time == "cpu" else "device_us"
+        passes = {"forward": row[key], "backward": row[f"backward_{key}"]}
+        return passes.get(measure.passes, passes["forward"] + passes["backward"]) / whole
+
+    if measure.time == "cpu":
+        whole = sum(step["dur_us"] for step in profiler_steps(data.trace))
+    else:
+        whole = float(host_times(data.trace).self_device.sum())
+    if not whole:
+        return None
+    found = share(measure.region)
+    if found is None or not measure.among:
+        return found
+    return 1.0 if all(found >= (share(other) or 0.0) for other in measure.among) else 0.0
+
+
+@takes(recordings.RegionCount)
+def region_count(measure, data):
+    return float(next((row["calls"] for row in region_rows(data.trace) if row["name"] == measure.region), 0))
+
+
+@takes(recordings.BackwardOverForward)
+def backward_over_forward(measure, data):
+    row = next((row for row in region_rows(data.trace) if row["name"] == measure.region), None)
+    key = "cpu_us" if measure.time == "cpu" else "device_us"
+    return row[f"backward_{key}"] / row[key] if row and row[key] else None
+
+
+@takes(recordings.KernelsPerCall)
+def kernels_per_call(measure, data):
+    rows = region_rows(data.trace) if measure.region else module_rows(data.trace)
+    row = next((row for row in rows if row["name"] == (measure.region or measure.module)), None)
+    return row["kernels"] / row["calls"] if row and row["calls"] else None
+
+
+@takes(recordings.ModuleShare)
+def module_share(measure, data):
+    if measure.ops:
+        inside = module_op_device(data.trace, measure.module)
+        whole = sum(inside.values())
+        return sum(inside.get(op, 0.0) for op in measure.ops) / whole if whole else None
+    row = next((row for row in module_rows(data.trace) if row["name"] == measure.module), None)
+    whole = float(host_times(data.trace).self_device.sum())
+    return row["device_us"] / whole if row and whole else None
+
+
+@takes(recordings.DiffRowRatio)
+def diff_row_ratio(measure, data):
+    row = next((row for row in data.diff[measure.rows] if row["name"] == measure.name), None)
+    return row["after_us"] / row["before_us"] if row and row["before_us"] else None
 
 
 

@@ -20,7 +20,7 @@ from profguide.analysis.host import host_breakdown
 from profguide.analysis.job import trace_summary
 from profguide.analysis.kernels import gemm_throughput
 from profguide.analysis.launches import occupancy_queries
-from profguide.analysis.ops import ops_view
+from profguide.analysis.ops import host_times, module_rows, ops_view, region_rows
 from profguide.analysis.regions import region_calls, region_tree
 from profguide.analysis.select import first_of, profiler_steps, step_window
 from profguide.errors import RecordingError, UsageError
@@ -529,7 +529,68 @@ def diffed(data):
             + diff_view.to_markdown(data.diff) + "\n</div>\n" + source_note(data)}
 
 
+def percent(part, whole):
+    return f"{100 * part / whole:.1f}%" if whole else "–"
+
+
+def per_call(count, calls):
+    """A count per call: whole where it is whole (8, not 8.0)."""
+    value = count / calls
+    return f"{value:,.0f}" if value == int(value) else f"{value:,.1f}"
+
+
+def step_parts(data):
+    """Each ``record_function`` region of rank 0's trace with the backward functions joined to it by sequence
+    number (``profguide explain --ops`` finds them so): CPU time by pass, and its share of the steps'; on a GPU,
+    the device time launched inside, and its share of all that the trace joins to an op or region."""
+    trace = data.trace
+    regions = region_rows(trace)
+    if not regions:
+        raise FragmentError("no record_function region to split the steps by")
+    steps_us = sum(step["dur_us"] for step in profiler_steps(trace))
+    device_us = float(host_times(trace).self_device.sum())
+    on_gpu = device_us > 0
+    headings = ["Region", "Calls", "Forward CPU", "Backward CPU", "Share of the steps"]
+    if on_gpu:
+        headings += ["Forward device", "Backward device", "Share of device time", "Kernels per call"]
+    rows = []
+    for row in regions:
+        cells = [code_cell(row["name"]), f"{row['calls']:,}", format_duration(row["cpu_us"]),
+                 format_duration(row["backward_cpu_us"]) if row["backward_calls"] else "–",
+                 percent(row["cpu_us"] + row["backward_cpu_us"], steps_us)]
+        if on_gpu:
+            cells += [format_duration(row["device_us"]), format_duration(row["backward_device_us"]),
+                      percent(row["device_us"] + row["backward_device_us"], device_us),
+                      per_call(row["kernels"], row["calls"])]
+        rows.append(cells)
+    # pg-reflow: on a phone each row reads as a block of labelled cells (docs/assets/figures.css).
+    table = markdown_table(headings, rows, "lr" + "r" * (len(headings) - 2))
+    return {"step-parts.md": render.standin_notice(data.meta) + f'<div class="pg-reflow" markdown>\n\n{table}\n</div>\n'
+            + f"\nOver {count_of(len(profiler_steps(trace)), 'step')} of {format_duration(steps_us)} in all. "
+            + "A region inside another counts in both rows.\n\n" + render.provenance_note(data.meta)}
+
+
+def modules(data):
+    """Rank 0's ``nn.Module`` forward calls by class: their device time and its share of all that the trace joins
+    to an op, the GPU ops each call launched, and their CPU time."""
+    trace = data.trace
+    rows = module_rows(trace)
+    if not rows:
+        raise FragmentError("no nn.Module events (the trace was not recorded with with_modules or with_stack)")
+    device_us = float(host_times(trace).self_device.sum())
+    cells = [(code_cell(row["name"]), f"{row['calls']:,}", format_duration(row["device_us"]),
+              percent(row["device_us"], device_us), per_call(row["kernels"], row["calls"]),
+              format_duration(row["cpu_us"])) for row in rows]
+    table = markdown_table(("Module", "Calls", "Device", "Share of device time", "Kernels per call", "CPU total"),
+                           cells, "lrrrrr")
+    return {"modules.md": f'<div class="pg-reflow" markdown>\n\n{table}\n</div>\n\n'
+            + f"Of {format_duration(device_us)} of GPU time that the trace joins to an op. A module inside another "
+            + "counts in both rows.\n\n" + source_note(data)}
+
+
 FRAGMENTS = {
+    "step-parts.md": step_parts,
+    "modules.md": modules,
     "diff.md": diffed,
     "ops.md": op_view,
     "findings.md": rule_findings,

@@ -525,14 +525,17 @@ class PerStepFall(Measure):
 
 @dataclass(frozen=True)
 class NamedInRegion(Measure):
-    """How many events whose name starts with ``prefix`` the first occurrence of the region ``region`` holds, at
-    any depth: for names that carry a hash or a number (``## Call CompiledFxGraph <hash> ##``)."""
+    """How many events whose name starts with ``prefix`` (and holds ``containing``) the first occurrence of the
+    region ``region`` holds, at any depth: for names that carry a hash or a number (``## Call CompiledFxGraph
+    <hash> ##``)."""
 
     region: str
     prefix: str
+    containing: str = ""
 
     def describe(self):
-        return f"{self.prefix}… in {self.region}"
+        holding = f" holding {self.containing}" if self.containing else ""
+        return f"{self.prefix}…{holding} in {self.region}"
 
 
 @dataclass(frozen=True)
@@ -720,9 +723,13 @@ class OpsWithShapes(Measure):
 @dataclass(frozen=True)
 class KernelsJoined(Measure):
     """The share of the kernels whose ``External id`` is that of an op: those the trace joins to the op that
-    launched them."""
+    launched them; ``before``: of the others, the share that start before the first joined one."""
+
+    before: bool = False
 
     def describe(self):
+        if self.before:
+            return "kernels joined to no op that start before the first joined one / all kernels joined to no op"
         return "kernels joined to an op by External id / all kernels"
 
 
@@ -795,6 +802,83 @@ class CompileShare(Measure):
     def describe(self):
         return f"compiling / duration, the first {self.region}"
 
+
+
+@dataclass(frozen=True)
+class RegionShare(Measure):
+    """The calls of the ``record_function`` region ``region``, with the backward functions joined to them by
+    sequence number (``passes="both"``), or one pass alone (``"forward"``, ``"backward"``): their CPU time over the
+    ProfilerSteps' (``time="cpu"``), or the GPU time launched inside them over all that the trace joins to an op or
+    region (``"device"``). ``among`` set: 1 when this share is the largest of those regions' shares, else 0."""
+
+    region: str
+    time: str = "cpu"
+    passes: str = "both"
+    among: tuple[str, ...] = ()
+
+    def describe(self):
+        what = f"{self.region} {self.passes} {self.time} time / all steps'"
+        return f"{what}, the largest of {', '.join(self.among)} (1 yes, 0 no)" if self.among else what
+
+
+@dataclass(frozen=True)
+class RegionCount(Measure):
+    """How many calls of the ``record_function`` region ``region`` the trace holds (0 when none)."""
+
+    region: str
+
+    def describe(self):
+        return f"calls of the region {self.region}"
+
+
+@dataclass(frozen=True)
+class BackwardOverForward(Measure):
+    """The backward functions joined to the region ``region``: their CPU (or device) time over its calls'."""
+
+    region: str
+    time: str = "cpu"
+
+    def describe(self):
+        return f"{self.region} backward {self.time} time / its forward's"
+
+
+@dataclass(frozen=True)
+class KernelsPerCall(Measure):
+    """The GPU ops (kernels, copies, sets) launched inside the calls of the region ``region`` (the forward alone),
+    or of the modules of the class ``module``, per call."""
+
+    region: str = ""
+    module: str = ""
+
+    def describe(self):
+        return f"GPU ops launched per call of {self.region or 'module ' + self.module}"
+
+
+@dataclass(frozen=True)
+class ModuleShare(Measure):
+    """The GPU time launched inside the forward calls of the modules of the class ``module`` (``nn.Module: …``
+    events) over all the GPU time that the trace joins to an op or region; with ``ops``, that of the ops so named
+    inside those calls over the modules' own."""
+
+    module: str
+    ops: tuple[str, ...] = ()
+
+    def describe(self):
+        if self.ops:
+            return f"device time of {', '.join(self.ops)} inside {self.module} / {self.module}'s"
+        return f"{self.module} device time / all device time joined to an op"
+
+
+@dataclass(frozen=True)
+class DiffRowRatio(Measure):
+    """The row ``name`` of ``profguide diff``'s ``rows`` (kernels or ops), from the run this one is compared with to
+    this one: its time per step after over before."""
+
+    rows: str
+    name: str
+
+    def describe(self):
+        return f"diff from the run compared with: {self.rows} {self.name}, time after / before"
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from profguide.site.catalogue import REAL_TRACES, RECORDINGS, by_id
 from profguide.site.data import RealTraceData, RecordingData
 from profguide.site.recordings import (
     BackendOutsideCall,
+    BackwardOverForward,
     Claim,
     CollectivesPerStep,
     ColumnShare,
@@ -22,6 +23,7 @@ from profguide.site.recordings import (
     CompileShare,
     CpuShare,
     DeviceShare,
+    DiffRowRatio,
     EnclosedShare,
     Encloses,
     FirstOverRest,
@@ -30,12 +32,15 @@ from profguide.site.recordings import (
     GpuBusyShare,
     IdleShare,
     KernelsJoined,
+    KernelsPerCall,
     KernelSpread,
     LargestBucketShare,
     LaunchedBy,
     LongestSyncAfterSteps,
     MeanOverMedian,
     MedianStepRatio,
+    ModuleShare,
+    NamedInRegion,
     OccupancyQueries,
     OpMedianOver,
     OpsInRegion,
@@ -48,6 +53,8 @@ from profguide.site.recordings import (
     RankHostShare,
     RanksLineUp,
     RanksNamed,
+    RegionCount,
+    RegionShare,
     RegionTimeRatio,
     RowValue,
     SelfTimeRatio,
@@ -476,3 +483,75 @@ def test_a_real_trace_compares_its_ops_with_a_committed_recording_beside_its_fra
                         generated / "reading-a100-2rank")
     assert two.sibling("reading-footprint-cost").folder == generated / "reading-footprint-cost"
     assert claims.measured(OpMedianOver("aten::view", "reading-footprint-cost"), two) > 1  # slower on the A100 host
+
+
+def block_step():
+    """One step: an MLP region (an mm, its backward twice as long), a norm region (a pow), the optimizer's; two
+    kernels launched by the mm's forward and backward, one by the pow, none by the optimizer."""
+    return data(
+        cpu("ProfilerStep#2", 0, 200, kind="annotation"),
+        cpu("MLP", 10, 40, kind="annotation"), cpu("aten::mm", 12, 30, **{"Sequence number": 3}),
+        cpu("cudaLaunchKernel", 14, 2, kind="runtime", correlation=1),
+        cpu("norm", 60, 10, kind="annotation"), cpu("aten::pow", 61, 8, **{"Sequence number": 4}),
+        cpu("cudaLaunchKernel", 62, 2, kind="runtime", correlation=2),
+        cpu("cudaLaunchKernel", 64, 2, kind="runtime", correlation=3),
+        cpu("autograd::engine::evaluate_function: MmBackward0", 100, 80, **{"Sequence number": 3}),
+        cpu("cudaLaunchKernel", 105, 2, kind="runtime", correlation=4),
+        cpu("optimizer", 185, 10, kind="annotation"),
+        gpu("gemm", 20, 30, correlation=1), gpu("pow", 70, 5, correlation=2), gpu("pow2", 76, 5, correlation=3),
+        gpu("gemm_backward", 110, 60, correlation=4), device="cuda")
+
+
+def test_a_regions_share_of_the_steps_with_its_backward_and_whether_it_is_the_largest():
+    found = block_step()
+    assert claims.measured(RegionShare("MLP"), found) == pytest.approx((40 + 80) / 200)
+    assert claims.measured(RegionShare("MLP", passes="forward"), found) == pytest.approx(40 / 200)
+    assert claims.measured(RegionShare("MLP", passes="backward", time="device"), found) == pytest.approx(60 / 100)
+    assert claims.measured(RegionShare("norm", time="device"), found) == pytest.approx(10 / 100)
+    assert claims.measured(RegionShare("MLP", among=("MLP", "norm", "optimizer")), found) == 1
+    assert claims.measured(RegionShare("norm", among=("MLP", "norm")), found) == 0
+    assert claims.measured(RegionShare("attention"), found) is None
+    assert claims.measured(BackwardOverForward("MLP"), found) == pytest.approx(2)
+    assert claims.measured(BackwardOverForward("optimizer"), found) == 0
+    assert claims.measured(KernelsPerCall(region="norm"), found) == 2
+    assert claims.measured(RegionCount("norm"), found) == 1 and claims.measured(RegionCount("attention"), found) == 0
+
+
+def test_a_module_classs_share_of_the_device_time_its_ops_share_of_it_and_kernels_per_call():
+    found = data(
+        cpu("nn.Module: Attention_0", 0, 50, kind="python"), cpu("aten::mul", 2, 10),
+        cpu("cudaLaunchKernel", 3, 2, kind="runtime", correlation=1),
+        cpu("aten::flash", 20, 20), cpu("cudaLaunchKernel", 21, 2, kind="runtime", correlation=2),
+        cpu("nn.Module: Attention_1", 60, 20, kind="python"), cpu("aten::mul", 62, 10),
+        cpu("cudaLaunchKernel", 63, 2, kind="runtime", correlation=3),
+        cpu("aten::mul", 90, 5), cpu("cudaLaunchKernel", 91, 2, kind="runtime", correlation=4),  # outside
+        gpu("mul", 10, 10, correlation=1), gpu("flash", 30, 30, correlation=2), gpu("mul", 70, 10, correlation=3),
+        gpu("mul", 95, 50, correlation=4), device="cuda")
+    assert claims.measured(ModuleShare("Attention"), found) == pytest.approx(50 / 100)
+    assert claims.measured(ModuleShare("Attention", ("aten::mul",)), found) == pytest.approx(20 / 50)
+    assert claims.measured(ModuleShare("Attention", ("aten::flash", "aten::mul")), found) == pytest.approx(1)
+    assert claims.measured(KernelsPerCall(module="Attention"), found) == pytest.approx(3 / 2)
+    assert claims.measured(ModuleShare("MLP"), found) is None
+
+
+def test_a_diff_rows_time_after_over_before_and_a_named_event_holding_a_part_of_its_name():
+    diffed = SimpleNamespace(diff={"kernels": [{"name": "gemm", "before_us": 10.0, "after_us": 13.0},
+                                               {"name": "copy", "before_us": 0.0, "after_us": 2.0}]})
+    assert claims.measured(DiffRowRatio("kernels", "gemm"), diffed) == pytest.approx(1.3)
+    assert claims.measured(DiffRowRatio("kernels", "copy"), diffed) is None  # nothing before to compare with
+    assert claims.measured(DiffRowRatio("kernels", "attention"), diffed) is None
+    found = data(cpu("CompiledFunction", 0, 100), cpu("graph_0_cpp_fused_add_mean_rsqrt_0", 1, 5),
+                 cpu("graph_0_cpp_fused__unsafe_view_add_mean_rsqrt_1", 10, 5), cpu("graph_0_cpp_fused_gelu_2", 20, 5))
+    assert claims.measured(NamedInRegion("CompiledFunction", "graph_0_cpp_fused_", containing="rsqrt"), found) == 2
+    assert claims.measured(NamedInRegion("CompiledFunction", "graph_0_cpp_fused__unsafe_view"), found) == 1
+
+
+def test_the_kernels_joined_to_no_op_and_whether_they_all_run_before_the_first_joined_one():
+    def lane(*unjoined_starts):
+        return data(cpu("aten::mm", 50, 10, external_id=1), gpu("joined", 60, 5, external_id=1),
+                    *(gpu("earlier", start, 2) for start in unjoined_starts))
+
+    assert claims.measured(KernelsJoined(), lane(0, 10, 20)) == pytest.approx(1 / 4)
+    assert claims.measured(KernelsJoined(before=True), lane(0, 10, 20)) == 1
+    assert claims.measured(KernelsJoined(before=True), lane(0, 70)) == pytest.approx(1 / 2)
+    assert claims.measured(KernelsJoined(before=True), lane()) is None  # every kernel is joined

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from profguide.site import fragments
-from profguide.site.catalogue import RECORDINGS, by_id
+from profguide.site.catalogue import REAL_TRACES, RECORDINGS, by_id
 from profguide.site.data import RealTraceData, RecordingData
 from profguide.site.recordings import Figure, RealTrace, Recording
 from tests.helpers import ROOT, TINY, event, gpu_event, make_trace
@@ -143,3 +143,61 @@ def test_communication_calls_name_the_collective_that_launched_each_kernel(tmp_p
     committed = RecordingData(by_id("multigpu-ddp"), ROOT / "docs" / "generated" / "multigpu-ddp")
     with pytest.raises(fragments.FragmentError, match="no communication kernel"):
         fragments.communication_calls(committed)  # gloo on the CPU: no kernels
+
+
+def seq(number):
+    return {"Sequence number": number}
+
+
+def test_step_parts_split_the_steps_by_region_with_the_backward_joined_and_device_time_on_a_gpu(tmp_path):
+    events = (
+        event("ProfilerStep#1", 0, 200, kind="annotation"),
+        event("MLP", 10, 40, kind="annotation"),
+        event("aten::mm", 12, 30, **seq(7)),
+        event("cudaLaunchKernel", 14, 2, kind="runtime", correlation=1),
+        event("norm", 60, 20, kind="annotation"),
+        event("aten::pow", 62, 10, **seq(8)),
+        event("cudaLaunchKernel", 64, 2, kind="runtime", correlation=2),
+        event("autograd::engine::evaluate_function: PowBackward0", 100, 30, **seq(8)),
+        event("cudaLaunchKernel", 105, 2, kind="runtime", correlation=3),
+        event("autograd::engine::evaluate_function: MmBackward0", 140, 50, **seq(7)),
+        event("cudaLaunchKernel", 145, 2, kind="runtime", correlation=4),
+        event("cudaLaunchKernel", 150, 2, kind="runtime", correlation=5),
+        gpu_event("gemm", 20, 40, correlation=1), gpu_event("pow", 70, 10, correlation=2),
+        gpu_event("pow_backward", 110, 10, correlation=3), gpu_event("gemm_a", 150, 20, correlation=4),
+        gpu_event("gemm_b", 175, 20, correlation=5),
+    )
+    (tmp_path / "parts.json").write_text(json.dumps({"traceEvents": events}))
+    real = dataclasses.replace(TWO_RANKS, id="parts", file="parts.json")
+    files = fragments.step_parts(RealTraceData(real, tmp_path, tmp_path / "generated"))
+    rows = {line.split(" | ")[0].strip("| "): line.split(" | ") for line in files["step-parts.md"].splitlines()
+            if line.startswith("| <code>")}
+    # MLP: 40 µs forward and 50 µs backward of 200; device 40 + 40 of 100; one kernel in its one call.
+    assert rows["<code>MLP</code>"][1:] == ["1", "40.0 µs", "50.0 µs", "45.0%", "40.0 µs", "40.0 µs", "80.0%",
+                                            "1 |"]
+    assert rows["<code>norm</code>"][4:7] == ["25.0%", "10.0 µs", "10.0 µs"]  # (20 + 30) of 200
+    assert "Over 1 step of 200 µs in all." in files["step-parts.md"]
+
+
+def test_step_parts_need_a_region_and_leave_device_columns_out_on_a_cpu(recorded):
+    with pytest.raises(fragments.FragmentError, match="no record_function region"):
+        fragments.step_parts(RecordingData.of(STEPS, None, traces=(make_trace(
+            event("ProfilerStep#1", 0, 100, kind="annotation"), event("aten::mm", 10, 5)),)))
+    text = fragments.step_parts(RecordingData(by_id("model-block-eager"), ROOT / "docs" / "generated"
+                                              / "model-block-eager"))["step-parts.md"]
+    heading = next(line for line in text.splitlines() if line.startswith("| Region"))
+    assert heading.endswith("| Share of the steps |")  # a CPU run: no device columns
+    assert {"<code>norm</code>", "<code>attention</code>", "<code>MLP</code>", "<code>optimizer</code>"} <= {
+        line.split(" | ")[0].strip("| ") for line in text.splitlines() if line.startswith("| <code>")}
+
+
+def test_modules_give_each_class_its_share_of_the_joined_device_time_and_kernels_per_call(tmp_path):
+    qwen = RealTraceData(next(real for real in REAL_TRACES if real.id == "reading-h100-qwen"), ROOT, tmp_path)
+    text = fragments.modules(qwen)["modules.md"]
+    rows = {line.split(" | ")[0].strip("| "): line.split(" | ") for line in text.splitlines()
+            if line.startswith("| <code>")}
+    assert rows["<code>Qwen2Model</code>"][3] == "100.0%"  # every op that launched GPU work runs inside the model
+    assert rows["<code>Qwen2RMSNorm</code>"][1] == "49"
+    assert "source: [TraceLens" in text
+    with pytest.raises(fragments.FragmentError, match="no nn.Module events"):
+        fragments.modules(RealTraceData(TWO_RANKS, ROOT, tmp_path))

@@ -1,9 +1,20 @@
-"""Real traces that the reference page, the rules and *Reading a kernel's name* read: the MI250 under ROCm, a Qwen
-forward pass on an H100 and on an MI300X, a BERT forward pass on an H100 and on an MI300X (the MI300X run the
-after of the H100 one, for ``profguide diff``), and two A100 traces for their GEMMs' and Triton kernels' names."""
+"""Real traces that the reference page, the rules, *Reading a kernel's name* and *A transformer block, and a real
+model* read: the MI250 under ROCm, a Qwen forward pass on an H100 and on an MI300X, a BERT forward pass on an H100
+and on an MI300X (each MI300X run the after of its H100 one, for ``profguide diff``), and two A100 traces for their
+GEMMs' and Triton kernels' names."""
 
 from profguide.site.parts.reading_waits import HTA
-from profguide.site.recordings import Claim, KernelsDecoded, RealTrace
+from profguide.site.recordings import (
+    Claim,
+    DiffRowRatio,
+    GpuBusyShare,
+    KernelsDecoded,
+    KernelsJoined,
+    KernelsPerCall,
+    ModuleShare,
+    RealTrace,
+    VerdictIs,
+)
 
 # docs/traces/README.md: copies of TraceLens's test traces, MIT licence (AMD's notice) in docs/traces/LICENSE.
 # TraceLens publishes them for testing and education, not as official performance numbers.
@@ -12,6 +23,13 @@ TRACELENS = {"source": "TraceLens test traces, commit 171dd747",
              "licence": "MIT"}
 
 KERNEL_NAMES = "inside-a-model/kernel-names.md"
+BLOCK = "inside-a-model/transformer-block.md"
+ATTENTION = "Qwen2Attention"
+FLASH = ("aten::_flash_attention_forward",)
+# How Qwen applies its rotary embedding to the query and the key: q * cos + rotate_half(q) * sin, where
+# rotate_half is a neg and a cat.
+ROTARY = ("aten::mul", "aten::neg", "aten::cat", "aten::add")
+NORM_KERNELS = {"at_least": 8, "at_most": 8}  # Qwen2RMSNorm: two casts, pow, mean, add, rsqrt, two multiplies
 ALL = {"at_least": 1, "at_most": 1}  # a share of all; a count of one
 
 REAL_TRACES = (
@@ -24,9 +42,28 @@ REAL_TRACES = (
     RealTrace(
         id="reading-h100-qwen",
         file="docs/traces/h100_qwen1.5_0.5b_inference.json.gz",
-        title="Qwen1.5-0.5B-Chat inference on an H100, batch 16 × 2048 tokens, bf16",
+        title="Qwen1.5-0.5B-Chat inference on an H100, 16 sequences of 559 tokens, bf16",
         **TRACELENS,
         claims=(
+            Claim(BLOCK, "only about seven in ten of the kernels on its GPU lane are joined to an op",
+                  KernelsJoined(), at_least=0.65, at_most=0.75),
+            Claim(BLOCK, "the attention modules take about half", ModuleShare(ATTENTION), at_least=0.42,
+                  at_most=0.58),
+            Claim(BLOCK, "the MLPs about a quarter", ModuleShare("Qwen2MLP"), at_least=0.2, at_most=0.3),
+            Claim(BLOCK, "the norms nearly a quarter", ModuleShare("Qwen2RMSNorm"), at_least=0.2, at_most=0.25),
+            Claim(BLOCK, "Each call of `Qwen2RMSNorm` launches eight kernels", KernelsPerCall(module="Qwen2RMSNorm"),
+                  **NORM_KERNELS),
+            Claim(BLOCK, "the flash attention kernel takes under a fifth of the attention modules' time",
+                  ModuleShare(ATTENTION, FLASH), at_least=0.1, at_most=0.2),
+            Claim(BLOCK, "The rotary embedding takes nearly half", ModuleShare(ATTENTION, ROTARY), at_least=0.4,
+                  at_most=0.5),
+            Claim(BLOCK, "The four projections and the copies that `contiguous` makes of transposed heads take the "
+                  "rest", ModuleShare(ATTENTION, FLASH + ROTARY + ("aten::addmm", "aten::mm", "aten::copy_")),
+                  at_least=0.999, at_most=1),
+            Claim(BLOCK, "Every attention kernel of the trace is SDPA's flash kernel",
+                  KernelsDecoded("attention", "backend", "flash"), **ALL),
+            Claim(BLOCK, "Every one of the others runs before the first kernel that is", KernelsJoined(before=True),
+                  **ALL),
             Claim(KERNEL_NAMES, "the H100's Qwen pass launches one GEMM in FP32",
                   KernelsDecoded("gemm", "precision", "fp32", count=True), **ALL),
             Claim(KERNEL_NAMES, "its other GEMMs are cuBLASLt kernels", KernelsDecoded("gemm", "library", "cuBLASLt"),
@@ -38,9 +75,22 @@ REAL_TRACES = (
     RealTrace(
         id="kernels-mi300x-qwen",
         file="docs/traces/mi300x_qwen1.5_0.5b_inference.json.gz",
-        title="Qwen1.5-0.5B-Chat inference on an MI300X, batch 16 × 2048 tokens, bf16",
+        title="Qwen1.5-0.5B-Chat inference on an MI300X, 16 sequences of 559 tokens, bf16",
         **TRACELENS,
+        compared_with="reading-h100-qwen",
         claims=(
+            Claim(BLOCK, "the MI300X spent about a third longer in GEMMs", DiffRowRatio("kernels", "gemm"),
+                  at_least=1.25, at_most=1.42),
+            Claim(BLOCK, "and between a third and a half longer in attention", DiffRowRatio("kernels", "attention"),
+                  at_least=1.34, at_most=1.5),
+            Claim(BLOCK, "about a quarter less in elementwise kernels", DiffRowRatio("kernels", "elementwise"),
+                  at_least=0.7, at_most=0.8),
+            Claim(BLOCK, "and about a third less in copies", DiffRowRatio("kernels", "copy"), at_least=0.6,
+                  at_most=0.72),
+            Claim(BLOCK, "the flash attention kernel takes under a third of the attention modules' time",
+                  ModuleShare(ATTENTION, FLASH), at_least=0.2, at_most=0.333),
+            Claim(BLOCK, "each `Qwen2RMSNorm` launches the same eight kernels", KernelsPerCall(module="Qwen2RMSNorm"),
+                  **NORM_KERNELS),
             Claim(KERNEL_NAMES, "and so does the MI300X's", KernelsDecoded("gemm", "precision", "fp32", count=True),
                   **ALL),
         ),
@@ -61,6 +111,8 @@ REAL_TRACES = (
                   KernelsDecoded("gemm", "library", "cuBLASLt"), at_least=0.05, at_most=0.5),
             Claim(KERNEL_NAMES, "its attention is SDPA's flash kernel", KernelsDecoded("attention", "backend", "flash"),
                   **ALL),
+            Claim(BLOCK, "its GPU is busy under a tenth of the window", GpuBusyShare(), at_least=0, at_most=0.1),
+            Claim(BLOCK, "launch-bound", VerdictIs("launch-bound"), **ALL),
         ),
     ),
     RealTrace(
