@@ -161,15 +161,15 @@ def to_markdown(found: TraceDiff) -> str:
     changed = [row for row in found["kernels"][:CHANGES_SHOWN] if row["status"] != "same"]
     if changed:
         parts += ["", cell(kernel_summary(found)), "", markdown_table(
-            ("kernel family" if found["kernels_matched_by"] == "role" else "kernel", "", "count before", "after",
+            ("kernel family" if found["kernels_matched_by"] == "role" else "kernel", "status", "count before", "after",
              "time before", "after"),
             [(code_cell(row["name"]), row["status"], count(row["before_count"]), count(row["after_count"]),
               format_duration(row["before_us"]), format_duration(row["after_us"])) for row in changed], "llrrrr")]
     ops = [row for row in found["ops"][:CHANGES_SHOWN] if row["status"] != "same"]
     if ops:
         parts += ["", cell(op_summary(found)), "", markdown_table(
-            ("op", "input shapes", "", "calls before", "after", "self CPU before", "after"),
-            [(code_cell(row["name"]), cell(row["shapes"] or ""), row["status"], count(row["before_count"]),
+            ("op", "input shapes", "status", "calls before", "after", "self CPU before", "after"),
+            [(code_cell(row["name"]), cell(row["shapes"] or "–"), row["status"], count(row["before_count"]),
               count(row["after_count"]), format_duration(row["before_us"]), format_duration(row["after_us"]))
              for row in ops], "lllrrrr")]
     return "\n".join(parts) + "\n"

@@ -62,3 +62,12 @@ def test_standard_input_is_one_side(capsys, monkeypatch):
     found = msgspec.json.decode(capsys.readouterr().out, type=TraceDiff)
     assert (found["before"]["verdict"], found["after"]["verdict"]) == ("input-bound", "compute-bound")
     assert found["after"]["file"] == "<stdin>"
+
+
+def test_every_column_of_the_markdown_tables_has_a_heading(capsys):
+    # A phone reads each cell under its column's heading (the site's reflowed tables): none may be blank.
+    assert cli.main(["diff", str(BEFORE), str(AFTER), "--markdown"]) == 0
+    tables = [block.splitlines() for block in capsys.readouterr().out.split("\n\n") if block.startswith("| ")]
+    assert len(tables) >= 2
+    for table in tables[1:]:  # the first names each row's measure in its first cell
+        assert all(heading.strip() for heading in table[0].strip("|").split("|")), table[0]
