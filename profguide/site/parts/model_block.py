@@ -1,5 +1,6 @@
 """The recordings of Part 5, Inside a model: a small decoder block trained, eager and compiled."""
 
+from profguide.site.parts.model_mlp import CPP_KERNEL
 from profguide.site.recordings import (
     BackwardOverForward,
     Claim,
@@ -23,7 +24,6 @@ EAGER = "model-block-eager"
 PARTS = ("norm", "attention", "MLP", "optimizer")
 COMPILED_REGION = "Torch-Compiled Region: 0/0"  # the block's one compiled frame, its first compilation
 FORWARD = "CompiledFunction"  # the compiled forward's op; its backward is CompiledFunctionBackward
-FUSED = "graph_0_cpp_fused_"  # Inductor's C++ kernels, in the graph numbered 0
 
 
 def block_run(compiled, claims, compared_with=""):
@@ -79,9 +79,9 @@ RECORDINGS = (
         on_cpu("On the CPU, the compiled backward takes about three fifths of the steps",
                RegionShare(COMPILED_REGION, passes="backward"), 0.52, 0.68),
         on_cpu("On the CPU, the compiled forward holds one fused kernel for each norm",
-               NamedInRegion(FORWARD, FUSED, containing="_mean_mul_pow_rsqrt"), 2 * SIZES_ON_CPU["layers"]),
+               NamedInRegion(FORWARD, CPP_KERNEL, containing="_mean_mul_pow_rsqrt"), 2 * SIZES_ON_CPU["layers"]),
         on_cpu("All but the first of those kernels start with `_unsafe_view_add`",
-               NamedInRegion(FORWARD, FUSED + "_unsafe_view_add", containing="_mean_mul_pow_rsqrt"),
+               NamedInRegion(FORWARD, CPP_KERNEL + "_unsafe_view_add", containing="_mean_mul_pow_rsqrt"),
                2 * SIZES_ON_CPU["layers"] - 1),
         on_gpu("On a GPU, the compiled step should launch between a quarter and two thirds as many kernels as the "
                "eager one", PerStepFall("kernels", EAGER), 1.5, 4),
