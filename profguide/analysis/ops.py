@@ -236,6 +236,12 @@ def host_times(trace: Trace) -> HostTimes:
     return kept(trace, host_times, made)
 
 
+def joined_device_us(trace: Trace) -> float:
+    """The time of every GPU op (kernel, copy, set) that the trace joins to an op or region: the whole of which a
+    module's, a region's or an op's device time is a share."""
+    return float(host_times(trace).self_device.sum())
+
+
 def in_window(starts: Floats, window: Window | None) -> Mask:
     """Which of ``starts`` lie in ``window`` (all, when None)."""
     if window is None:

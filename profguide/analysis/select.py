@@ -148,6 +148,11 @@ def profiler_steps(trace: Trace) -> list[Step]:
     ]
 
 
+def steps_total_us(trace: Trace) -> float:
+    """The ``ProfilerStep#N`` regions' durations added up (µs); 0 without steps."""
+    return sum(step["dur_us"] for step in profiler_steps(trace))
+
+
 def launches_by_correlation(trace: Trace) -> tuple[Indices, Indices]:
     """Sorted correlation ids of runtime and driver calls, with their event indices."""
     def made() -> tuple[Indices, Indices]:

@@ -25,7 +25,7 @@ from profguide.analysis.intervals import union_length
 from profguide.analysis.kernels import gemm_throughput, kernel_rows, top_kernels
 from profguide.analysis.launches import launch_delays, occupancy_queries, profiler_overhead, synchronisations
 from profguide.analysis.memory import frees_in_region, left_at_end, memory_timeline, ratio_at_end
-from profguide.analysis.ops import host_times, module_op_device, module_rows, region_rows
+from profguide.analysis.ops import joined_device_us, module_op_device, module_rows, region_rows
 from profguide.analysis.regions import ops_in_region, region_calls, region_tree
 from profguide.analysis.select import (
     first_of,
@@ -36,6 +36,7 @@ from profguide.analysis.select import (
     names_where,
     on_a_stream,
     profiler_steps,
+    steps_total_us,
 )
 from profguide.analysis.verdict import measured_window
 from profguide.errors import RecordingError
@@ -661,7 +662,6 @@ def compile_share(measure, data):
     return calls[0]["compile_us"] / calls[0]["dur_us"] if calls and calls[0]["dur_us"] > 0 else None
 
 
-
 @takes(recordings.RegionShare)
 def region_share(measure, data):
     rows = {row["name"]: row for row in region_rows(data.trace)}
@@ -675,9 +675,9 @@ def region_share(measure, data):
         return passes.get(measure.passes, passes["forward"] + passes["backward"]) / whole
 
     if measure.time == "cpu":
-        whole = sum(step["dur_us"] for step in profiler_steps(data.trace))
+        whole = steps_total_us(data.trace)
     else:
-        whole = float(host_times(data.trace).self_device.sum())
+        whole = joined_device_us(data.trace)
     if not whole:
         return None
     found = share(measure.region)
@@ -712,7 +712,7 @@ def module_share(measure, data):
         whole = sum(inside.values())
         return sum(inside.get(op, 0.0) for op in measure.ops) / whole if whole else None
     row = next((row for row in module_rows(data.trace) if row["name"] == measure.module), None)
-    whole = float(host_times(data.trace).self_device.sum())
+    whole = joined_device_us(data.trace)
     return row["device_us"] / whole if row and whole else None
 
 
@@ -720,8 +720,6 @@ def module_share(measure, data):
 def diff_row_ratio(measure, data):
     row = next((row for row in data.diff[measure.rows] if row["name"] == measure.name), None)
     return row["after_us"] / row["before_us"] if row and row["before_us"] else None
-
-
 
 
 def measured(measure, data):

@@ -20,9 +20,9 @@ from profguide.analysis.host import host_breakdown
 from profguide.analysis.job import trace_summary
 from profguide.analysis.kernels import gemm_throughput
 from profguide.analysis.launches import occupancy_queries
-from profguide.analysis.ops import host_times, module_rows, ops_view, region_rows
+from profguide.analysis.ops import joined_device_us, module_rows, ops_view, region_rows
 from profguide.analysis.regions import region_calls, region_tree
-from profguide.analysis.select import first_of, profiler_steps, step_window
+from profguide.analysis.select import first_of, profiler_steps, step_window, steps_total_us
 from profguide.errors import RecordingError, UsageError
 from profguide.figures import charts
 from profguide.figures.host_steps import host_steps_svg
@@ -547,8 +547,8 @@ def step_parts(data):
     regions = region_rows(trace)
     if not regions:
         raise FragmentError("no record_function region to split the steps by")
-    steps_us = sum(step["dur_us"] for step in profiler_steps(trace))
-    device_us = float(host_times(trace).self_device.sum())
+    steps_us = steps_total_us(trace)
+    device_us = joined_device_us(trace)
     on_gpu = device_us > 0
     headings = ["Region", "Calls", "Forward CPU", "Backward CPU", "Share of the steps"]
     if on_gpu:
@@ -577,7 +577,7 @@ def modules(data):
     rows = module_rows(trace)
     if not rows:
         raise FragmentError("no nn.Module events (the trace was not recorded with with_modules or with_stack)")
-    device_us = float(host_times(trace).self_device.sum())
+    device_us = joined_device_us(trace)
     cells = [(code_cell(row["name"]), f"{row['calls']:,}", format_duration(row["device_us"]),
               percent(row["device_us"], device_us), per_call(row["kernels"], row["calls"]),
               format_duration(row["cpu_us"])) for row in rows]
