@@ -98,7 +98,7 @@ REAL_TRACES = (
     RealTrace(
         id="reading-h100-bert",
         file="docs/traces/h100_bert_small_inference.json.gz",
-        title="BERT-small fill-mask inference on an H100, one sequence of 512 tokens, bf16",
+        title="BERT-small fill-mask inference on an H100, one sequence of 141 tokens, bf16",
         **TRACELENS,
         claims=(
             Claim(KERNEL_NAMES, "every GEMM it ran is in bf16", KernelsDecoded("gemm", "precision", "bf16"),
@@ -118,7 +118,7 @@ REAL_TRACES = (
     RealTrace(
         id="reading-mi300x-bert",
         file="docs/traces/mi300x_bert_small_inference.json.gz",
-        title="BERT-small fill-mask inference on an MI300X, one sequence of 512 tokens, bf16",
+        title="BERT-small fill-mask inference on an MI300X, one sequence of 141 tokens, bf16",
         **TRACELENS,
         compared_with="reading-h100-bert",
         claims=(
