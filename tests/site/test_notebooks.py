@@ -209,7 +209,7 @@ def test_the_runs_the_pages_include_are_run_by_their_notebooks():
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_a_notebook_prints_the_tables_its_page_shows(path, notebook_runs):
     """Each run prints the profiler's tables that the page includes from its recording, and table.txt: the same
-    columns and the same top rows (modulo the times, which are this machine's); a table with Python frames in
+    columns and the same first two rows among its rows (modulo the times, which are this machine's); a table with Python frames in
     it, the same columns. A recording made on a GPU is compared only by a run on one."""
     import torch
 
@@ -226,7 +226,9 @@ def test_a_notebook_prints_the_tables_its_page_shows(path, notebook_runs):
         for table in sorted(shown | {"table.txt"}):
             text = (folder / table).read_text()
             (columns, rows), = summary_tables(text)
-            top = set() if FRAME.search(text) else set(rows[:3])
+            # The first two rows: below them, ops a few percent apart trade places with the machine's load, and one
+            # can drop out of the printed rows (the third of reading-anti-patterns did, on a busy two-core run).
+            top = set() if FRAME.search(text) else set(rows[:2])
             assert any(columns == c and top <= set(r) for c, r in ran), (recording_id, table, rows[:3])
 
 
