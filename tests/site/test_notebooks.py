@@ -209,8 +209,8 @@ def test_the_runs_the_pages_include_are_run_by_their_notebooks():
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_a_notebook_prints_the_tables_its_page_shows(path, notebook_runs):
     """Each run prints the profiler's tables that the page includes from its recording, and table.txt: the same
-    columns and the same first two rows among its rows (modulo the times, which are this machine's); a table with Python frames in
-    it, the same columns. A recording made on a GPU is compared only by a run on one."""
+    columns and the same first two rows among its rows (modulo the times, which are this machine's); a table with
+    Python frames in it, the same columns. A recording made on a GPU is compared only by a run on one."""
     import torch
 
     _, notebook = notebook_runs[path.name]
