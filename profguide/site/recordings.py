@@ -915,6 +915,11 @@ class Claim:
         return " and ".join(parts)
 
 
+def exactly(page, says, measure, value, device=None):
+    """A claim that ``measure`` is ``value``, no more and no less."""
+    return Claim(page, says, measure, at_least=value, at_most=value, device=device)
+
+
 @dataclass(frozen=True)
 class Recording:
     """One profiler run that the guide shows.

@@ -1,6 +1,8 @@
 """The recordings of Part 5, Inside a model: causal attention by hand, masking out of place and in place, and
 F.scaled_dot_product_attention with each backend pinned."""
 
+from functools import partial
+
 from profguide.site.recordings import (
     Claim,
     DiffRows,
@@ -11,6 +13,7 @@ from profguide.site.recordings import (
     PerStepFall,
     Recording,
 )
+from profguide.site.recordings import exactly as exact_claim
 
 PAGE = "inside-a-model/attention.md"
 ATTENTION = "snippets.model.attention"
@@ -44,8 +47,7 @@ def attention_run(variant, claims, compared_with="", figure=WHOLE_REGION):
     )
 
 
-def exactly(page_words, measure, value, device=None):
-    return Claim(PAGE, page_words, measure, at_least=value, at_most=value, device=device)
+exactly = partial(exact_claim, PAGE)  # exactly(words, measure, value, device=None): a claim of this page
 
 
 RECORDINGS = (

@@ -1,5 +1,7 @@
 """The recordings of Part 5, Inside a model: nn.Linear, eager and compiled."""
 
+from functools import partial
+
 from profguide.site.recordings import (
     Claim,
     CpuShare,
@@ -13,6 +15,7 @@ from profguide.site.recordings import (
     Recording,
     RowValue,
 )
+from profguide.site.recordings import exactly as exact_claim
 
 PAGE = "inside-a-model/linear.md"
 LINEAR = "snippets.model.linear"
@@ -40,8 +43,7 @@ def linear_run(compiled, claims, compared_with=""):
     )
 
 
-def exactly(page_words, measure, value, device=None):
-    return Claim(PAGE, page_words, measure, at_least=value, at_most=value, device=device)
+exactly = partial(exact_claim, PAGE)  # exactly(words, measure, value, device=None): a claim of this page
 
 
 RECORDINGS = (

@@ -1,5 +1,7 @@
 """The recordings of Part 5, Inside a model: a GeGLU MLP, eager and compiled."""
 
+from functools import partial
+
 from profguide.site.recordings import (
     Claim,
     CpuShare,
@@ -14,6 +16,7 @@ from profguide.site.recordings import (
     Recording,
     RowValue,
 )
+from profguide.site.recordings import exactly as exact_claim
 
 PAGE = "inside-a-model/mlp.md"
 MLP = "snippets.model.mlp"
@@ -45,8 +48,7 @@ def mlp_run(compiled, claims, compared_with=""):
     )
 
 
-def exactly(page_words, measure, value, device=None):
-    return Claim(PAGE, page_words, measure, at_least=value, at_most=value, device=device)
+exactly = partial(exact_claim, PAGE)  # exactly(words, measure, value, device=None): a claim of this page
 
 
 def no_device_time(page_words, op):
