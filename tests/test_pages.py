@@ -1,14 +1,14 @@
-"""What every page of the guide's four parts does for a reader: it asks for a guess before it shows a run, and
-it shows no output it did not check."""
+"""What every page of the guide does for a reader: it asks for a guess before it shows a run, and it shows no
+output it did not check. The pages are the nav's, so that a new part is checked as soon as the nav lists it."""
 
 import re
 
 import pytest
 
 from tests.docs_collection import DOCS, OUTPUT_MARK
+from tests.site_nav import nav_pages
 
-PARTS = ("basics", "reading-output", "multi-gpu", "torch-compile")
-PAGES = sorted(str(page.relative_to(DOCS)) for part in PARTS for page in (DOCS / part).glob("*.md"))
+PAGES = [page for page in nav_pages() if page.endswith(".md")]  # the one notebook page is Python, not Markdown
 GENERATED = re.compile(r'^[ \t]*--8<-- "docs/generated/(?!site/)', re.MULTILINE)
 QUESTION = re.compile(r'^\?\?\? question "Predict: (?P<question>[^"]+\?)"\n(?P<body>(?:(?: {4}.*)?\n)+)', re.MULTILINE)
 # A box's answer comes soon after it: a generated fragment (a figure, a table, a call tree) or a code block.
