@@ -17,13 +17,14 @@ import argparse
 import datetime
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from provenance import recorded
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_PYTHON = ROOT / ".venv" / "bin" / "python"
@@ -89,6 +90,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.repeats < 1:
         parser.error("--repeats must be at least 1")
+    measured_on = recorded(args.root)  # a tree that is no checkout (git archive) has its commit not recorded
     runs = []
     with tempfile.TemporaryDirectory() as work:
         for index in range(args.repeats):
@@ -98,8 +100,7 @@ def main(argv=None):
     previous = json.loads(args.json.read_text()) if args.json and args.json.is_file() else {}
     runs = previous.get(args.label, {}).get("runs", []) + runs
     result = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-              "machine": f"{platform.machine()}, {platform.system()}, Python {platform.python_version()}, "
-                         f"{os.cpu_count()} CPUs",
+              **measured_on,
               "root": "this checkout" if args.root == ROOT else args.root.name, "runs": runs, **summary(runs)}
     print(f"{args.label}, {len(runs)} builds: median {result['median_process_s']:.2f} s in all "
           f"(min {result['min_process_s']:.2f}), {result['median_wall_s']:.2f} s build "

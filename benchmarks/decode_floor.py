@@ -7,9 +7,11 @@ Every event becomes a struct with the fields `explain` reads, as its loader
 start, duration, process, thread and the arguments it uses (correlation,
 External id, sequence number, bytes, occupancy, and the shapes and message sizes it keeps
 undecoded); a metadata event's name, process, thread and `args.name`; an
-instant's name, start, process, thread and `args.Bytes`; every other phase its
-`ph` alone; and the document's deviceProperties, distributedInfo and
-baseTimeNanoseconds. Like the loader's, the structs are not tracked by the
+instant's name, start, process, thread and the allocator's `args` (`Bytes`,
+`Total Allocated`, `Device Type`, `Device Id`); every other phase its `ph`
+alone; and the document's deviceProperties, distributedInfo and
+baseTimeNanoseconds. tests/test_benchmarks.py fails when the loader's structs
+read a field these do not. Like the loader's, the structs are not tracked by the
 garbage collector (`gc=False`): a tool that reads these fields need not pay
 for collections over a million objects without cycles, and a floor that did
 would flatter whatever is measured against it. The script prints how many
@@ -62,6 +64,9 @@ class Metadata(msgspec.Struct, gc=False, tag_field="ph", tag="M"):
 
 class BytesArgs(msgspec.Struct, gc=False):
     bytes: object = msgspec.field(name="Bytes", default=None)
+    total_allocated: object = msgspec.field(name="Total Allocated", default=None)
+    device_type: object = msgspec.field(name="Device Type", default=None)
+    device_id: object = msgspec.field(name="Device Id", default=None)
 
 
 class Instant(msgspec.Struct, gc=False, tag_field="ph", tag="i"):

@@ -19,7 +19,6 @@ goals: diff ≤ 2.2× explain; the rules ≤ 10% of explain.
 import argparse
 import datetime
 import json
-import platform
 import statistics
 import subprocess
 import sys
@@ -27,6 +26,7 @@ import tempfile
 from pathlib import Path
 
 from explain_vs_hta import DEFAULT_PROFGUIDE_PYTHON, DEFAULT_SOURCE, ROOT, build_trace, failed, measure
+from provenance import recorded
 
 DIFF_GOAL = 2.2  # diff of two traces / one explain
 RULES_GOAL = 0.10  # the rules' time / explain's
@@ -62,6 +62,7 @@ def main(argv=None):
     parser.add_argument("--profguide-python", type=Path, default=DEFAULT_PROFGUIDE_PYTHON)
     parser.add_argument("--json", type=Path, help="write the results here")
     args = parser.parse_args(argv)
+    measured_on = recorded(ROOT)
     with tempfile.TemporaryDirectory(prefix="pg-diff-") as work:
         before, after = Path(work) / "before.json", Path(work) / "after.json"
         info = build_trace(args.source, args.copies, before)
@@ -80,8 +81,7 @@ def main(argv=None):
     diff_s = statistics.median(r["wall_s"] for r in runs["diff"])
     results = {
         "date": datetime.date.today().isoformat(),
-        "machine": f"{platform.machine()}, {len(__import__('os').sched_getaffinity(0))} cores",
-        "python": platform.python_version(),
+        **measured_on,
         "trace": {"source": args.source.name, "copies": args.copies, "events": info["events"],
                   "mib": info["bytes"] / 2**20},
         "repeats": args.repeats,

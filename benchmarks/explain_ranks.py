@@ -20,7 +20,6 @@ import datetime
 import gzip
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -29,6 +28,7 @@ import time
 from pathlib import Path
 
 from explain_vs_hta import DEFAULT_PROFGUIDE_PYTHON, ROOT
+from provenance import recorded
 
 DEFAULT_SOURCE = ROOT / "docs" / "traces" / "nccl_128rank_sampled_rank0.json.gz"
 LATE_US = 2000.0  # the late rank's collectives are this much shorter: the others waited for it
@@ -133,14 +133,14 @@ def main(argv=None):
         raise SystemExit(f"this process may use {len(cpus)} core(s); the comparison needs {max(CORES)}")
     counts = sorted(int(n) for n in args.ranks.split(","))
     load = os.getloadavg()
+    measured_on = recorded(ROOT)
     with tempfile.TemporaryDirectory(prefix="explain-ranks-") as workdir:
         rows = []
         for n in counts:
             rows.append(measure_ranks(args.profguide_python, n, args.repeats, Path(workdir), args.source, cpus))
             print_row(rows[-1])
     results = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-               "machine": f"{platform.processor() or platform.machine()}, {len(cpus)} CPUs, {platform.system()}, "
-                          f"Python {platform.python_version()}",
+               **measured_on,
                "load_average_before": [round(value, 2) for value in load],
                "source": args.source.name, "repeats": args.repeats, "late_us": LATE_US, "cores": list(CORES),
                "rows": rows}

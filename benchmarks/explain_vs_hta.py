@@ -26,8 +26,6 @@ import argparse
 import datetime
 import gzip
 import json
-import os
-import platform
 import re
 import shutil
 import statistics
@@ -36,6 +34,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from provenance import recorded
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SOURCE = ROOT / "docs" / "traces" / "a100_80gb_nccl_16rank_rank0.json.gz"
@@ -330,7 +330,7 @@ def ratios(tools) -> dict:
 def print_table(info, tools, scaling):
     mb = info["trace"]["bytes"] / 2**20
     print(f"\ntrace   {info['trace']['events']:,} events, {mb:,.0f} MiB, {info['trace']['copies']} copies of "
-          f"{info['trace']['source']}\nmachine {info['machine']}\n")
+          f"{info['trace']['source']}\nmachine {info['machine']}\ncheckout {info['checkout']}\n")
     print(f"{'':36}{'runs ok':>8}{'wall s':>10}{'CPU s':>10}{'peak RSS MiB':>14}{'GPU idle %':>12}")
     for name, s in tools.items():
         idle = (s.get("result") or {}).get("gpu_idle_pct", (s.get("result") or {}).get("idle_pct"))
@@ -394,6 +394,7 @@ def main(argv=None):
             print(f"explain_vs_hta: no interpreter at {python} for {name} (see benchmarks/README.md)", file=sys.stderr)
             return 2
 
+    measured_on = recorded(ROOT)
     workdir = Path(tempfile.mkdtemp(prefix="explain-vs-hta-", dir=args.workdir))
     try:
         # HTA reads every .json/.gz in the folder as one rank: the folder holds this trace only.
@@ -421,9 +422,7 @@ def main(argv=None):
         scaling = measure_scaling(args, workdir, copies_list)
         info = {
             "date": datetime.datetime.now().isoformat(timespec="seconds"),
-            "machine": (
-                f"{platform.machine()}, {os.cpu_count()} CPUs, {_mem_gib()} GiB RAM, Python {platform.python_version()}"
-            ),
+            **measured_on,
             "hta_version": _version(args.hta_python, "HolisticTraceAnalysis") if "hta" in names else None,
             "profguide_version": _version(args.profguide_python, "profguide") if "profguide" in names else None,
             "msgspec_version": _version(args.profguide_python, "msgspec") if "decode" in names else None,
@@ -449,13 +448,6 @@ def _status(r):
 def _strip(runs):
     """Raw runs without their (long) stdout."""
     return {tool: [{k: v for k, v in r.items() if k != "stdout"} for r in rs] for tool, rs in runs.items()}
-
-
-def _mem_gib():
-    try:
-        return round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30)
-    except (ValueError, OSError):
-        return "?"
 
 
 if __name__ == "__main__":

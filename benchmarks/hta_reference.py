@@ -30,6 +30,8 @@ import traceback
 from collections import Counter
 from pathlib import Path
 
+from provenance import recorded
+
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_TRACES = ROOT / "docs" / "traces"
 DEFAULT_OUT = ROOT / "tests" / "data" / "hta_temporal_breakdown.json"
@@ -179,6 +181,8 @@ def main(argv=None):
     _quiet_hta()
     from importlib.metadata import version
 
+    measured_on = recorded(ROOT)
+
     results = {}
     for trace_file in sorted(args.traces.glob("*.json.gz")):
         try:
@@ -202,6 +206,7 @@ def main(argv=None):
         "obtained": f"{datetime.date.today().isoformat()}, by running benchmarks/hta_reference.py",
         "call": "TraceAnalysis(trace_dir=<folder holding only this file>).get_temporal_breakdown(visualize=False)",
         "units": "microseconds (the trace's ts unit); window_* on the trace's own clock",
+        **measured_on,
         "traces": results,
     }
     text = json.dumps(doc, indent=2, sort_keys=False) + "\n"

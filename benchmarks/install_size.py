@@ -16,7 +16,6 @@ import csv
 import datetime
 import io
 import json
-import platform
 import sys
 import urllib.error
 import urllib.request
@@ -29,6 +28,7 @@ from packaging.requirements import Requirement
 from packaging.tags import sys_tags
 from packaging.utils import canonicalize_name, parse_wheel_filename
 from packaging.version import Version
+from provenance import recorded
 
 PYPI = "https://pypi.org/pypi/"
 TAGS = {tag: rank for rank, tag in enumerate(sys_tags())}  # this interpreter's wheel tags, most preferred first
@@ -150,6 +150,7 @@ def main(argv=None):
     parser.add_argument("--venv", type=Path, default=Path(".venv"), help="a venv with the CPU build of torch")
     parser.add_argument("--json", type=Path, help="write the results here")
     args = parser.parse_args(argv)
+    measured_on = recorded(Path(__file__).resolve().parents[1])
     cpu_version, cpu_bytes, cpu_files, cpu_requires = installed_torch(args.venv)
     if "+cpu" not in cpu_version:
         raise SystemExit(f"{args.venv}: torch {cpu_version} is not the CPU build")
@@ -157,7 +158,7 @@ def main(argv=None):
     cuda_bytes = sum(wheel["bytes"] for wheel in wheels)
     results = {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "machine": f"{platform.machine()}, {platform.system()}, Python {platform.python_version()}",
+        **measured_on,
         "cpu": {"torch": cpu_version, "installed_bytes": cpu_bytes, "files": cpu_files},
         "cuda": {"download_bytes": cuda_bytes, "wheels": wheels,
                  "beyond_torch_bytes": cuda_bytes - next(w["bytes"] for w in wheels if w["name"] == "torch")},

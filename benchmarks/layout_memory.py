@@ -22,15 +22,14 @@ import gzip
 import itertools
 import json
 import os
-import platform
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from explain_vs_hta import DEFAULT_PROFGUIDE_PYTHON, DEFAULT_SOURCE, ROOT, build_trace, measure  # noqa: E402
+from provenance import git, recorded  # noqa: E402
 
 LAYOUTS = ("lines", "one line", "padding")
 CHUNK = 1 << 20  # what the writers hold at a time
@@ -112,11 +111,9 @@ def summarised(runs: dict[str, list[dict]]) -> dict:
 def described(root):
     """A checkout as its commit, with "+ changes" when its code (``profguide/``) differs from it: no path of
     this machine. The benchmark's own results, written into the tree, do not count."""
-    def git(*args):
-        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True).stdout.strip()
-
-    commit = git("rev-parse", "--short", "HEAD") or "unknown"
-    return commit + (" + changes" if git("status", "--porcelain", "--untracked-files=no", "--", "profguide") else "")
+    commit = git(root, "rev-parse", "--short", "HEAD") or "unknown"
+    return commit + (" + changes" if git(root, "status", "--porcelain", "--untracked-files=no", "--", "profguide")
+                     else "")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -132,6 +129,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--json", type=Path, help="write the results here")
     args = parser.parse_args(argv)
     load = os.getloadavg()  # the machine may be shared: what else ran as the measurements began
+    measured_on = recorded(ROOT)
     checkouts = {"after": args.after.resolve(), **({"before": args.before.resolve()} if args.before else {})}
     with tempfile.TemporaryDirectory(prefix="layout-memory-", dir=args.workdir) as folder:
         files = {name: Path(folder) / file for name, file in
@@ -153,7 +151,7 @@ def main(argv: list[str] | None = None) -> None:
                           file=sys.stderr)
     results = {
         "date": datetime.datetime.now().isoformat(timespec="seconds"),
-        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
+        **measured_on,
         "trace": {**{key: built[key] for key in ("source", "events", "copies")},
                   "bytes": {name: sizes[name] for name in LAYOUTS}, "padding_inflates_to": inflated},
         "repeats": args.repeats,

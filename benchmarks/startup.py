@@ -13,13 +13,14 @@ import argparse
 import datetime
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from provenance import git, recorded
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMAND = ["-m", "profguide", "explain", "--help"]
@@ -50,6 +51,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     variants = {"interpreter": (["-c", "pass"], None), "before": (COMMAND, args.before),
                 "after": (COMMAND, args.after)}
+    measured_on = recorded(args.after)  # the checkout measured as after; the earlier one by its commit below
     times = {name: [] for name in variants}
     with tempfile.TemporaryDirectory(prefix="startup-") as folder:
         for command, path in variants.values():  # one run each first: the page cache, not the measure
@@ -60,12 +62,10 @@ def main(argv=None):
         modules = {name: int(started(args.python, ["-c", MODULES], path, folder)[1].split()[-1])
                    for name, (_, path) in variants.items() if path}
     medians = {name: statistics.median(values) for name, values in times.items()}
-    commit = subprocess.run(["git", "-C", str(args.before), "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip()
+    commit = git(args.before, "rev-parse", "--short", "HEAD")
     results = {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "machine": f"{platform.machine()}, {platform.system()}, Python {platform.python_version()}, "
-                   f"{os.cpu_count()} CPUs",
+        **measured_on,
         "command": "python " + " ".join(COMMAND), "before_commit": commit, "runs": args.runs,
         "median_s": medians, "min_s": {name: min(values) for name, values in times.items()},
         "modules_loaded": modules,

@@ -281,6 +281,34 @@ BENCHMARK_GOALS = (
 )
 
 
+def machine_words(machine):
+    """A benchmark's machine in words: the fields its script records (``benchmarks/provenance.py``: CPU model,
+    cores, memory, operating system, Python), or the one string a results file from before them holds."""
+    if not isinstance(machine, dict):
+        return str(machine) if machine else "a machine not recorded"
+    cores, usable, memory = machine.get("cores"), machine.get("usable_cores"), machine.get("memory_gib")
+    cores_words = f"{cores} cores" if cores else None
+    if cores_words and usable and usable != cores:
+        cores_words += f" ({usable} of them usable)"
+    parts = [machine.get("cpu"), cores_words, f"{memory:g} GiB of memory" if memory else None,
+             machine.get("os"), f"Python {machine['python']}" if machine.get("python") else None]
+    return ", ".join(part for part in parts if part) or "a machine not recorded"
+
+
+def commit_words(checkout):
+    """The commit a benchmark measured, and whether the checkout held changes beside it: "commit not recorded"
+    for a results file from before the scripts recorded it."""
+    commit = (checkout or {}).get("commit")
+    if not commit:
+        return "commit not recorded"
+    return f"commit {commit[:8]}" + (" with uncommitted changes" if checkout.get("dirty") else "")
+
+
+def measured_on(results):
+    """Where a benchmark's results were measured, for its fragment's note: the machine and the commit."""
+    return f"{machine_words(results.get('machine'))}; {commit_words(results.get('checkout'))}"
+
+
 def goals_table(ratios):
     """Each goal, the ratio the run measured, and whether it meets the goal."""
     rows = []
@@ -322,7 +350,7 @@ def benchmark_fragment(results, svg_path):
                   f"{max(row['copies'] for row in results['scaling'])} copies: `explain` and the decoding floor "
                   "against the number of events.\n{: .pg-caption }", ""]
     lines.append(
-        f"<small>Measured {escape(results['date'][:10])} on {escape(results['machine'])}; "
+        f"<small>Measured {escape(results['date'][:10])} on {escape(measured_on(results))}; "
         f"profguide {escape(str(results['profguide_version']))}, "
         f"msgspec {escape(str(results.get('msgspec_version')))}. "
         "Rerun with `python3 benchmarks/explain_vs_hta.py --json benchmarks/results/explain_vs_hta.json`.</small>")
@@ -356,7 +384,7 @@ def ranks_benchmark_fragment(results):
     load = results.get("load_average_before")
     return (table + f"\nGoal: `explain DIR` of {largest['ranks']:,} ranks at least {RANKS_SPEEDUP_GOAL:g}× faster "
             f"on two cores than on one: {largest['explain_speedup']:.2f}×, {'✓ met' if met else '✗ not met'}.\n\n"
-            f"<small>Measured {escape(results['date'][:10])} on {escape(results['machine'])}"
+            f"<small>Measured {escape(results['date'][:10])} on {escape(measured_on(results))}"
             + (f", load average {load[0]:.2f} before the runs" if load else "")
             + f"; {results['repeats']} runs each, medians. Rerun with `python3 benchmarks/explain_ranks.py --json "
             "benchmarks/results/explain_ranks.json`.</small>\n")
@@ -377,7 +405,7 @@ def diff_benchmark_fragment(results):
     table = markdown_table(("Command", "Wall time", "Of one explain", "Goal"), rows, "lrrl")
     return (table + f"\n<small>Two traces of {trace['events']:,} events ({trace['mib']:,.0f} MiB of JSON each, "
             f"{trace['copies']} copies of `{escape(trace['source'])}`), measured {escape(results['date'])} on "
-            f"{escape(results['machine'])}; {results['repeats']} runs each, alternating, medians. Rerun with "
+            f"{escape(measured_on(results))}; {results['repeats']} runs each, alternating, medians. Rerun with "
             "`python3 benchmarks/diff_and_rules.py --json benchmarks/results/diff_and_rules.json`.</small>\n")
 
 
@@ -411,7 +439,7 @@ def layout_benchmark_fragment(results):
                 f"{escape(str(checkouts['after']))}" if before else "")
     return (table + f"\nThe padding file{note} and the others hold events of "
             f"`{escape(results['trace']['source'])}`{compared}.\n\n" + lines
-            + f"\n<small>Measured {escape(results['date'][:10])} on {escape(results['machine'])}; "
+            + f"\n<small>Measured {escape(results['date'][:10])} on {escape(measured_on(results))}; "
             f"{results['repeats']} runs each, medians. Rerun with `python3 benchmarks/layout_memory.py` "
             "(see benchmarks/README.md).</small>\n")
 
