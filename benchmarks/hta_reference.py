@@ -4,7 +4,7 @@ Runs in a virtualenv that has HolisticTraceAnalysis (not in the project's .venv)
 
     python3 -m venv /tmp/hta-venv
     /tmp/hta-venv/bin/pip install HolisticTraceAnalysis==0.5.0
-    /tmp/hta-venv/bin/python benchmarks/hta_reference.py            # writes tests/data/hta_temporal_breakdown.json
+    /tmp/hta-venv/bin/python benchmarks/hta_reference.py    # writes benchmarks/results/hta_temporal_breakdown.json
 
 For each ``*.json.gz`` in ``docs/traces`` it links the file alone into a
 fresh temporary folder (HTA reads a folder, one file per rank), calls
@@ -34,7 +34,8 @@ from provenance import recorded
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_TRACES = ROOT / "docs" / "traces"
-DEFAULT_OUT = ROOT / "tests" / "data" / "hta_temporal_breakdown.json"
+# In benchmarks/results, not tests/: the site's build reads HTA's numbers from it too (a claim on the reference page).
+DEFAULT_OUT = ROOT / "benchmarks" / "results" / "hta_temporal_breakdown.json"
 # Categories of device-side events; anything else HTA counts is a CPU event that carried args.stream.
 GPU_CATEGORIES = {"kernel", "gpu_memcpy", "gpu_memset", "cuda_sync", "Kernel", "Memcpy", "Memset"}
 

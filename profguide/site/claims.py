@@ -31,7 +31,6 @@ from profguide.analysis.select import (
     first_of,
     gpu_window,
     host_syncs,
-    hta_ops,
     launch_of,
     names_where,
     on_a_stream,
@@ -205,14 +204,27 @@ def device_setup_share(_measure, data):
     return None if setup is None else setup["pct"] / 100
 
 
+# HolisticTraceAnalysis's own temporal breakdown of every real trace, by file name, with the HTA version and the
+# command that obtained it (benchmarks/hta_reference.py, run where HTA is installed): HTA is no dependency.
+HTA_REFERENCE = "benchmarks/results/hta_temporal_breakdown.json"
+
+
+def htas_idle_share(root, file_name):
+    """The GPU idle share HTA reported for the trace ``file_name`` (its idle time over its window, unrounded),
+    from the reference under ``root``; None for a trace the reference does not hold or HTA could not analyse."""
+    found = json.loads((Path(root) / HTA_REFERENCE).read_text())["traces"].get(file_name, {})
+    exact = found.get("idle_pct_exact")
+    return None if exact is None else exact / 100
+
+
 @takes(recordings.IdleBelowHtas)
 def idle_below_htas(_measure, data):
+    """HTA's own idle share of a real trace less explain's: only a real trace has HTA's answer at hand."""
     summary = data.summary
-    if summary["window"] is None:
+    htas = htas_idle_share(data.root, data.trace_path().name) if data.real else None
+    if htas is None or summary["gpu_idle_pct"] is None:
         return None
-    window = (summary["window"]["start_us"], summary["window"]["end_us"])
-    by_htas_rule = idle_breakdown(data.trace, window, hta_ops(data.trace))["idle_us"]
-    return (by_htas_rule - summary["idle"]["idle_us"]) / summary["window"]["dur_us"]
+    return htas - summary["gpu_idle_pct"] / 100
 
 
 @takes(recordings.QueueingOverLaunch)

@@ -266,11 +266,11 @@ class DeviceSetupShare(Measure):
 
 @dataclass(frozen=True)
 class IdleBelowHtas(Measure):
-    """How much lower explain's GPU idle share is than the share by HTA's rule, which leaves out the ops
-    launched before the trace began (percentage points of the window, over 100)."""
+    """How much lower explain's GPU idle share of a real trace is than the one HolisticTraceAnalysis reported for
+    it, which leaves out the ops launched before the trace began (percentage points of the window, over 100)."""
 
     def describe(self):
-        return "GPU idle share by HTA's rule − explain's"
+        return "GPU idle share HTA reported − explain's"
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """gpu_idle_pct agrees with HolisticTraceAnalysis's temporal breakdown on real traces.
 
-The reference values in tests/data/hta_temporal_breakdown.json were obtained
+The reference values in benchmarks/results/hta_temporal_breakdown.json were obtained
 once by running HTA 0.5.0 on each trace in docs/traces
 (`benchmarks/hta_reference.py`, in a separate virtual environment with
 HolisticTraceAnalysis installed); HTA itself is not a test dependency.
@@ -14,9 +14,10 @@ from profguide.analysis.idle import busy_intervals, idle_breakdown
 from profguide.analysis.intervals import union_length
 from profguide.analysis.select import hta_ops, on_a_stream, unlaunched
 from profguide.analysis.verdict import summarise
+from profguide.site.claims import HTA_REFERENCE
 from tests.helpers import ROOT, TRACES
 
-REFERENCE = json.loads((ROOT / "tests" / "data" / "hta_temporal_breakdown.json").read_text())
+REFERENCE = json.loads((ROOT / HTA_REFERENCE).read_text())
 ANALYSED = {name: values for name, values in REFERENCE["traces"].items() if "error" not in values}
 
 
