@@ -31,6 +31,12 @@ examples:
   profguide build --check     write nothing; exit 1 if a recording is stale or a claim fails
   profguide build --refresh   re-record what is stale (needs torch), then render
 """,
+    "claims": """\
+examples:
+  profguide claims                          how many claims hold, fail and wait for a GPU run
+  profguide claims --json > before.json     the counts, each claim's outcome, for a later comparison
+  profguide claims --since before.json      what changed since: Markdown; exit 1 if fewer are checked or any fails
+""",
     "list": """\
 examples:
   profguide list              every recording: its id, its device, what it shows
@@ -156,6 +162,14 @@ def parse_args(argv):
     bld.add_argument("--root", type=Path, help="the guide's checkout (default: found from the working folder)")
     bld.add_argument("--generated", type=Path, help="recordings folder (default: docs/generated in the checkout)")
 
+    clm = command("claims", "count the guide's claims: checked, holding, failing, waiting for a GPU run")
+    clm_form = clm.add_mutually_exclusive_group()
+    clm_form.add_argument("--json", action="store_true", help="the counts and each claim's outcome, as JSON")
+    clm_form.add_argument("--since", type=Path, metavar="FILE",
+                          help="compare with the counts that --json wrote before (a refresh's pull request text)")
+    clm.add_argument("--root", type=Path, help="the guide's checkout (default: found from the working folder)")
+    clm.add_argument("--generated", type=Path, help="recordings folder (default: docs/generated in the checkout)")
+
     command("list", "list the guide's recordings")
     return parser.parse_args(argv)
 
@@ -241,6 +255,27 @@ def run_build(args):
               "`make figures`; a failing claim needs its page's words changed (never the data)", file=sys.stderr)
         return 1
     return 0
+
+
+def run_claims(args):
+    from profguide.site import build, refresh
+    from profguide.site.catalogue import REAL_TRACES, RECORDINGS
+    from profguide.site.project import checked_root
+
+    root = checked_root(args.root)
+    before = refresh.read_counts(args.since) if args.since else None
+    _, checks = build.build(RECORDINGS, root, args.generated, check=True, real_traces=REAL_TRACES)
+    if args.json:
+        sys.stdout.write(refresh.counts_document(checks))
+        return 0
+    if before is not None:
+        text, refused = refresh.report(before, refresh.counts_of(checks))
+        print(text)
+        return 1 if refused else 0
+    found = refresh.counts_of(checks)
+    print(f"{found['claims']} claims: {found['checked']} checked ({found['holding']} hold), "
+          f"{found['failing']} fail, {found['waiting']} wait for a GPU run")
+    return 1 if found["failing"] else 0
 
 
 def run_list(_args):
@@ -446,8 +481,8 @@ def diff_with_stdin(args):
     return facts.trace_diff(piped, named) if args.before == STANDARD_STREAM else facts.trace_diff(named, piped)
 
 
-HANDLERS = {"record": run_record, "build": run_build, "list": run_list, "explain": run_explain, "draw": run_draw,
-            "diff": run_diff}
+HANDLERS = {"record": run_record, "build": run_build, "claims": run_claims, "list": run_list, "explain": run_explain,
+            "draw": run_draw, "diff": run_diff}
 
 
 def main(argv=None):

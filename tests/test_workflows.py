@@ -49,6 +49,11 @@ def test_each_workflow_runs_the_command_the_readme_gives_it():
     assert "runs-on: [self-hosted, linux, gpu]" in refresh
     assert refresh.index("run: make figures") < refresh.index("profguide build --check") < refresh.index(
         "create-pull-request")
+    # The pull request's text is the claims' counts before and after, and a refresh that checks fewer stops first.
+    counted, compared = refresh.index("profguide claims --json >"), refresh.index("profguide claims --since")
+    assert counted < refresh.index("run: make figures") < compared < refresh.index("create-pull-request")
+    written = re.search(r'--since "\$RUNNER_TEMP/claims-before.json"\s*\| tee "\$RUNNER_TEMP/(\S+)"', refresh)
+    assert written and f"body-path: ${{{{ runner.temp }}}}/{written[1]}" in refresh
 
 
 def test_the_pages_workflow_sets_every_variable_mkdocs_yml_reads():

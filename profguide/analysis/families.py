@@ -301,6 +301,31 @@ def kernel_family(name: str) -> Family:
     return Family(REDUCTION) if OTHER_REDUCTIONS.search_lowered(lowered) else Family(OTHER)
 
 
+def labels(table: tuple[tuple[str, object], ...]) -> set[str]:
+    return {label for label, _ in table}
+
+
+# The values each field can take, as split_label writes them: what a sentence about a family's kernels may name.
+# The tile and the fused ops are parts of the name itself, open-ended.
+FIELD_VALUES = {
+    "library": labels(GEMM_LIBRARIES) | labels(CONVOLUTION_LIBRARIES) | labels(COMMUNICATION_LIBRARIES)
+    | {"cuDNN", "Triton"},
+    "precision": labels(PRECISIONS) | {name for _, name in TENSILE_PRECISIONS},
+    "tensor_cores": {"yes", "no"},
+    "backend": labels(ATTENTION_BACKENDS),
+    "kind": set(TRITON_KINDS.values()) | labels(CONVOLUTION_KINDS) | {label for label, _ in COLLECTIVES}
+    | labels(ATEN_LOOPS) | {"gemv", "split-K reduction"},
+    "layout": {"nn", "nt", "tn", "tt"},
+    "split_k": {"yes"},
+}
+
+
+def family_values(field: str) -> set[str] | None:
+    """The labels a Family field's values take (``unknown`` where a name does not say), or None for a field
+    whose values are parts of the kernel's name (its tile, its fused ops)."""
+    return FIELD_VALUES[field] | {"unknown"} if field in FIELD_VALUES else None
+
+
 def split_label(value: str | bool | None) -> str:
     """A Family field's value as a key of a FamilyRow split."""
     if value is None:

@@ -10,6 +10,7 @@ trace from another machine (``RealTrace``) is rendered and checked the same
 way, and never recorded.
 """
 
+import dataclasses
 import functools
 import json
 import re
@@ -28,7 +29,7 @@ from profguide.site import claims, glossary, kernel_table, launch, marks, notebo
 from profguide.site.cheatsheet import cheat_sheet
 from profguide.site.data import RealTraceData, RecordingData, load_once
 from profguide.site.fragments import FRAGMENTS, FragmentError
-from profguide.site.staleness import recording_state
+from profguide.site.staleness import CPU_RUN, cpu_run_state, recording_state
 
 INCLUDE = re.compile(r'^[ \t]*--8<-- "docs/generated/(?P<folder>[^/"]+)/(?P<name>[^/"]+)"[ \t]*$', re.MULTILINE)
 # Fragments of the whole site rather than of one recording, in docs/generated/site/.
@@ -108,11 +109,15 @@ def settle(folder, files, keep, check):
     return "; ".join(done) or "kept", []
 
 
-def build_recording(recording, root, generated, included, refresh, check, gpus, stream, position):
-    """Bring one recording up to date as far as this machine can; return its Status and its claim checks."""
+def build_recording(recording, root, generated, included, refresh, check, gpus, stream, position, vocabulary):
+    """Bring one recording up to date as far as this machine can; return its Status and its claim checks.
+
+    A CPU stand-in counts as out of date on a machine with the GPUs its recording is meant for. A recording
+    meant for CUDA whose claims speak of the CPU keeps a CPU run beside its GPU run, brought up to date too.
+    """
     state, meta = recording_state(recording, root, generated)
     action = "kept"
-    if state != "fresh" and refresh and not check:
+    if refresh and not check and (state != "fresh" or standin_with_gpus(recording, meta, gpus)):
         device, reason = launch.device_for(recording, meta, gpus)
         if device is None:
             action = "not refreshed: " + reason
@@ -123,13 +128,28 @@ def build_recording(recording, root, generated, included, refresh, check, gpus, 
     if state in ("missing", "broken"):
         broken = (f"{recording.id}: its meta.json cannot be read: record it again",) if state == "broken" else ()
         return Status(recording.id, state, "nothing to render", broken), []
+    cpu_state, _ = cpu_run_state(recording, root, generated)
+    if cpu_state not in ("fresh", "not needed") and refresh and not check:
+        with step(*position, f"recording {recording.id}'s CPU run", stream):
+            launch.record(recording, "cpu", root, generated, cpu_run=True)
+        cpu_state, action = "fresh", f"{action}; CPU run recorded"
+    kept = () if cpu_state in ("fresh", "not needed") else (
+        f"{recording.id}: its CPU run ({CPU_RUN}/), on which its claims about the CPU are checked, is {cpu_state}: "
+        "`make figures` records it",)
     if not included:
-        return Status(recording.id, state, action, (f"{recording.id}: no page includes anything from it",)), []
-    return render_and_check(RecordingData(recording, Path(generated) / recording.id), included, root, check, state,
-                            action)
+        return Status(recording.id, state, action, (f"{recording.id}: no page includes anything from it", *kept)), []
+    status, checks = render_and_check(RecordingData(recording, Path(generated) / recording.id), included, root,
+                                      check, state, action, vocabulary)
+    return dataclasses.replace(status, problems=(*status.problems, *kept)), checks
 
 
-def build_real_trace(real, root, generated, included, check):
+def standin_with_gpus(recording, meta, gpus):
+    """Whether ``meta`` is that of a CPU stand-in and this machine has the GPUs to record the run it stands in
+    for."""
+    return bool(meta and meta.get("cpu_standin")) and launch.default_device(recording, gpus) == "cuda"
+
+
+def build_real_trace(real, root, generated, included, check, vocabulary):
     """Render what pages include from a real trace and check its claims; it is never recorded, so never stale."""
     missing = [name for name in (real.files or (real.file,)) if not (Path(root) / name).is_file()]
     if missing:
@@ -140,15 +160,16 @@ def build_real_trace(real, root, generated, included, check):
         ruled = any(real.id in (rule.shown_by, rule.clean_on) for rule in (*all_rules(), *all_job_rules()))
         return Status(real.id, "fresh", "kept", () if ruled else (f"{real.id}: no page includes anything from it",)), []
     return render_and_check(RealTraceData(real, Path(root), Path(generated) / real.id), included, root, check,
-                            "fresh", "kept")
+                            "fresh", "kept", vocabulary)
 
 
-def render_and_check(data, included, root, check, state, action):
-    """Render the fragments pages include from ``data`` into its folder and check its claims: (Status, checks)."""
+def render_and_check(data, included, root, check, state, action, vocabulary):
+    """Render the fragments pages include from ``data`` into its folder and check its claims (their names looked
+    up in their runs and ``vocabulary``): (Status, checks)."""
     recording = data.recording
     try:
         files = rendered(data, included)
-        checks = claims.check(recording, data, Path(root) / "docs")
+        checks = claims.check(recording, data, Path(root) / "docs", vocabulary)
     except (FragmentError, RecordingError, TraceError) as error:
         return Status(recording.id, state, action, (f"{recording.id}: {error}",)), []
     done, problems = settle(data.folder, files, set(data.files), check)
@@ -231,13 +252,14 @@ def build(recordings, root, generated=None, refresh=False, check=False, gpus=Non
     for folder in sorted(set(includes) - known):
         statuses.append(Status(folder, "missing", "nothing to render", (f"pages include docs/generated/{folder}/, "
                                                                         "which no recording makes",)))
+    vocabulary = claims.vocabulary(root)
     for index, recording in enumerate(recordings, 1):
         status, found = build_recording(recording, root, generated, includes.get(recording.id, {}), refresh, check,
-                                        gpus, stream, (index, len(recordings)))
+                                        gpus, stream, (index, len(recordings)), vocabulary)
         statuses.append(status)
         checks += found
     for real in real_traces:
-        status, found = build_real_trace(real, root, generated, includes.get(real.id, {}), check)
+        status, found = build_real_trace(real, root, generated, includes.get(real.id, {}), check, vocabulary)
         statuses.append(status)
         checks += found
     try:
@@ -253,11 +275,12 @@ def build(recordings, root, generated=None, refresh=False, check=False, gpus=Non
 
 
 def leftovers(generated):
-    """Folders an interrupted `profguide record` left in ``generated`` (its staging and set-aside folders)."""
+    """Folders an interrupted `profguide record` left in ``generated`` (its staging and set-aside folders, and
+    those of a recording's CPU run, inside the recording's folder)."""
     folder = Path(generated)
-    names = sorted(p.name for p in folder.iterdir() if p.is_dir() and p.name.startswith(".")) if folder.is_dir() else []
-    return [f"left by an interrupted recording: {folder / name}; delete it, and record again what is missing"
-            for name in names]
+    found = sorted(p for p in (*folder.glob(".*"), *folder.glob("*/.*")) if p.is_dir())
+    return [f"left by an interrupted recording: {path}; delete it, and record again what is missing"
+            for path in found]
 
 
 def problems(statuses):

@@ -3,7 +3,7 @@ and the number one of the guide's runs measured for it (a claim's, so the build 
 
 from dataclasses import dataclass
 
-from profguide.site.claims import DEVICE_WORDS, NOT_CHECKED
+from profguide.site.claims import DEVICE_WORDS, WAITS
 from profguide.site.fragments import FragmentError
 
 
@@ -292,7 +292,7 @@ def value_words(value):
 
 def evidence_cell(check, words):
     """What one of the guide's runs measured for a row, in ``words`` (``Sign.evidence``), and which run."""
-    if check.outcome == NOT_CHECKED:
+    if check.outcome == WAITS:
         return f"waits for a {DEVICE_WORDS[check.claim.device]} run (`{check.recording}`)"
     if check.value is None:
         return f"could not be measured (`{check.recording}`)"
@@ -304,7 +304,7 @@ def cheat_sheet(checks):
     by_claim = {}
     for check in checks:  # a claim made twice (once per device) is quoted by the check that applies
         key = (check.recording, check.claim.says)
-        if key not in by_claim or by_claim[key].outcome == NOT_CHECKED:
+        if key not in by_claim or by_claim[key].outcome == WAITS:
             by_claim[key] = check
     blocks = []
     for section, signs in SIGNS.items():

@@ -3,14 +3,20 @@
 Each claim (``profguide.site.recordings.Claim``) quotes a sentence of a page
 and names a measurement; this module finds the sentence on the page, takes
 the measurement from the recording's data, and compares it with the claim's
-bound. A claim about one device (``"cuda"``) is not checked on a recording
-made on another: it waits for the GPU run, and says so.
+bound. A claim about one device is checked on that device's run: a claim
+about the CPU beside a CUDA recording on the CPU run kept with it; a claim
+about CUDA beside a CPU stand-in waits for the GPU run, and says so. Any
+other claim that cannot be checked fails the build, as does a claim that
+names what no run, real trace or vocabulary holds: a misspelt name would
+otherwise pass for an absent one.
 """
 
+import functools
 import json
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Annotated, Literal, get_args, get_origin, get_type_hints
 
 import numpy as np
 
@@ -18,15 +24,18 @@ from profguide.analysis import collectives
 from profguide.analysis.communication import communication, step_communication
 from profguide.analysis.compile import compile_markers, step_counts
 from profguide.analysis.compiled_calls import compiled_calls
-from profguide.analysis.families import kernel_family, split_label
-from profguide.analysis.host import host_breakdown
-from profguide.analysis.idle import busy_intervals, idle_breakdown
+from profguide.analysis.diff import TraceDiff
+from profguide.analysis.families import FAMILY_WORDS, Family, family_values, kernel_family, split_label
+from profguide.analysis.host import CPU_ACTIVITIES, host_breakdown
+from profguide.analysis.idle import IDLE_CAUSES, busy_intervals, idle_breakdown
 from profguide.analysis.intervals import union_length
 from profguide.analysis.kernels import gemm_throughput, kernel_rows, top_kernels
 from profguide.analysis.launches import launch_delays, occupancy_queries, profiler_overhead, synchronisations
+from profguide.analysis.memory import CATEGORIES as MEMORY_CATEGORIES
 from profguide.analysis.memory import frees_in_region, left_at_end, memory_timeline, ratio_at_end
 from profguide.analysis.ops import joined_device_us, module_op_device, module_rows, region_rows
 from profguide.analysis.regions import ops_in_region, region_calls, region_tree
+from profguide.analysis.rules import all_job_rules, all_rules
 from profguide.analysis.select import (
     first_of,
     gpu_window,
@@ -37,15 +46,20 @@ from profguide.analysis.select import (
     profiler_steps,
     steps_total_us,
 )
-from profguide.analysis.verdict import measured_window
-from profguide.errors import RecordingError
-from profguide.site import marks, recordings
+from profguide.analysis.verdict import VERDICTS, measured_window
+from profguide.errors import RecordingError, TraceError
+from profguide.site import marks, operators, recordings
+from profguide.site.data import load_once
 from profguide.site.render import run_words
 from profguide.stats import median
 from profguide.text import cell, code, count_of, markdown_table
 from profguide.trace.model import KIND, NO_ID
 
-HOLDS, FAILS, NOT_CHECKED, NOT_ON_PAGE = "holds", "fails", "not checked", "not on its page"
+# What checking a claim can come to. A claim waits only as a prediction about CUDA runs beside a CPU stand-in of
+# a recording meant for CUDA; every other claim is checked on the run it names, or the build fails on it.
+HOLDS, FAILS, WAITS = "holds", "fails", "waits"
+NOT_CHECKED, MISNAMED, NOT_ON_PAGE = "not checked", "misnamed", "not on its page"
+FAILING = (FAILS, NOT_CHECKED, MISNAMED, NOT_ON_PAGE)
 
 MEASURES = {}  # kind of measure (a subclass of recordings.Measure) → the function that takes it
 
@@ -739,12 +753,157 @@ def measured(measure, data):
     return MEASURES[type(measure)](measure, data)
 
 
+# The closed sets a measure's strings come from (the annotations of profguide.site.recordings), by name.
+CLOSED_SETS = {
+    "idle cause": lambda: set(IDLE_CAUSES),
+    "host activity": lambda: set(CPU_ACTIVITIES),
+    "memory category": lambda: set(MEMORY_CATEGORIES),
+    "verdict": lambda: set(VERDICTS),
+    "rule": lambda: {rule.id for rule in (*all_rules(), *all_job_rules())},
+    "diff field": lambda: set(TraceDiff.__annotations__),
+    "kernel family": lambda: set(FAMILY_WORDS),
+    "family field": lambda: set(Family._fields) - {"family"},
+}
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The names a claim may use that its own runs need not hold: torch's operator registry (an op a run is
+    said not to call) and every name in the guide's real traces (a kernel or a runtime call a GPU run is
+    predicted to show)."""
+
+    names: frozenset
+    lowered: str  # every name, in lower case, one a line: what a part of a name is looked for in
+
+
+def vocabulary_of(names):
+    names = frozenset(names)
+    return Vocabulary(names, "\n".join(sorted(name.lower() for name in names)))
+
+
+def vocabulary(root):
+    """The vocabulary of the guide at ``root``: torch's operators and the names in ``docs/traces`` (a trace
+    that cannot be read adds none: the build reports it where a page shows it)."""
+    names = set(operators.names())
+    for path in sorted((Path(root) / "docs" / "traces").glob("*.json.gz")):
+        try:
+            names.update(load_once(path).names)
+        except TraceError:
+            continue
+    return vocabulary_of(names)
+
+
+def run_names(runs):
+    """Every name the traces of ``runs`` hold (their string tables), with ``ProfilerStep`` where a run has
+    steps: the word by which a measure means every step."""
+    names = set()
+    for run in runs:
+        for loaded in getattr(run, "traces", None) or (run.trace,):
+            names.update(loaded.names)
+    if any(name.startswith("ProfilerStep#") for name in names):
+        names.add("ProfilerStep")
+    return vocabulary_of(names)
+
+
+def strings_of(measure):
+    """Each string ``measure`` holds, with what it stands for: [(field, value, kind)]; ``kind`` is the name of
+    its annotation (``"event"``, ``"idle cause"``…) or the members of a closed ``Literal``."""
+    hints = get_type_hints(type(measure), include_extras=True)
+    found = []
+    for item in fields(measure):
+        value, hint = getattr(measure, item.name), hints[item.name]
+        if get_origin(hint) is tuple:
+            hint = get_args(hint)[0]
+            values = value
+        else:
+            values = (value,)
+        if get_origin(hint) is Literal:
+            kind = frozenset(get_args(hint))
+        elif get_origin(hint) is Annotated:
+            kind = hint.__metadata__[0]
+        else:
+            continue  # a number or a flag
+        found += [(item.name, one, kind) for one in values if one != ""]
+    return found
+
+
+def allowed(kind, measure, data):
+    """The members of a closed set that depend on the run (its tables, its configurations, its diff's keys, a
+    family field's values), or of one the analysis defines; None for a kind of name looked up in runs."""
+    if isinstance(kind, frozenset):
+        return kind
+    if kind in CLOSED_SETS:
+        return CLOSED_SETS[kind]()
+    if kind == "table":
+        return {table.name for table in data.recording.tables}
+    if kind == "configuration":
+        try:
+            return {row["name"] for row in data.results["configurations"]}
+        except (RecordingError, KeyError, TypeError):
+            return set()
+    if kind == "diff key":
+        found = data.diff.get(measure.field)
+        return set(found) if isinstance(found, dict) else set()
+    if kind == "diff row":
+        return {row["name"] for row in data.diff[measure.rows]}
+    if kind == "family value" and family_values(measure.field) is not None:
+        return family_values(measure.field)
+    if kind == "compile marker":
+        return set(compile_markers(data.trace))
+    if kind == "run":
+        from profguide.site.catalogue import REAL_TRACES, RECORDINGS
+
+        return {run.id for run in (*RECORDINGS, *REAL_TRACES)}
+    return None
+
+
+def known_name(value, kind, names):
+    """Whether one of ``names`` (a Vocabulary) is ``value`` (an event), holds it (a part of a name) or is a call
+    of the module class ``value``."""
+    if kind == "event":
+        return value in names.names
+    if kind in ("name part", "family value"):  # a tile, fused ops: parts of a kernel's name
+        return value.lower() in names.lowered
+    if kind == "module":
+        call = f"nn.module: {value.lower()}_"
+        return call in names.lowered or f"\nnn.module: {value.lower()}\n" in f"\n{names.lowered}\n"
+    raise ValueError(f"no way to look up a name of kind {kind!r}")
+
+
+def unknown_strings(measure, data, known):
+    """The strings of ``measure`` that name nothing: [(field, value, kind, members of its set or None)].
+    ``known`` gives the Vocabularies to look names up in: the runs the claim reads, then the guide's."""
+    unknown = []
+    for field_name, value, kind in strings_of(measure):
+        members = allowed(kind, measure, data)
+        if members is not None:
+            if value not in members:
+                unknown.append((field_name, value, kind, members))
+        elif not any(known_name(value, kind, names) for names in known()):
+            unknown.append((field_name, value, kind, None))
+    return unknown
+
+
+def runs_read(claim, data):
+    """The runs a claim reads besides the one it is checked on: the CPU run kept beside it, the run it is
+    compared with, and the runs its measure names."""
+    runs = []
+    cpu = data.run_on("cpu") if hasattr(data, "run_on") else None
+    if cpu is not None and cpu is not data:
+        runs.append(cpu)
+    if getattr(data.recording, "compared_with", ""):
+        runs.append(data.compared_run)
+    runs += [data.sibling(value) for _, value, kind in strings_of(claim.measure) if kind == "run"]
+    return runs
+
+
 @dataclass(frozen=True)
 class ClaimCheck:
     """A claim, the value measured for it, and the outcome.
 
     ``anchor`` names the claim's row in the table of every claim (the recording and the claim's place in its
-    list); ``run`` says in words what it was measured on.
+    list); ``run`` says in words what it was measured on; ``reason`` why it was not checked, or which of its
+    names nothing holds.
     """
 
     recording: str
@@ -754,6 +913,7 @@ class ClaimCheck:
     device: str
     anchor: str = ""
     run: str = ""
+    reason: str = ""
 
     def line(self):
         """One line for a person: the page, the words, the measurement and the outcome."""
@@ -763,8 +923,10 @@ class ClaimCheck:
         if self.outcome == NOT_ON_PAGE:
             return (f"{where}, but the page no longer says it inside a mark, [...]{{.claim}}: "
                     "update the claim or the page")
-        if self.outcome == NOT_CHECKED:
-            return f"{where}: about {claim.device} runs, not checked on this {self.device} recording"
+        if self.outcome == WAITS:
+            return f"{where}: about {claim.device} runs, waiting for one beside this {self.device} stand-in"
+        if self.outcome in (NOT_CHECKED, MISNAMED):
+            return f"{where}: {self.reason}"
         return f"{where}: {claim.measure.describe()} = {value}, must be {claim.bound()}: {self.outcome}"
 
 
@@ -774,24 +936,78 @@ def holds(claim, value):
     return (claim.at_least is None or value >= claim.at_least) and (claim.at_most is None or value <= claim.at_most)
 
 
-def check(recording, data, docs):
+def checked_run(claim, data):
+    """The run a claim is checked on, and otherwise why not: (run, None) or (None, (outcome, reason)).
+
+    A claim about no device in particular is checked on the run the page shows; one about the device that
+    run was made on, on it too. A claim about the CPU beside a CUDA run is checked on the CPU run kept with
+    it. A claim about CUDA beside a CPU stand-in waits for the GPU run that will replace it. Anything else
+    can never be checked, and the build fails on it, saying what to change.
+    """
+    device = data.meta["device"]
+    if claim.device in (None, device):
+        return data, None
+    kind = "trace" if getattr(data, "real", False) else "recording"
+    if claim.device == "cpu":
+        cpu = data.run_on("cpu") if hasattr(data, "run_on") and kind == "recording" else None
+        if cpu is not None:
+            return cpu, None
+        return None, (NOT_CHECKED, f"about CPU runs, and the {kind} holds a {device} run with no CPU run kept "
+                                   "beside it: record that (`make figures` records what is missing), or reword "
+                                   f"the claim for {device} runs")
+    if kind == "recording" and data.meta.get("cpu_standin"):
+        return None, (WAITS, "")
+    return None, (NOT_CHECKED, f"about {claim.device} runs, and the {kind} is a {device} run that no "
+                               f"{claim.device} run will replace: point the claim at a recording meant for "
+                               f"{claim.device} (or a real trace of one), or reword it for {device} runs")
+
+
+def misnamed_words(unknown):
+    """Why a claim's names fail, in one clause."""
+    words = []
+    for field_name, value, kind, members in unknown:
+        if members is None:
+            words.append(f'{field_name} "{value}" names no {kind} of the runs it reads, of the guide\'s real '
+                         "traces or of torch\'s operators")
+        else:
+            words.append(f'{field_name} "{value}" is no {kind if isinstance(kind, str) else "choice"} '
+                         f"(one of: {', '.join(sorted(members))})")
+    return "; ".join(words) + ": a misspelling?"
+
+
+def check(recording, data, docs, vocabulary=None):
     """Check every claim of ``recording`` against its data and its page under ``docs``: a claim's words must lie
-    inside a mark on its page (``profguide.site.marks``)."""
+    inside a mark on its page (``profguide.site.marks``), and each name it measures must be known: held by a
+    run it reads or by ``vocabulary`` (``vocabulary(root)``: torch's operators, the real traces' names)."""
     checks = []
+    names = functools.cache(lambda: run_names([data]))
     for number, claim in enumerate(recording.claims, 1):
         page = Path(docs) / claim.page
         words = marks.marked(page.read_text()) if page.is_file() else []
         on_page = any(marks.holds_words(marked, claim.says) for marked in words)
-        device = data.meta["device"]
-        value = measured(claim.measure, data)
+        run, refused = checked_run(claim, data)
+        value, reason = None, ""
+
+        def known(claim=claim):
+            """Where to look a name up, nearest first: only a name the run lacks costs the others."""
+            yield names()
+            yield run_names(runs_read(claim, data))
+            if vocabulary is not None:
+                yield vocabulary
+
+        unknown = unknown_strings(claim.measure, run or data, known)
         if not on_page:
             outcome = NOT_ON_PAGE
-        elif claim.device not in (None, device):
-            outcome = NOT_CHECKED
+        elif unknown:
+            outcome, reason = MISNAMED, misnamed_words(unknown)
+        elif refused:
+            outcome, reason = refused
         else:
+            value = measured(claim.measure, run)
             outcome = HOLDS if holds(claim, value) else FAILS
-        checks.append(ClaimCheck(recording.id, claim, value, outcome, device, f"claim-{recording.id}-{number}",
-                                 run_words(data.meta)))
+        shown = run or data
+        checks.append(ClaimCheck(recording.id, claim, value, outcome, shown.meta["device"],
+                                 f"claim-{recording.id}-{number}", run_words(shown.meta), reason))
     return checks
 
 
@@ -824,8 +1040,17 @@ def mark_problems(docs, checks):
 
 
 def failed(checks):
-    """The checks that make the build fail: a claim that does not hold, or one its page no longer makes."""
-    return [c for c in checks if c.outcome in (FAILS, NOT_ON_PAGE)]
+    """The checks that make the build fail: a claim that does not hold, one that names what nothing holds, one no
+    run can check, or one its page no longer makes."""
+    return [c for c in checks if c.outcome in FAILING]
+
+
+def counts(checks):
+    """What came of the claims, in numbers: checked (measured and compared with their bounds), holding,
+    failing (whatever makes the build fail) and waiting (predictions about GPU runs beside CPU stand-ins)."""
+    return {"claims": len(checks), "checked": sum(c.outcome in (HOLDS, FAILS) for c in checks),
+            "holding": sum(c.outcome == HOLDS for c in checks), "failing": len(failed(checks)),
+            "waiting": sum(c.outcome == WAITS for c in checks)}
 
 
 def claims_table(checks):
@@ -844,7 +1069,7 @@ def measured_words(check):
 
 
 DEVICE_WORDS = {"cuda": "GPU", "cpu": "CPU", None: "any"}
-STATES = {HOLDS: "holds", NOT_CHECKED: "waits", FAILS: "fails", NOT_ON_PAGE: "fails"}
+STATES = {HOLDS: "holds", WAITS: "waits", **{outcome: "fails" for outcome in FAILING}}
 
 
 def mark_entry(c):
@@ -869,7 +1094,7 @@ def mark_entry(c):
 def page_claims(checks):
     """Markdown for the end of a page: its checked sentences, what was measured for each and on which run,
     collapsed. Each row is the target of its sentence's mark (``anchor``)."""
-    waiting = sum(c.outcome == NOT_CHECKED for c in checks)
+    waiting = sum(c.outcome == WAITS for c in checks)
     summary = f"{count_of(len(checks), 'sentence')} on this page checked against their runs" + (
         f", {waiting} waiting for a GPU run" if waiting else "")
     lines = [f'??? abstract "{summary}"',
@@ -886,7 +1111,7 @@ def page_claims(checks):
 def result_words(c):
     if c.outcome == HOLDS:
         return "✓ holds"
-    if c.outcome == NOT_CHECKED:
+    if c.outcome == WAITS:
         return f"waits for a {DEVICE_WORDS[c.claim.device]} run"
     return f"✗ {c.outcome}"
 

@@ -16,7 +16,7 @@ from profguide.analysis.select import on_a_stream
 from profguide.analysis.verdict import facts, summarise
 from profguide.errors import RecordingError
 from profguide.site.launch import rank_file, recording_files
-from profguide.site.staleness import read_meta
+from profguide.site.staleness import CPU_RUN, read_meta
 
 TIMES = ("count", "self_cpu_us", "cpu_total_us", "self_device_us", "device_total_us")
 
@@ -99,15 +99,29 @@ class RankTraces:
 
 @dataclass(eq=False)
 class RecordingData(RankTraces):
-    """One recording's folder, loaded on first use. ``trace`` and ``rows`` are rank 0's."""
+    """One recording's folder, loaded on first use. ``trace`` and ``rows`` are rank 0's.
+
+    ``kept`` marks the CPU run kept beside a recording's CUDA run (in its ``cpu/`` folder): the runs it is
+    compared with are then theirs on the CPU too.
+    """
 
     recording: object
     folder: Path
+    kept: bool = False
     real = False  # a recording this guide made, not a real trace from another machine
 
     @cached_property
     def meta(self):
         return read_meta(self.folder)
+
+    def run_on(self, device):
+        """This recording's run on ``device``: itself when it was made there; for the CPU beside a CUDA run, the
+        CPU run kept in its ``cpu/`` folder; None when there is none."""
+        if self.meta["device"] == device:
+            return self
+        if device != "cpu" or self.kept or read_meta(self.folder / CPU_RUN) is None:
+            return None
+        return RecordingData(self.recording, self.folder / CPU_RUN, kept=True)
 
     @property
     def ranks(self):
@@ -143,9 +157,16 @@ class RecordingData(RankTraces):
             raise RecordingError(f"{path}: not readable ({str(error).splitlines()[0]})") from None
 
     def sibling(self, recording_id):
-        """Another recording's data from the same folder of recordings, for a fragment that compares them."""
+        """Another recording's data from the same folder of recordings, for a fragment that compares them: for a
+        kept CPU run, the other recording's CPU run."""
         from profguide.site.catalogue import by_id
 
+        if self.kept:
+            other = RecordingData(by_id(recording_id), self.folder.parent.parent / recording_id).run_on("cpu")
+            if other is None:
+                raise RecordingError(f"{self.recording.id}: its CPU run is compared with {recording_id}'s, and "
+                                     f"{recording_id} has no CPU run: record it (`make figures`)")
+            return other
         return RecordingData(by_id(recording_id), self.folder.parent / recording_id)
 
     @cached_property
@@ -175,8 +196,13 @@ class RealTraceData(RankTraces):
         return len(self.recording.files) or 1
 
     files = ()
+    kept = False
     # Its fragments' folder lies beside the recordings' folders: a claim may compare the trace with a recording.
     sibling = RecordingData.sibling
+
+    def run_on(self, device):
+        """The trace itself when it was made on ``device``, else None: a real trace is what it is."""
+        return self if self.meta["device"] == device else None
 
     def real_sibling(self, trace_id):
         """Another real trace's data, for a fragment that compares them."""

@@ -35,7 +35,7 @@ from pathlib import Path
 from profguide.errors import RecordingError
 from profguide.progress import step
 from profguide.site.record import FAILURE
-from profguide.site.staleness import cache_key, readable_meta
+from profguide.site.staleness import CPU_RUN, cache_key, needs_cpu_run, readable_meta
 
 RANK_FILES = ("trace.json.gz", "table.txt", "averages.json")
 # What a rank's process writes for the launcher alone; everything else it writes is the recording's.
@@ -208,9 +208,25 @@ def swap_in(folder, new_folder):
     shutil.rmtree(aside)
 
 
-def assemble_recording(staging, folders, meta, ranks, existing):
+def keep_cpu_run(existing, recording, meta, needed):
+    """Into the new run's folder ``recording``: the CPU run of the recording it replaces, when ``needed`` (some
+    claim of it is about the CPU) and the new run is a GPU one. That is the CPU stand-in being replaced, as it
+    was, when it was made from the same code (``meta``'s cache key); or the CPU run the replaced GPU run kept."""
+    old = readable_meta(existing) or {}
+    if not needed or meta["device"] != "cuda" or not old:
+        return
+    if old.get("device") == "cpu" and old.get("cache_key") == meta["cache_key"]:
+        (recording / CPU_RUN).mkdir()
+        for name in recording_files(old):
+            shutil.copy2(existing / name, recording / CPU_RUN / name)
+    elif old.get("device") == "cuda" and (existing / CPU_RUN).is_dir():
+        shutil.copytree(existing / CPU_RUN, recording / CPU_RUN)
+
+
+def assemble_recording(staging, folders, meta, ranks, existing, keep_cpu=False):
     """The new recording's folder in ``staging``: each rank's files under its name, the meta (which lists
-    them), and the rendered files of the recording it replaces (the build re-renders them)."""
+    them), the rendered files of the recording it replaces (the build re-renders them), and, with
+    ``keep_cpu``, that recording's CPU run (``keep_cpu_run``)."""
     recording = Path(staging) / "recording"
     recording.mkdir()
     files = []
@@ -226,14 +242,18 @@ def assemble_recording(staging, folders, meta, ranks, existing):
         for path in existing.iterdir():
             if path.is_file() and path.name not in old_ranks and not (recording / path.name).exists():
                 shutil.copy2(path, recording / path.name)
+        keep_cpu_run(existing, recording, meta, keep_cpu)
     return recording, meta
 
 
-def record(recording, device, root, out):
-    """Record ``recording`` on ``device`` into ``out/<id>/`` in fresh processes; return its meta."""
+def record(recording, device, root, out, cpu_run=False):
+    """Record ``recording`` on ``device`` into ``out/<id>/`` in fresh processes; return its meta. With
+    ``cpu_run``, record the CPU run that a recording meant for CUDA keeps beside its GPU run, into
+    ``out/<id>/cpu/``. A GPU run that replaces a CPU stand-in keeps it as that CPU run, where a claim is about
+    the CPU (``needs_cpu_run``)."""
     check_devices(recording, device)
     key = cache_key(recording, root)
-    folder = Path(out) / recording.id
+    folder = Path(out) / recording.id / (CPU_RUN if cpu_run else "")
     check_replacement(recording, device, folder, key)
     params = recording.params_on(device)
     Path(out).mkdir(parents=True, exist_ok=True)
@@ -247,7 +267,8 @@ def record(recording, device, root, out):
         folders = [folder_of_rank for _, folder_of_rank, _ in started]
         processes = [json.loads((f / "process.json").read_text()) for f in folders]
         meta = provenance(recording, device, key, params, processes)
-        assembled, meta = assemble_recording(staging, folders, meta, recording.ranks, folder)
+        assembled, meta = assemble_recording(staging, folders, meta, recording.ranks, folder,
+                                             keep_cpu=needs_cpu_run(recording) and not cpu_run)
         swap_in(folder, assembled)
     finally:
         shutil.rmtree(staging, ignore_errors=True)

@@ -12,6 +12,39 @@ Standard library only: ``profguide record`` imports this on a bare GPU machine.
 """
 
 from dataclasses import asdict, dataclass, field
+from typing import Annotated, Literal
+
+# What each string a measure holds stands for. The claims check (``profguide.site.claims.unknown_names``) looks
+# every one up before it measures, because a misspelt name is not an absent one: a count of the events named
+# "aten::adddmm" is 0, and "the region holds no aten::add" would hold for it. A name must occur in a run the claim
+# reads, in a real trace of the guide's, or in torch's operator registry; a closed set's member must be one of
+# the set.
+Event = Annotated[str, "event"]  # an event's whole name: an op, a region, a runtime call, a summary-table row
+NamePart = Annotated[str, "name part"]  # a part of some event's name, in any case: a kernel's, an op's
+Module = Annotated[str, "module"]  # an nn.Module class, as torch names its calls: ``nn.Module: <class>_<n>``
+RunId = Annotated[str, "run"]  # the id of a recording or a real trace of the guide's
+TableName = Annotated[str, "table"]  # the name of one of the recording's extra tables (``Table.name``)
+# Closed sets that the analysis defines; profguide.site.claims.CLOSED_SETS lists their members.
+IdleCause = Annotated[str, "idle cause"]
+HostActivity = Annotated[str, "host activity"]
+MemoryCategory = Annotated[str, "memory category"]
+Verdict = Annotated[str, "verdict"]
+RuleId = Annotated[str, "rule"]
+CompileKey = Annotated[str, "compile marker"]
+DiffField = Annotated[str, "diff field"]
+DiffKey = Annotated[str, "diff key"]  # an entry of a diff field by key (its host activities, its idle causes)
+DiffRow = Annotated[str, "diff row"]  # a row of the diff's kernels or ops: a name, or a kernel family by role
+Configuration = Annotated[str, "configuration"]  # a configuration the snippet measured (``results.json``)
+KernelFamily = Annotated[str, "kernel family"]
+FamilyField = Annotated[str, "family field"]
+FamilyValue = Annotated[str, "family value"]  # a value of the family field, as the family splits write it
+# The columns of a summary row, as profguide.site.record.averages_rows writes them.
+Column = Literal["count", "self_cpu_us", "cpu_total_us", "self_device_us", "device_total_us", "cpu_memory_bytes",
+                 "self_cpu_memory_bytes", "device_memory_bytes", "self_device_memory_bytes"]
+FirstOrLast = Literal["first", "last"]
+LeastOrMost = Literal["least", "most"]
+Time = Literal["cpu", "device"]
+DiffRowKind = Literal["kernels", "ops"]
 
 
 @dataclass(frozen=True)
@@ -69,7 +102,7 @@ class Measure:
 class FirstOverRest(Measure):
     """The first occurrence of ``region`` over the slowest of the others (``ProfilerStep`` means every step)."""
 
-    region: str
+    region: Event
 
     def describe(self):
         return f"first {self.region} / slowest later {self.region}"
@@ -79,7 +112,7 @@ class FirstOverRest(Measure):
 class SlowestOverFastest(Measure):
     """The slowest occurrence of ``region`` over the fastest."""
 
-    region: str
+    region: Event
 
     def describe(self):
         return f"slowest {self.region} / fastest {self.region}"
@@ -89,8 +122,8 @@ class SlowestOverFastest(Measure):
 class CpuShare(Measure):
     """``part``'s CPU time (its self time, or its total) over ``whole``'s CPU total, from the summary table."""
 
-    part: str
-    whole: str
+    part: Event
+    whole: Event
     self_time: bool = True
 
     def describe(self):
@@ -102,7 +135,7 @@ class CpuShare(Measure):
 class OutsideOps(Measure):
     """The share of the calls of ``region`` after the first spent in no op, over their total duration."""
 
-    region: str
+    region: Event
 
     def describe(self):
         return f"time in no op / duration, {self.region} calls after the first"
@@ -112,7 +145,7 @@ class OutsideOps(Measure):
 class DeviceShare(Measure):
     """GPU time of the kernels the op ``part`` launched over the GPU time of all kernels."""
 
-    part: str
+    part: Event
 
     def describe(self):
         return f"{self.part} kernel time / all kernel time"
@@ -130,7 +163,7 @@ class StepCount(Measure):
 class StepNumber(Measure):
     """The number of the first or the last recorded ``ProfilerStep#N``."""
 
-    which: str  # "first" or "last"
+    which: FirstOrLast
 
     def describe(self):
         return f"{self.which} recorded ProfilerStep number"
@@ -140,8 +173,8 @@ class StepNumber(Measure):
 class Encloses(Measure):
     """1 when the first ``inner`` event lies inside the first ``outer`` one, else 0."""
 
-    outer: str
-    inner: str
+    outer: Event
+    inner: Event
 
     def describe(self):
         return f"{self.outer} encloses {self.inner} (1 yes, 0 no)"
@@ -168,8 +201,8 @@ class SyncOverKernels(Measure):
 class RowValue(Measure):
     """One number of one summary-table row (``averages.json``): ``count``, ``self_cpu_memory_bytes``…"""
 
-    name: str
-    column: str
+    name: Event
+    column: Column
 
     def describe(self):
         return f"{self.name} {self.column}"
@@ -179,9 +212,9 @@ class RowValue(Measure):
 class ColumnShare(Measure):
     """``part``'s value in one column of the summary table over ``whole``'s value in the same column."""
 
-    part: str
-    whole: str
-    column: str
+    part: Event
+    whole: Event
+    column: Column
 
     def describe(self):
         return f"{self.part} {self.column} / {self.whole} {self.column}"
@@ -191,8 +224,8 @@ class ColumnShare(Measure):
 class OpsInRegion(Measure):
     """How many ``op`` events the first occurrence of the region ``region`` holds, at any depth."""
 
-    region: str
-    op: str
+    region: Event
+    op: Event
 
     def describe(self):
         return f"{self.op} in {self.region}"
@@ -204,9 +237,9 @@ class OccupancyQueries(Measure):
     ``of="queries"``, the share of queries whose next launch is of the family; ``of="launches"``, the share
     of the family's launches (those whose kernel name holds ``name_contains``) that come right after a query."""
 
-    family: str
-    of: str
-    name_contains: str = ""
+    family: Literal["gemm", "elementwise", "other"]
+    of: Literal["queries", "launches"]
+    name_contains: NamePart = ""
 
     def describe(self):
         if self.of == "queries":
@@ -228,7 +261,7 @@ class CommunicationExposed(Measure):
     """Exposed communication over a step's window, for the step where it is smallest or largest
     (``which``: "least" or "most"), among the steps with communication."""
 
-    which: str
+    which: LeastOrMost
 
     def describe(self):
         return f"exposed communication / step window, the step with the {self.which}"
@@ -238,8 +271,8 @@ class CommunicationExposed(Measure):
 class TableRows(Measure):
     """How many rows named ``name`` an extra table (``Table``) of the recording prints."""
 
-    table: str
-    name: str
+    table: TableName
+    name: Event
 
     def describe(self):
         return f"rows of {self.name} in table {self.table}"
@@ -250,7 +283,7 @@ class IdleShare(Measure):
     """GPU idle time of one cause (a key of ``profguide.analysis.idle.IDLE_CAUSES``) over the window
     ``profguide explain`` measures."""
 
-    cause: str
+    cause: IdleCause
 
     def describe(self):
         return f"GPU idle time, cause {self.cause} / explain's window"
@@ -318,7 +351,7 @@ class PeakShare(Measure):
 class MemoryLeftAtEnd(Measure):
     """The bytes memory category ``category`` holds at the end of the memory timeline over its peak."""
 
-    category: str
+    category: MemoryCategory
 
     def describe(self):
         return f"{self.category} at the end of the memory timeline / its peak"
@@ -328,8 +361,8 @@ class MemoryLeftAtEnd(Measure):
 class MemoryRatioAtEnd(Measure):
     """The bytes of memory category ``part`` over those of ``whole``, at the end of the memory timeline."""
 
-    part: str
-    whole: str
+    part: MemoryCategory
+    whole: MemoryCategory
 
     def describe(self):
         return f"{self.part} / {self.whole} at the end of the memory timeline"
@@ -339,7 +372,7 @@ class MemoryRatioAtEnd(Measure):
 class OpsInStep(Measure):
     """How many ops ran inside the first or the last recorded ``ProfilerStep#N``."""
 
-    which: str  # "first" or "last"
+    which: FirstOrLast
 
     def describe(self):
         return f"ops in the {self.which} recorded ProfilerStep"
@@ -349,8 +382,8 @@ class OpsInStep(Measure):
 class StepTimeRatio(Measure):
     """The median step time of configuration ``part`` over that of ``whole``, from the recording's results."""
 
-    part: str
-    whole: str
+    part: Configuration
+    whole: Configuration
 
     def describe(self):
         return f"median step time, {self.part} / {self.whole}"
@@ -361,7 +394,7 @@ class HostShare(Measure):
     """The share of the recorded steps that the thread running them spent in ``activity`` (a key of
     ``profguide.analysis.host.CPU_ACTIVITIES``), on a recording without GPU work."""
 
-    activity: str
+    activity: HostActivity
 
     def describe(self):
         return f"host time in {self.activity} / recorded steps"
@@ -371,8 +404,8 @@ class HostShare(Measure):
 class HostShareFall(Measure):
     """The ``baseline`` recording's ``HostShare`` of ``activity`` over this recording's."""
 
-    activity: str
-    baseline: str
+    activity: HostActivity
+    baseline: RunId
 
     def describe(self):
         return f"share of the steps in {self.activity}, {self.baseline} / this recording"
@@ -382,7 +415,7 @@ class HostShareFall(Measure):
 class HostLead(Measure):
     """Host time in ``activity`` over the largest other activity, in the recorded step where it leads least."""
 
-    activity: str
+    activity: HostActivity
 
     def describe(self):
         return f"{self.activity} / the largest other host activity, least over the steps"
@@ -392,7 +425,7 @@ class HostLead(Measure):
 class VerdictIs(Measure):
     """1 when ``profguide explain`` gives the recording's trace the verdict ``verdict``, else 0."""
 
-    verdict: str
+    verdict: Verdict
 
     def describe(self):
         return f"explain's verdict is {self.verdict} (1 yes, 0 no)"
@@ -404,9 +437,9 @@ class DiffValue(Measure):
     ``part`` (before, after, change, ratio or change_pct) of the diff's ``field`` (step_us, gpu_busy_pct,
     launches…; for a field by key, such as host_pct, the entry ``key``)."""
 
-    field: str
-    part: str = "ratio"
-    key: str = ""
+    field: DiffField
+    part: Literal["before", "after", "change", "ratio", "change_pct"] = "ratio"
+    key: DiffKey = ""
 
     def describe(self):
         what = f"{self.field} of {self.key}" if self.key else self.field
@@ -418,8 +451,8 @@ class DiffRows(Measure):
     """How many rows of ``profguide diff``'s ``rows`` (kernels or ops) have ``status`` (added, removed, changed,
     same), from the run this one is compared with to this one."""
 
-    rows: str
-    status: str
+    rows: DiffRowKind
+    status: Literal["added", "removed", "changed", "same"]
 
     def describe(self):
         return f"diff from the run compared with: {self.rows} {self.status}"
@@ -429,7 +462,7 @@ class DiffRows(Measure):
 class RuleFixed(Measure):
     """1 when the rule ``rule`` fires on the run this one is compared with and not on this one, else 0."""
 
-    rule: str
+    rule: RuleId
 
     def describe(self):
         return f"rule {self.rule} fires on the run compared with and not on this one (1 yes, 0 no)"
@@ -448,7 +481,7 @@ class BackendOutsideCall(Measure):
     """The share of rank 0's backend ops of ``collective`` (``gloo:all_reduce``…) that run outside the
     ``c10d::`` call that asked for them, on another thread."""
 
-    collective: str = "all_reduce"
+    collective: NamePart = "all_reduce"
 
     def describe(self):
         return f"backend {self.collective} ops outside their c10d call / all"
@@ -458,8 +491,8 @@ class BackendOutsideCall(Measure):
 class EnclosedShare(Measure):
     """The share of rank 0's ``inner`` events that an event whose name holds ``outer`` encloses, on one thread."""
 
-    inner: str
-    outer: str
+    inner: Event
+    outer: NamePart
 
     def describe(self):
         return f"{self.inner} inside *{self.outer}* / all {self.inner}"
@@ -469,7 +502,7 @@ class EnclosedShare(Measure):
 class CollectivesPerStep(Measure):
     """The fewest backend ops of ``collective`` that start in any one ``ProfilerStep`` of rank 0."""
 
-    collective: str = "all_reduce"
+    collective: NamePart = "all_reduce"
 
     def describe(self):
         return f"fewest {self.collective} ops in a ProfilerStep"
@@ -516,8 +549,8 @@ class PerStepFall(Measure):
     """The ``baseline`` recording's median ``count`` per ProfilerStep over this recording's: ``ops`` (every op),
     ``aten_ops`` (ops named ``aten::``) or ``kernels`` (by their launch call's start)."""
 
-    count: str
-    baseline: str
+    count: Literal["ops", "aten_ops", "kernels"]
+    baseline: RunId
 
     def describe(self):
         return f"{self.count} per step, {self.baseline} / this recording"
@@ -529,9 +562,9 @@ class NamedInRegion(Measure):
     region ``region`` holds, at any depth: for names that carry a hash or a number (``## Call CompiledFxGraph
     <hash> ##``)."""
 
-    region: str
-    prefix: str
-    containing: str = ""
+    region: Event
+    prefix: NamePart
+    containing: NamePart = ""
 
     def describe(self):
         holding = f" holding {self.containing}" if self.containing else ""
@@ -542,7 +575,7 @@ class NamedInRegion(Measure):
 class FirstOverMedian(Measure):
     """The first occurrence of ``region`` over the median of the others."""
 
-    region: str
+    region: Event
 
     def describe(self):
         return f"first {self.region} / median later {self.region}"
@@ -552,7 +585,7 @@ class FirstOverMedian(Measure):
 class CallsThatCompile(Measure):
     """How many occurrences of the region ``region`` hold a torch.compile compilation."""
 
-    region: str
+    region: Event
 
     def describe(self):
         return f"{self.region} occurrences that compiled"
@@ -582,9 +615,9 @@ class KernelSpread(Measure):
     ``"mean"``) of its durations over their median: the largest when ``which`` is "most", the smallest when
     "least"."""
 
-    name_contains: str
-    statistic: str
-    which: str
+    name_contains: NamePart
+    statistic: Literal["mean", "p95", "max"]
+    which: LeastOrMost
 
     def describe(self):
         return f"{self.statistic} / median of a kernel named *{self.name_contains}*, the {self.which} over them"
@@ -594,8 +627,8 @@ class KernelSpread(Measure):
 class OpMedianOver(Measure):
     """The median duration of the op ``op`` here over its median duration in the recording ``baseline``."""
 
-    op: str
-    baseline: str
+    op: Event
+    baseline: RunId
 
     def describe(self):
         return f"median {self.op}, this trace / {self.baseline}"
@@ -606,8 +639,8 @@ class FreesInRegion(Measure):
     """How many frees the trace's memory events record inside the first or the last occurrence of the region
     ``region`` (``which``: "first" or "last"), on its thread."""
 
-    region: str
-    which: str
+    region: Event
+    which: FirstOrLast
 
     def describe(self):
         return f"frees recorded in the {self.which} {self.region}"
@@ -617,7 +650,7 @@ class FreesInRegion(Measure):
 class QueriesInside(Measure):
     """The share of the occupancy queries (``cudaOccupancy…`` calls) made inside an op whose name holds ``op``."""
 
-    op: str
+    op: NamePart
 
     def describe(self):
         return f"occupancy queries inside an op named *{self.op}* / all queries"
@@ -629,8 +662,8 @@ class FreedInside(Measure):
     CPU (``memory="cpu"``) or device memory columns: minus its self memory over its memory less its self memory.
     1 when a region frees, between its ops, all that they allocated."""
 
-    name: str
-    memory: str = "cpu"
+    name: Event
+    memory: Time = "cpu"
 
     def describe(self):
         return f"{self.name}'s frees / its ops' allocations, {self.memory} memory"
@@ -642,7 +675,7 @@ class CommunicationByCall(Measure):
     (``nccl:all_reduce``) launched, joined by correlation whatever the kernels' names
     (``profguide.analysis.collectives.communication_by_call``)."""
 
-    call: str
+    call: Event
 
     def describe(self):
         return f"communication kernel time launched by {self.call} / all communication kernel time"
@@ -653,7 +686,7 @@ class CommunicationKernelNamed(Measure):
     """The share of the communication kernels' time, added one by one, of the kernels whose name holds
     ``contains``."""
 
-    contains: str
+    contains: NamePart
 
     def describe(self):
         return f"time of communication kernels named *{self.contains}* / all communication kernel time"
@@ -666,9 +699,9 @@ class KernelsDecoded(Measure):
     family splits write it: ``yes``/``no`` for tensor cores, ``unknown`` where the name does not say), or with
     ``count`` how many of them."""
 
-    family: str
-    field: str = ""
-    value: str = ""
+    family: KernelFamily
+    field: FamilyField = ""
+    value: FamilyValue = ""
     count: bool = False
 
     def describe(self):
@@ -685,8 +718,8 @@ class RankHostShare(Measure):
     activity's time under that name (a region's, among the activity's three largest)."""
 
     rank: int
-    activity: str
-    label: str = ""
+    activity: HostActivity
+    label: Event = ""
 
     def describe(self):
         under = f", under {self.label}" if self.label else ""
@@ -739,9 +772,9 @@ class RegionTimeRatio(Measure):
     directly under it (``"in ops"``) or in no op (``"outside ops"``), over the most of the occurrences of ``other``
     that start after it."""
 
-    region: str
-    other: str
-    part: str
+    region: Event
+    other: Event
+    part: Literal["in all", "in ops", "outside ops"]
 
     def describe(self):
         return f"first {self.region}'s time {self.part} / the most of a later {self.other}'s"
@@ -752,8 +785,8 @@ class LaunchedBy(Measure):
     """Of the kernels whose name holds ``kernels`` (in lower case) and whose launch call the trace holds, the share
     that one of the calls named ``calls`` launched (``cuLaunchKernel``, ``cudaGraphLaunch``…)."""
 
-    calls: tuple[str, ...]
-    kernels: str = "triton"
+    calls: tuple[Event, ...]
+    kernels: NamePart = "triton"
 
     def describe(self):
         return f"kernels named *{self.kernels}* launched by {' or '.join(self.calls)} / all such kernels launched"
@@ -764,7 +797,7 @@ class CompileMarker(Measure):
     """One number ``profguide explain`` reports of what torch.compile left in the trace: a key of
     ``profguide.analysis.compile.compile_markers`` (``cuda_graph_launches``, ``triton_kernels``…)."""
 
-    key: str
+    key: CompileKey
 
     def describe(self):
         return f"explain's compile {self.key}"
@@ -775,9 +808,9 @@ class SelfTimeRatio(Measure):
     """The self time (the part no event under it covers) of the first event whose name starts with ``prefix``
     inside the first ``region``, over the same inside the first ``other``."""
 
-    prefix: str
-    region: str
-    other: str
+    prefix: NamePart
+    region: Event
+    other: Event
 
     def describe(self):
         return f"self time of {self.prefix}…, in {self.region} / in {self.other}"
@@ -787,7 +820,7 @@ class SelfTimeRatio(Measure):
 class MedianStepRatio(Measure):
     """This recording's median ``ProfilerStep`` over the ``baseline`` recording's."""
 
-    baseline: str
+    baseline: RunId
 
     def describe(self):
         return f"median ProfilerStep, this recording / {self.baseline}"
@@ -797,7 +830,7 @@ class MedianStepRatio(Measure):
 class CompileShare(Measure):
     """The first occurrence of the region ``region``: the time of the compilations inside it over its duration."""
 
-    region: str
+    region: Event
 
     def describe(self):
         return f"compiling / duration, the first {self.region}"
@@ -811,10 +844,10 @@ class RegionShare(Measure):
     ProfilerSteps' (``time="cpu"``), or the GPU time launched inside them over all that the trace joins to an op or
     region (``"device"``). ``among`` set: 1 when this share is the largest of those regions' shares, else 0."""
 
-    region: str
-    time: str = "cpu"
-    passes: str = "both"
-    among: tuple[str, ...] = ()
+    region: Event
+    time: Time = "cpu"
+    passes: Literal["forward", "backward", "both"] = "both"
+    among: tuple[Event, ...] = ()
 
     def describe(self):
         what = f"{self.region} {self.passes} {self.time} time / all steps'"
@@ -825,7 +858,7 @@ class RegionShare(Measure):
 class RegionCount(Measure):
     """How many calls of the ``record_function`` region ``region`` the trace holds (0 when none)."""
 
-    region: str
+    region: Event
 
     def describe(self):
         return f"calls of the region {self.region}"
@@ -835,8 +868,8 @@ class RegionCount(Measure):
 class BackwardOverForward(Measure):
     """The backward functions joined to the region ``region``: their CPU (or device) time over its calls'."""
 
-    region: str
-    time: str = "cpu"
+    region: Event
+    time: Time = "cpu"
 
     def describe(self):
         return f"{self.region} backward {self.time} time / its forward's"
@@ -847,8 +880,8 @@ class KernelsPerCall(Measure):
     """The GPU ops (kernels, copies, sets) launched inside the calls of the region ``region`` (the forward alone),
     or of the modules of the class ``module``, per call."""
 
-    region: str = ""
-    module: str = ""
+    region: Event = ""
+    module: Module = ""
 
     def describe(self):
         return f"GPU ops launched per call of {self.region or 'module ' + self.module}"
@@ -860,8 +893,8 @@ class ModuleShare(Measure):
     events) over all the GPU time that the trace joins to an op or region; with ``ops``, that of the ops so named
     inside those calls over the modules' own."""
 
-    module: str
-    ops: tuple[str, ...] = ()
+    module: Module
+    ops: tuple[Event, ...] = ()
 
     def describe(self):
         if self.ops:
@@ -874,8 +907,8 @@ class DiffRowRatio(Measure):
     """The row ``name`` of ``profguide diff``'s ``rows`` (kernels or ops), from the run this one is compared with to
     this one: its time per step after over before."""
 
-    rows: str
-    name: str
+    rows: DiffRowKind
+    name: DiffRow
 
     def describe(self):
         return f"diff from the run compared with: {self.rows} {self.name}, time after / before"

@@ -19,6 +19,9 @@ from profguide.errors import RecordingError
 # Bump when the way recordings are made changes what they contain (2: one fresh process per recording).
 RECORDING_FORMAT = 2
 SNIPPETS_PACKAGE = "snippets"
+# Where a recording meant for CUDA keeps its CPU run once a GPU run has replaced its CPU stand-in: the folder
+# of that name in its own. Claims about the CPU are checked on it (``needs_cpu_run``).
+CPU_RUN = "cpu"
 
 
 def module_path(root, module):
@@ -119,10 +122,10 @@ def readable_meta(folder):
         return None
 
 
-def recording_state(recording, root, generated):
-    """("fresh" | "stale" | "missing" | "broken", meta or None) for the committed recording."""
+def folder_state(recording, root, folder):
+    """("fresh" | "stale" | "missing" | "broken", meta or None) for a run of ``recording`` in ``folder``."""
     try:
-        meta = read_meta(Path(generated) / recording.id)
+        meta = read_meta(folder)
     except RecordingError:
         return "broken", None
     if meta is None:
@@ -130,3 +133,28 @@ def recording_state(recording, root, generated):
     if meta.get("cache_key") != cache_key(recording, root):
         return "stale", meta
     return "fresh", meta
+
+
+def recording_state(recording, root, generated):
+    """("fresh" | "stale" | "missing" | "broken", meta or None) for the committed recording."""
+    return folder_state(recording, root, Path(generated) / recording.id)
+
+
+def needs_cpu_run(recording):
+    """Whether ``recording`` must keep its CPU run beside a GPU run: it is meant for CUDA, and some claim of it
+    is about the CPU."""
+    return recording.device == "cuda" and any(claim.device == "cpu" for claim in recording.claims)
+
+
+def cpu_run_state(recording, root, generated):
+    """The state of the CPU run a recording keeps beside its GPU run (``CPU_RUN``), as ``folder_state`` gives it,
+    or "not needed" (with the meta of what the folder holds) while the folder holds a CPU run itself or the
+    recording needs none: (state, meta or None)."""
+    folder = Path(generated) / recording.id
+    meta = readable_meta(folder)
+    if not needs_cpu_run(recording) or meta is None or meta.get("device") != "cuda":
+        return "not needed", meta
+    state, kept = folder_state(recording, root, folder / CPU_RUN)
+    if kept is not None and kept.get("device") != "cpu":
+        return "broken", kept
+    return state, kept

@@ -7,7 +7,7 @@ import pytest
 
 from profguide.site import cheatsheet
 from profguide.site.catalogue import REAL_TRACES, RECORDINGS
-from profguide.site.claims import HOLDS, NOT_CHECKED, ClaimCheck
+from profguide.site.claims import HOLDS, WAITS, ClaimCheck
 from profguide.site.fragments import FragmentError
 from profguide.site.recordings import Claim, RowValue
 
@@ -42,7 +42,7 @@ def test_a_value_is_put_as_a_share_a_ratio_a_count_or_yes_and_no(value, words):
 
 def test_a_claim_made_for_each_device_is_quoted_by_the_check_that_applies(monkeypatch):
     monkeypatch.setattr(cheatsheet, "SIGNS", SIGNS)
-    waiting = check("it holds", 0.5, NOT_CHECKED, claim_device="cuda")
+    waiting = check("it holds", 0.5, WAITS, claim_device="cuda")
     assert "waits for a GPU run (`rec`)" in cheatsheet.cheat_sheet([waiting])
     text = cheatsheet.cheat_sheet([waiting, check("it holds", 0.25, HOLDS)])
     assert "freed 25% (`rec`" in text and "waits" not in text

@@ -87,7 +87,7 @@ def test_a_mark_entry_says_what_was_measured_on_which_run_or_what_a_gpu_run_will
     assert (done["state"], done["label"]) == ("holds", "✓")
     assert done["title"] == "Checked: recorded ProfilerSteps = 1, and the words need ≥ 1. Run: a run."
     waiting = claims.ClaimCheck("r", Claim("a.md", "words", StepCount(), at_least=1, device="cuda"), None,
-                                claims.NOT_CHECKED, "cpu", "claim-r-1", "r, recorded on a CPU")
+                                claims.WAITS, "cpu", "claim-r-1", "r, recorded on a CPU")
     waits = claims.mark_entry(waiting)
     assert (waits["state"], waits["label"]) == ("waits", "waits for a GPU run")
     assert waits["title"].startswith("Not checked yet: a prediction about GPU runs, and this page shows r, recorded")
