@@ -1,16 +1,21 @@
 """profguide.site.claims: each measure on traces where the answer is known, and what a check concludes."""
 
 import dataclasses
+import json
 from types import SimpleNamespace
 
 import pytest
 
+from profguide.analysis.diff import side_of, trace_diff
+from profguide.analysis.verdict import summarise
+from profguide.errors import RecordingError
 from profguide.site import claims, marks, recordings
 from profguide.site.catalogue import REAL_TRACES, RECORDINGS, by_id
 from profguide.site.data import RealTraceData, RecordingData
 from profguide.site.recordings import (
     BackendOutsideCall,
     BackwardOverForward,
+    CallsThatCompile,
     Claim,
     CollectivesPerStep,
     ColumnShare,
@@ -22,14 +27,19 @@ from profguide.site.recordings import (
     CompileMarker,
     CompileShare,
     CpuShare,
+    DeviceSetupShare,
     DeviceShare,
     DiffRowRatio,
+    DiffRows,
+    DiffValue,
     EnclosedShare,
     Encloses,
+    FirstOverMedian,
     FirstOverRest,
     FreedInside,
     FreesInRegion,
     GpuBusyShare,
+    IdleBelowHtas,
     IdleShare,
     KernelsJoined,
     KernelsPerCall,
@@ -57,6 +67,7 @@ from profguide.site.recordings import (
     RegionShare,
     RegionTimeRatio,
     RowValue,
+    RuleFixed,
     SelfTimeRatio,
     SlowestOverFastest,
     StepCount,
@@ -317,14 +328,24 @@ def test_communication_hidden_over_the_trace_and_exposed_in_the_least_and_most_e
     assert claims.measured(CommunicationExposed("most"), data(gpu("gemm", 0, 5))) is None
 
 
-PART_THREE_MEASURES = [RanksNamed(), BackendOutsideCall(), EnclosedShare("c10d::allreduce_", "AccumulateGrad"),
-                       CollectivesPerStep(), CommStreamShare(), StragglerIs(1), StragglerWait(), RanksLineUp()]
+# What each measure of ranks and collectives gives on one rank that calls no collective, and why.
+PART_THREE_MEASURES = [
+    (RanksNamed(), 0.0),  # its one trace has no distributedInfo: none of its one rank names itself
+    (BackendOutsideCall(), None),  # no backend op of an all_reduce, in a call or out of one
+    (EnclosedShare("c10d::allreduce_", "AccumulateGrad"), None),  # no c10d::allreduce_ to be enclosed
+    (CollectivesPerStep(), None),  # no ProfilerStep to count them in
+    (CommStreamShare(), None),  # no communication kernel, so no stream of its own
+    (StragglerIs(1), None),  # one rank is no job: no straggler,
+    (StragglerWait(), None),  # no wait for one,
+    (RanksLineUp(), None),  # and no ranks to line up
+]
 
 
-@pytest.mark.parametrize("measure", PART_THREE_MEASURES, ids=lambda measure: type(measure).__name__)
-def test_a_measure_of_ranks_and_collectives_cannot_be_taken_on_one_rank_without_collectives(measure):
+@pytest.mark.parametrize(("measure", "expected"), PART_THREE_MEASURES,
+                         ids=[type(measure).__name__ for measure, _ in PART_THREE_MEASURES])
+def test_what_each_measure_of_ranks_and_collectives_gives_on_one_rank_without_collectives(measure, expected):
     one = RecordingData.of(TINY, None, meta={"device": "cpu", "ranks": 1}, traces=(make_trace(cpu("aten::mm", 0, 5)),))
-    assert claims.measured(measure, one) in (None, 0.0)
+    assert claims.measured(measure, one) == expected  # == tells None (not measured) from 0.0
 
 
 def test_the_straggler_is_one_rank_of_the_committed_straggler_recording():
@@ -557,3 +578,132 @@ def test_the_kernels_joined_to_no_op_and_whether_they_all_run_before_the_first_j
     assert claims.measured(KernelsJoined(before=True), lane(0, 10, 20)) == 1
     assert claims.measured(KernelsJoined(before=True), lane(0, 70)) == pytest.approx(1 / 2)
     assert claims.measured(KernelsJoined(before=True), lane()) is None  # every kernel is joined
+
+
+def summarised(*events, device="cpu"):
+    """``data`` with explain's summary of its trace, as the build's data has it."""
+    found = data(*events, device=device)
+    found.summary = summarise(found.trace)
+    return found
+
+
+def test_device_setup_share_is_the_hosts_set_up_calls_over_explains_window():
+    # explain's window runs from the first kernel's start to the last one's end: 100 to 400 µs, 300 µs. In it the
+    # host is in cudaMalloc from 150 to 210 and, on another thread, in cudaStreamCreate from 180 to 240: their
+    # union is 150 to 240, 90 µs, 0.3 of the window. The cudaFree before the window and a quick launch count not.
+    found = summarised(gpu("gemm", 100, 50), gpu("gemm", 300, 100), cpu("cudaFree", 0, 50, kind="runtime"),
+                       cpu("cudaMalloc", 150, 60, kind="runtime"),
+                       cpu("cudaStreamCreate", 180, 60, kind="runtime", tid=2),
+                       cpu("cudaLaunchKernel", 290, 5, kind="runtime"), device="cuda")
+    assert claims.measured(DeviceSetupShare(), found) == pytest.approx(0.3)
+    assert claims.measured(DeviceSetupShare(), summarised(cpu("aten::mm", 0, 5))) is None  # no GPU work, no window
+
+
+def test_idle_below_htas_sets_htas_own_idle_share_from_its_reference_against_explains(tmp_path):
+    # explain's window runs from 0 to 40 µs, the GPU busy from 0 to 10 and from 30 to 40: idle 20 µs of 40, a
+    # share of 0.5. The reference says HTA found the same file idle 62.5% of its window: 0.625 - 0.5 = 0.125.
+    reference = tmp_path / claims.HTA_REFERENCE
+    reference.parent.mkdir(parents=True)
+    reference.write_text(json.dumps({"hta_version": "0.5.0", "traces": {
+        "t.json.gz": {"idle_pct": 62.5, "idle_pct_exact": 62.5}, "broken.json.gz": {"error": "ValueError: x"}}}))
+
+    def real(file, *events):
+        spec = SimpleNamespace(id="real", file=f"docs/traces/{file}", files=())
+        return RealTraceData.of(spec, tmp_path, tmp_path / "out", traces=(make_trace(*events),))
+
+    kernels = gpu("a", 0, 10), gpu("b", 30, 10)
+    assert claims.measured(IdleBelowHtas(), real("t.json.gz", *kernels)) == pytest.approx(0.125)
+    assert claims.measured(IdleBelowHtas(), real("broken.json.gz", *kernels)) is None  # HTA could not analyse it
+    assert claims.measured(IdleBelowHtas(), real("absent.json.gz", *kernels)) is None  # not in the reference
+    assert claims.measured(IdleBelowHtas(), real("t.json.gz", cpu("aten::mm", 0, 5))) is None  # no GPU work
+    ours = RecordingData.of(TINY, tmp_path, meta={"device": "cuda", "ranks": 1}, traces=(make_trace(*kernels),))
+    assert claims.measured(IdleBelowHtas(), ours) is None  # HTA's answers are at hand for the real traces alone
+
+
+ITERATOR = "enumerate(DataLoader)#_{}DataLoaderIter.__next__"
+
+
+def loader_steps(step_us, loading_us, iterator, ops):
+    """Three steps of ``step_us`` on one thread, each loading a batch for ``loading_us`` through the DataLoader
+    iterator ``iterator`` (None: no DataLoader), then running the ops ``ops``, 10 µs each."""
+    events = []
+    for number in range(3):
+        start = number * step_us
+        events.append(cpu(f"ProfilerStep#{number + 2}", start, step_us, kind="annotation"))
+        if iterator:
+            events.append(cpu(ITERATOR.format(iterator), start, loading_us, kind="annotation"))
+        events += [cpu(name, start + loading_us + 10 * index, 10) for index, name in enumerate(ops)]
+    return make_trace(*events)
+
+
+def after_of(before, after):
+    """The data of ``after`` as a claim on it sees it: its summary, the run it is compared with, and the diff."""
+    return SimpleNamespace(summary=summarise(after), compared_run=SimpleNamespace(summary=summarise(before)),
+                           diff=trace_diff(side_of(before, "before.json"), side_of(after, "after.json")))
+
+
+# Before: steps of 100 µs, each loading its batch for 60 µs in the main process, then an mm and an add. After:
+# steps of 50 µs, each waiting 10 µs for a worker's batch, then the same mm and a mul.
+WITHOUT_WORKERS = loader_steps(100, 60, "SingleProcess", ("aten::mm", "aten::add"))
+WITH_WORKERS = loader_steps(50, 10, "MultiProcessing", ("aten::mm", "aten::mul"))
+
+
+def test_a_diff_value_is_a_part_of_a_quantity_of_the_diff_from_the_compared_run():
+    found = after_of(WITHOUT_WORKERS, WITH_WORKERS)
+    # The median step goes from 100 µs to 50: a ratio of 0.5, a change of -50 µs.
+    assert claims.measured(DiffValue("step_us"), found) == pytest.approx(0.5)
+    assert claims.measured(DiffValue("step_us", "change"), found) == pytest.approx(-50)
+    # Data loading goes from 60 µs of each step to 10: a ratio of 1/6.
+    assert claims.measured(DiffValue("host_us", "ratio", "data loading"), found) == pytest.approx(1 / 6)
+    # From a run that loaded no data there is nothing to divide by.
+    unloaded = after_of(loader_steps(100, 0, None, ("aten::mm",)), WITH_WORKERS)
+    assert claims.measured(DiffValue("host_us", "ratio", "data loading"), unloaded) is None
+
+
+def test_diff_rows_count_the_rows_of_the_diff_from_the_compared_run_with_a_status():
+    found = after_of(WITHOUT_WORKERS, WITH_WORKERS)
+    # Of the ops: the add is gone, the mul is new, the mm is the same (once a step, 10 µs); no kernel on either.
+    assert claims.measured(DiffRows("ops", "removed"), found) == 1
+    assert claims.measured(DiffRows("ops", "added"), found) == 1
+    assert claims.measured(DiffRows("ops", "same"), found) == 1
+    assert claims.measured(DiffRows("ops", "changed"), found) == 0
+    assert claims.measured(DiffRows("kernels", "removed"), found) == 0
+
+
+def test_a_rule_is_fixed_when_it_fires_on_the_compared_run_and_not_on_this_one():
+    # dataloader-without-workers fires when the single-process iterator holds over 5% of the steps: 60% before,
+    # and after no step holds that iterator at all.
+    fixed = RuleFixed("dataloader-without-workers")
+    assert claims.measured(fixed, after_of(WITHOUT_WORKERS, WITH_WORKERS)) == 1
+    assert claims.measured(fixed, after_of(WITH_WORKERS, WITHOUT_WORKERS)) == 0  # it fires on this one
+    assert claims.measured(fixed, after_of(WITHOUT_WORKERS, WITHOUT_WORKERS)) == 0  # on both
+    assert claims.measured(fixed, after_of(WITH_WORKERS, WITH_WORKERS)) == 0  # on neither
+
+
+@pytest.mark.parametrize("measure", [DiffValue("step_us"), DiffRows("ops", "removed"),
+                                     RuleFixed("dataloader-without-workers")], ids=lambda m: type(m).__name__)
+def test_a_measure_of_a_diff_cannot_be_taken_on_a_run_compared_with_none(tmp_path, measure):
+    alone = RecordingData.of(TINY, tmp_path, meta={"device": "cpu", "ranks": 1}, traces=(WITH_WORKERS,))
+    with pytest.raises(RecordingError, match="is compared with no run"):
+        claims.measured(measure, alone)
+
+
+def test_first_over_median_sets_the_first_occurrence_against_the_median_of_the_others():
+    # The call ran for 1000 µs, then 10, 30 and 20: the median of the later three is 20, and 1000 / 20 = 50.
+    found = data(*(cpu("call", start, dur, kind="annotation") for start, dur in ((0, 1000), (1000, 10), (1100, 30),
+                                                                                 (1200, 20))))
+    assert claims.measured(FirstOverMedian("call"), found) == 50
+    # Steps of 90, 30, 20 and 45 µs: the median of the later three is 30, and 90 / 30 = 3.
+    assert claims.measured(FirstOverMedian("ProfilerStep"), data(*steps(90, 30, 20, 45))) == 3
+    assert claims.measured(FirstOverMedian("call"), data(cpu("call", 0, 5, kind="annotation"))) is None  # no other
+    assert claims.measured(FirstOverMedian("absent"), found) is None
+
+
+def test_calls_that_compile_count_the_calls_holding_a_compilation_on_their_own_thread():
+    # Three calls: the first holds a dynamo with compile_inner inside it (one compilation, counted once), the
+    # second none of its own (the dynamo during it runs on another thread), the third a dynamo: two compiled.
+    found = data(cpu("call", 0, 100, kind="annotation"), cpu("dynamo", 5, 90), cpu("_compile.compile_inner", 10, 80),
+                 cpu("call", 200, 20, kind="annotation"), cpu("dynamo", 202, 10, tid=2),
+                 cpu("call", 300, 100, kind="annotation"), cpu("dynamo", 305, 50))
+    assert claims.measured(CallsThatCompile("call"), found) == 2
+    assert claims.measured(CallsThatCompile("absent"), found) is None  # no call to count
