@@ -3,7 +3,7 @@
 import pytest
 from sybil.example import SybilFailure
 
-from tests.docs_collection import docs_sybil
+from tests.docs_collection import check_output, docs_sybil
 
 
 def examples(tmp_path, text):
@@ -27,7 +27,10 @@ def test_output_that_matches_passes(tmp_path):
 
 def test_an_ellipsis_stands_for_any_text(tmp_path):
     page = "```python\nprint('trace_123456.json')\n```\n\n<!-- output -->\n```text\ntrace_...json\n```\n"
-    run(examples(tmp_path, page))
+    found = examples(tmp_path, page)
+    # The block, then the output check: with nothing collected, running them would pass for want of a check.
+    assert [example.region.evaluator is check_output for example in found] == [False, True]
+    run(found)
 
 
 def test_output_that_differs_fails_and_shows_both(tmp_path):

@@ -127,10 +127,14 @@ def test_a_folder_against_a_file_is_a_usage_error(tmp_path):
 def test_the_fixed_loop_lists_the_rules_it_no_longer_fires_and_counts_a_reshaped_op_as_one():
     before, after = file_sides(recording("reading-anti-patterns"), recording("reading-anti-patterns-fixed"))
     found = trace_diff(before, after)
-    fired = [[row["rule"] for row in side["summary"]["findings"]] for side in (before, after)]
-    assert found["rules"]["gone"] == [rule for rule in fired[0] if rule not in fired[1]]
-    assert found["rules"]["new"] == [rule for rule in fired[1] if rule not in fired[0]]
-    assert found["rules"]["gone"], "the fixed loop fires fewer rules"
+    # The loop (snippets/reading/anti_patterns.py) makes six mistakes and the fixed one none. On the CPU, where
+    # both ran, five of them show: the convolution's bias before a batch norm, bf16 matrix multiplies of 100 (not
+    # a multiple of 8), DataParallel, the single-tensor optimizer and zeroed gradients. The sixth, a tensor made
+    # on the CPU and copied to the device, copies nothing on a CPU. So those five are gone, and none is new or kept.
+    assert sorted(found["rules"]["gone"]) == ["conv-bias-before-batch-norm", "data-parallel",
+                                              "half-matmul-not-multiple-of-8", "single-tensor-optimizer",
+                                              "zero-grad-zeroes"]
+    assert found["rules"]["new"] == [] and found["rules"]["kept"] == []
     assert ", ".join(found["rules"]["gone"]) in found["sentence"]
     # the convolution's shapes changed (no bias): by name and shapes it is one row gone and one new, but the
     # sentence speaks of ops by name, and no op by name is new or gone

@@ -149,8 +149,10 @@ def test_kineto_layout_and_one_line_json_both_stream():
     kineto = TRACES / "a100_nccl_2rank_rank0.json.gz"
     one_line = TRACES / "nccl_128rank_sampled_rank0.json.gz"
     assert b"},\n" not in gzip.decompress(one_line.read_bytes())
-    assert loader.load_streaming(kineto) is not None
-    assert loader.load_streaming(one_line) is not None
+    for path in (kineto, one_line):  # each is streamed (None: it was not), to what the whole file parsed gives
+        streamed = loader.load_streaming(path)
+        assert streamed is not None, path.name
+        same_columns(streamed, trace.parse(loader.read_bytes(path), path))
 
 
 def test_a_comma_and_newline_inside_an_event_is_no_cut(tmp_path, monkeypatch):
