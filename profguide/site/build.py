@@ -168,15 +168,16 @@ def render_and_check(data, included, root, check, state, action, vocabulary):
     up in their runs and ``vocabulary``): (Status, checks)."""
     recording = data.recording
     try:
-        files = rendered(data, included)
         checks = claims.check(recording, data, Path(root) / "docs", vocabulary)
-    except (FragmentError, RecordingError, TraceError) as error:
+    except (RecordingError, TraceError) as error:
         return Status(recording.id, state, action, (f"{recording.id}: {error}",)), []
-    done, problems = settle(data.folder, files, set(data.files), check)
-    if action == "kept":
-        action = done
-    problems += ["claim " + c.line() for c in claims.failed(checks)]
-    return Status(recording.id, state, action, tuple(problems)), checks
+    problems = ["claim " + c.line() for c in claims.failed(checks)]
+    try:  # a fragment that cannot be made is a problem of its own: the claims are checked all the same
+        files = rendered(data, included)
+    except (FragmentError, RecordingError, TraceError) as error:
+        return Status(recording.id, state, action, (f"{recording.id}: {error}", *problems)), checks
+    done, unsettled = settle(data.folder, files, set(data.files), check)
+    return Status(recording.id, state, done if action == "kept" else action, (*unsettled, *problems)), checks
 
 
 def benchmark_results(root, path):

@@ -845,7 +845,7 @@ def allowed(kind, measure, data):
         found = data.diff.get(measure.field)
         return set(found) if isinstance(found, dict) else set()
     if kind == "diff row":
-        return {row["name"] for row in data.diff[measure.rows]}
+        return {row["name"] for row in data.diff.get(measure.rows, ())}
     if kind == "family value" and family_values(measure.field) is not None:
         return family_values(measure.field)
     if kind == "compile marker":
@@ -893,7 +893,8 @@ def runs_read(claim, data):
         runs.append(cpu)
     if getattr(data.recording, "compared_with", ""):
         runs.append(data.compared_run)
-    runs += [data.sibling(value) for _, value, kind in strings_of(claim.measure) if kind == "run"]
+    named = allowed("run", claim.measure, data)
+    runs += [data.sibling(value) for _, value, kind in strings_of(claim.measure) if kind == "run" and value in named]
     return runs
 
 
@@ -975,36 +976,44 @@ def misnamed_words(unknown):
     return "; ".join(words) + ": a misspelling?"
 
 
+def judged(claim, data, run, refused, names, vocabulary):
+    """(value, outcome, reason) of a claim its page makes: ``run`` is the run it is checked on (or None, with
+    ``refused`` saying why), ``names`` the Vocabulary of ``data`` itself; its other runs and ``vocabulary`` are
+    looked in only for a name ``data`` lacks."""
+    def known():
+        yield names()
+        yield run_names(runs_read(claim, data))
+        if vocabulary is not None:
+            yield vocabulary
+
+    unknown = unknown_strings(claim.measure, run or data, known)
+    if unknown:
+        return None, MISNAMED, misnamed_words(unknown)
+    if refused:
+        return None, *refused
+    value = measured(claim.measure, run)
+    return value, HOLDS if holds(claim, value) else FAILS, ""
+
+
 def check(recording, data, docs, vocabulary=None):
     """Check every claim of ``recording`` against its data and its page under ``docs``: a claim's words must lie
     inside a mark on its page (``profguide.site.marks``), and each name it measures must be known: held by a
-    run it reads or by ``vocabulary`` (``vocabulary(root)``: torch's operators, the real traces' names)."""
+    run it reads or by ``vocabulary`` (``vocabulary(root)``: torch's operators, the real traces' names). A claim
+    whose run cannot be read is not checked, and says why."""
     checks = []
     names = functools.cache(lambda: run_names([data]))
     for number, claim in enumerate(recording.claims, 1):
         page = Path(docs) / claim.page
         words = marks.marked(page.read_text()) if page.is_file() else []
-        on_page = any(marks.holds_words(marked, claim.says) for marked in words)
-        run, refused = checked_run(claim, data)
-        value, reason = None, ""
-
-        def known(claim=claim):
-            """Where to look a name up, nearest first: only a name the run lacks costs the others."""
-            yield names()
-            yield run_names(runs_read(claim, data))
-            if vocabulary is not None:
-                yield vocabulary
-
-        unknown = unknown_strings(claim.measure, run or data, known)
-        if not on_page:
-            outcome = NOT_ON_PAGE
-        elif unknown:
-            outcome, reason = MISNAMED, misnamed_words(unknown)
-        elif refused:
-            outcome, reason = refused
+        run = None
+        if not any(marks.holds_words(marked, claim.says) for marked in words):
+            value, outcome, reason = None, NOT_ON_PAGE, ""
         else:
-            value = measured(claim.measure, run)
-            outcome = HOLDS if holds(claim, value) else FAILS
+            try:
+                run, refused = checked_run(claim, data)
+                value, outcome, reason = judged(claim, data, run, refused, names, vocabulary)
+            except (RecordingError, TraceError) as error:
+                value, outcome, reason = None, NOT_CHECKED, f"cannot be measured: {error}"
         shown = run or data
         checks.append(ClaimCheck(recording.id, claim, value, outcome, shown.meta["device"],
                                  f"claim-{recording.id}-{number}", run_words(shown.meta), reason))

@@ -11,8 +11,8 @@ the recording's data by ``profguide.site.claims`` whenever the site is built.
 Standard library only: ``profguide record`` imports this on a bare GPU machine.
 """
 
-from dataclasses import asdict, dataclass, field
-from typing import Annotated, Literal
+from dataclasses import asdict, dataclass, field, fields
+from typing import Annotated, Literal, get_type_hints
 
 # What each string a measure holds stands for. The claims check (``profguide.site.claims.unknown_names``) looks
 # every one up before it measures, because a misspelt name is not an absent one: a count of the events named
@@ -946,6 +946,14 @@ class Claim:
         if self.at_most is not None:
             parts.append(f"≤ {self.at_most:g}")
         return " and ".join(parts)
+
+
+def runs_compared(claim, recording):
+    """The ids of the other runs a claim of ``recording`` reads: those its measure names (its fields annotated
+    ``RunId``), and the run ``recording`` is compared with."""
+    hints = get_type_hints(type(claim.measure), include_extras=True)
+    named = {getattr(claim.measure, item.name) for item in fields(claim.measure) if hints[item.name] == RunId}
+    return named | ({recording.compared_with} if recording.compared_with else set())
 
 
 def exactly(page, says, measure, value, device=None):

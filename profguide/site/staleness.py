@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 
 from profguide.errors import RecordingError
+from profguide.site.recordings import runs_compared
 
 # Bump when the way recordings are made changes what they contain (2: one fresh process per recording).
 RECORDING_FORMAT = 2
@@ -140,10 +141,16 @@ def recording_state(recording, root, generated):
     return folder_state(recording, root, Path(generated) / recording.id)
 
 
-def needs_cpu_run(recording):
-    """Whether ``recording`` must keep its CPU run beside a GPU run: it is meant for CUDA, and some claim of it
-    is about the CPU."""
-    return recording.device == "cuda" and any(claim.device == "cpu" for claim in recording.claims)
+def needs_cpu_run(recording, recordings=None):
+    """Whether ``recording`` must keep its CPU run beside a GPU run: it is meant for CUDA, and a claim about the
+    CPU is made of it, or of a recording of ``recordings`` (the guide's) compared with it."""
+    if recording.device != "cuda":
+        return False
+    if recordings is None:
+        from profguide.site.catalogue import RECORDINGS as recordings
+    return any(claim.device == "cpu" for claim in recording.claims) or any(
+        claim.device == "cpu" and recording.id in runs_compared(claim, other)
+        for other in recordings for claim in other.claims)
 
 
 def cpu_run_state(recording, root, generated):
