@@ -12,7 +12,7 @@ from xml.sax.saxutils import escape
 from profguide import diff as diff_view
 from profguide import explain
 from profguide import ops_view as ops_markdown
-from profguide.analysis import collectives, memory
+from profguide.analysis import collectives, kernel_resources, memory
 from profguide.analysis import compile as compile_analysis
 from profguide.analysis.communication import communication, step_communication
 from profguide.analysis.compiled_calls import compiled_calls
@@ -20,7 +20,7 @@ from profguide.analysis.host import host_breakdown
 from profguide.analysis.job import trace_summary
 from profguide.analysis.kernels import gemm_throughput
 from profguide.analysis.launches import occupancy_queries
-from profguide.analysis.ops import joined_device_us, module_rows, ops_view, region_rows
+from profguide.analysis.ops import joined_device_us, module_rows, op_rows, ops_view, region_rows
 from profguide.analysis.regions import region_calls, region_tree
 from profguide.analysis.select import first_of, profiler_steps, step_window, steps_total_us
 from profguide.errors import RecordingError, UsageError
@@ -588,7 +588,85 @@ def modules(data):
             + "counts in both rows.\n\n" + source_note(data)}
 
 
+def percent_of(fraction):
+    return "–" if fraction is None else f"{100 * fraction:.3g}%"
+
+
+def resources(data, limit=12):
+    """The kernels of rank 0's trace by footprint, most kernel time first: the threads, registers and shared
+    memory of a block as the trace records them, how many blocks fit on one SM by each limit and in all
+    (``profguide.analysis.kernel_resources``), the theoretical occupancy, and the trace's own occupancy column.
+    Kernels whose short names and footprints agree (ATen's elementwise loops, one per functor) make one row."""
+    groups = {}
+    for launch in kernel_resources.kernel_launches(data.trace_path()):
+        fit = kernel_resources.fit(launch)
+        if fit is not None:
+            key = (kernel_name(launch.name), launch.threads, launch.registers, launch.shared)
+            groups.setdefault(key, []).append((launch, fit))
+    if not groups:
+        raise FragmentError("no kernel whose footprint the trace records (registers, shared memory, block, grid) "
+                            "on a GPU its deviceProperties describe")
+    ranked = sorted(groups.values(), key=lambda found: -sum(launch.dur_us for launch, _ in found))
+
+    def blocks(value):
+        return "–" if value is None else f"{value:,}"
+
+    rows = []
+    for found in ranked[:limit]:
+        launch, fit = found[0]
+        calls = sorted({one.call for one, _ in found if one.call})
+        recorded = [one.recorded for one, _ in found if one.recorded is not None]
+        names = len({one.name for one, _ in found})
+        shown = code_cell(kernel_name(launch.name)) + (f" ({names:,} kernels)" if names > 1 else "")
+        rows.append((shown, ", ".join(code(call) for call in calls) or "–", f"{len(found):,}",
+                     f"{launch.threads:,}", f"{launch.registers:,}", format_size(launch.shared),
+                     *(blocks(fit.by[one]) for one in ("registers", "shared memory", "warps")), f"{fit.blocks:,}",
+                     ", ".join(fit.limited_by), percent_of(fit.theoretical),
+                     percent_of(median(recorded) if recorded else None)))
+    # pg-reflow: on a phone each row reads as a block of labelled cells (docs/assets/figures.css).
+    table = markdown_table(("Kernel", "Launched by", "Launches", "Threads a block", "Registers a thread",
+                            "Shared memory a block", "Blocks by registers", "Blocks by shared memory",
+                            "Blocks by warps", "Blocks an SM", "Limited by", "Theoretical occupancy",
+                            "The trace's occupancy"), rows, "llrrrrrrrrlrr")
+    default = ranked[0][0][0].device.get("sharedMemPerBlock")
+    shown_rows = "every row" if len(ranked) <= limit else f"the {len(rows)} rows with the most time of {len(ranked)}"
+    sentence = ("One row for each kernel and footprint, most kernel time first: " + shown_rows + ". Threads, "
+                "registers and shared memory are the trace's own; the blocks that fit on one SM by each limit are "
+                "worked out from the trace's deviceProperties as CUDA's occupancy calculator does, and the least "
+                "of them, in warps over the most warps an SM holds, is the theoretical occupancy. The last column "
+                "is the median of the trace's est. achieved occupancy, which the profiler caps at the blocks the "
+                "grid gives each SM and works out as if no kernel used more shared memory a block than the "
+                "default limit" + (f", {format_size(default)} here" if isinstance(default, int) else "") + ".")
+    return {"resources.md": f'<div class="pg-reflow" markdown>\n\n{table}\n</div>\n\n{sentence}\n'
+            + source_note(data)}
+
+
+def host_only_ops(data, limit=15):
+    """The ``aten::`` ops of rank 0's trace that launched no GPU work (no device time, their calls of every
+    input shape added up), most CPU time first, with their calls: the views and the allocations."""
+    totals = {}
+    for row in op_rows(data.trace):
+        if row["name"].startswith("aten::"):
+            total = totals.setdefault(row["name"], {"calls": 0, "cpu_us": 0.0, "device_us": 0.0})
+            for column in total:
+                total[column] += row[column]
+    if not any(total["device_us"] for total in totals.values()):
+        raise FragmentError("no aten:: op of this trace launched GPU work: every op would be listed")
+    idle = sorted((name for name, total in totals.items() if not total["device_us"]),
+                  key=lambda name: (-totals[name]["cpu_us"], name))
+    rows = [(code(name), f"{totals[name]['calls']:,}", format_duration(totals[name]["cpu_us"]))
+            for name in idle[:limit]]
+    table = markdown_table(("Op", "Calls", "CPU total"), rows, "lrr")
+    listed = "each of them" if len(rows) == len(idle) else f"the {len(rows)} with the most CPU time"
+    sentence = (f"{len(idle):,} of the trace's {len(totals):,} `aten::` ops, by name, launched no kernel, copy or "
+                f"set in any call; {listed}, by CPU time. A GPU op belongs to the op inside which its launch call "
+                "ran.")
+    return {"host-only-ops.md": table + "\n" + sentence + "\n" + source_note(data)}
+
+
 FRAGMENTS = {
+    "resources.md": resources,
+    "host-only-ops.md": host_only_ops,
     "step-parts.md": step_parts,
     "modules.md": modules,
     "diff.md": diffed,
