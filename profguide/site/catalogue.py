@@ -40,9 +40,11 @@ RECORDINGS = (
     *model_block.RECORDINGS,
 )
 # Traces from machines this project does not own, which pages show with their source (never recorded).
-REAL_TRACES = (*reading_dispatch.REAL_TRACES, *reading_waits.REAL_TRACES, *multigpu.REAL_TRACES,
-               *multigpu_overlap.REAL_TRACES, *multigpu_ranks.REAL_TRACES, *compile_fusion.REAL_TRACES,
-               *compile_regions.REAL_TRACES, *reference_traces.REAL_TRACES)
+REAL_TRACES = (*basics.REAL_TRACES, *reading_table.REAL_TRACES, *reading_dispatch.REAL_TRACES,
+               *reading_waits.REAL_TRACES, *multigpu.REAL_TRACES, *multigpu_overlap.REAL_TRACES,
+               *multigpu_ranks.REAL_TRACES, *compile_fusion.REAL_TRACES, *compile_regions.REAL_TRACES,
+               *model_linear.REAL_TRACES, *model_mlp.REAL_TRACES, *model_attention.REAL_TRACES,
+               *reference_traces.REAL_TRACES)
 
 
 def by_id(recording_id, recordings=RECORDINGS):

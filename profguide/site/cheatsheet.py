@@ -50,9 +50,9 @@ SIGNS = {
         Sign("The same CUDA time on several rows", "Device time is attributed up the nesting",
              "Add up *Self CUDA*, never *CUDA total*",
              "[On a GPU](table.md#on-a-gpu-device-time-and-three-known-confusions)",
-             ("reading-table", "the same kernel time appears on the `aten::linear` row and again on the "
-                               "`aten::addmm` row",
-              "`aten::linear`'s CUDA total: {times} `aten::addmm`'s")),
+             ("reading-table-h100-bert", "the same kernel time appears on the rows of `aten::linear` and again on "
+                                         "those of `aten::addmm`",
+              "`aten::linear`'s device time: {times} `aten::addmm`'s")),
         Sign("*Self CUDA %* above 100", "A region's GPU-side annotation counted as device time",
              "Read the region's device time off the trace",
              "[On a GPU](table.md#on-a-gpu-device-time-and-three-known-confusions)"),
@@ -166,8 +166,9 @@ SIGNS = {
         Sign("A matrix multiply far below the datasheet's TFLOP/s",
              "Small shapes, a slow data type, or layout copies", "Larger shapes, bf16 or TF32, contiguous inputs",
              "[Achieved TFLOP/s](gpu-waits.md#achieved-tflops-against-the-peak)",
-             ("reading-gemm-flops", "should reach more than half of the datasheet's peak",
-              "the matrix multiply at {share} of the datasheet's peak TFLOP/s")),
+             ("reading-h100-qwen-gemms", "the multiply with the most kernel time reaches more than half of the "
+                                         "datasheet's bf16 peak, but not two thirds",
+              "the matrix multiply with the most kernel time at {share} of the datasheet's peak TFLOP/s")),
         Sign("An `Activity Buffer Request` event", "The profiler allocating buffers for CUPTI mid-step",
              "Treat that step as distorted; record after a warm-up",
              "[The Activity Buffer Request](footprint.md#on-a-gpu-the-activity-buffer-request)"),

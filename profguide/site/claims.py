@@ -20,7 +20,7 @@ from typing import Annotated, Literal, get_args, get_origin, get_type_hints
 
 import numpy as np
 
-from profguide.analysis import collectives
+from profguide.analysis import collectives, kernel_resources
 from profguide.analysis.communication import communication, step_communication
 from profguide.analysis.compile import compile_markers, step_counts
 from profguide.analysis.compiled_calls import compiled_calls
@@ -28,18 +28,29 @@ from profguide.analysis.diff import TraceDiff
 from profguide.analysis.families import FAMILY_WORDS, Family, family_values, kernel_family, split_label
 from profguide.analysis.host import CPU_ACTIVITIES, host_breakdown
 from profguide.analysis.idle import IDLE_CAUSES, busy_intervals, idle_breakdown
-from profguide.analysis.intervals import union_length
+from profguide.analysis.intervals import inside_any, union_length
 from profguide.analysis.kernels import gemm_throughput, kernel_rows, top_kernels
 from profguide.analysis.launches import launch_delays, occupancy_queries, profiler_overhead, synchronisations
 from profguide.analysis.memory import CATEGORIES as MEMORY_CATEGORIES
 from profguide.analysis.memory import frees_in_region, left_at_end, memory_timeline, ratio_at_end
-from profguide.analysis.ops import joined_device_us, module_op_device, module_rows, region_rows
+from profguide.analysis.ops import (
+    MODULE,
+    host_times,
+    joined_device_us,
+    launch_owners,
+    module_op_device,
+    module_rows,
+    op_rows,
+    positions_inside,
+    region_rows,
+)
 from profguide.analysis.regions import ops_in_region, region_calls, region_tree
 from profguide.analysis.rules import all_job_rules, all_rules
 from profguide.analysis.select import (
     first_of,
     gpu_window,
     host_syncs,
+    kinds_mask,
     launch_of,
     names_where,
     on_a_stream,
@@ -746,6 +757,151 @@ def module_share(measure, data):
 def diff_row_ratio(measure, data):
     row = next((row for row in data.diff[measure.rows] if row["name"] == measure.name), None)
     return row["after_us"] / row["before_us"] if row and row["before_us"] else None
+
+
+def op_totals(trace, op):
+    """The op view's rows of the op ``op`` (one a set of input shapes) added up, by column; None without such an
+    op."""
+    rows = [row for row in op_rows(trace) if row["name"] == op]
+    if not rows:
+        return None
+    return {column: float(sum(row[column] for row in rows)) for column in get_args(recordings.OpColumn)}
+
+
+@takes(recordings.OpTotal)
+def op_total(measure, data):
+    totals = op_totals(data.trace, measure.op)
+    return None if totals is None else totals[measure.column]
+
+
+@takes(recordings.OpShare)
+def op_share(measure, data):
+    part, whole = op_totals(data.trace, measure.part), op_totals(data.trace, measure.whole)
+    return part[measure.column] / whole[measure.column] if part and whole and whole[measure.column] else None
+
+
+@takes(recordings.NestedIn)
+def nested_in(measure, data):
+    """Each call of ``outer`` counts the ``inner`` events that start at or after its start and before its end, on
+    its thread (a call inside another call of ``outer`` counts them again)."""
+    trace = data.trace
+    if measure.outer not in trace.names:
+        return None
+    host = kinds_mask(trace, ("cpu_op", "annotation", "runtime", "driver"))
+    calls = np.flatnonzero(host & (trace.name == trace.names.index(measure.outer)))
+    if not len(calls):
+        return None
+    inner = trace.names.index(measure.inner) if measure.inner in trace.names else -1
+    inside = np.flatnonzero(host & (trace.name == inner))
+    found = 0
+    for lane in np.unique(trace.lane[calls]).tolist():
+        starts = np.sort(trace.ts[inside[trace.lane[inside] == lane]])
+        mine = calls[trace.lane[calls] == lane]
+        found += int((np.searchsorted(starts, trace.end[mine]) - np.searchsorted(starts, trace.ts[mine])).sum())
+    return found / len(calls)
+
+
+@takes(recordings.KernelsInside)
+def kernels_inside(measure, data):
+    """A GPU op is inside a call when the op or region that owns it (the innermost one open at its launch,
+    ``profguide.analysis.ops.launch_owners``) starts inside the call on its thread."""
+    trace = data.trace
+    if measure.op:
+        code = trace.names.index(measure.op) if measure.op in trace.names else -1
+        calls = np.flatnonzero((trace.name == code) & (trace.kind == KIND["cpu_op"]))
+    else:
+        codes = [code for code, name in enumerate(trace.names)
+                 if (match := MODULE.match(name)) and match["name"] == measure.module]
+        calls = np.flatnonzero(kinds_mask(trace, ("python",)) & np.isin(trace.name, codes))
+    if not len(calls):
+        return None
+    times = host_times(trace)
+    first, last = positions_inside(trace, times, calls)
+    work, owner = launch_owners(trace, times.order, times.tree)
+    if measure.family:
+        owner = owner[[kernel_family(trace.names[code]).family == measure.family for code in trace.name[work]]]
+    owner = np.sort(owner)
+    return float((np.searchsorted(owner, last) - np.searchsorted(owner, first)).sum()) / len(calls)
+
+
+def footprints(data, kernels=""):
+    """The kernel launches of the run's trace with their footprint (``profguide.analysis.kernel_resources``), of the
+    kernels whose name holds ``kernels`` in lower case: [(launch, fit)], those whose fit can be worked out."""
+    found = [(launch, kernel_resources.fit(launch)) for launch in kernel_resources.kernel_launches(data.trace_path())
+             if kernels.lower() in launch.name.lower()]
+    return [(launch, fit) for launch, fit in found if fit is not None]
+
+
+def footprint_value(value, launch, fit):
+    if value.startswith("blocks by "):
+        return fit.by[value.removeprefix("blocks by ")]
+    return {"registers": launch.registers, "shared memory": launch.shared, "threads": launch.threads,
+            "blocks": fit.blocks, "theoretical": fit.theoretical, "recorded": launch.recorded}[value]
+
+
+@takes(recordings.KernelFootprint)
+def kernel_footprint(measure, data):
+    values = [footprint_value(measure.value, launch, fit) for launch, fit in footprints(data, measure.kernels)]
+    values = [value for value in values if value is not None]
+    return float(median(values)) if values else None
+
+
+@takes(recordings.OccupancyLimit)
+def occupancy_limit(measure, data):
+    found = footprints(data, measure.kernels)
+    return sum(measure.limit in fit.limited_by for _, fit in found) / len(found) if found else None
+
+
+@takes(recordings.OccupancyReadsZero)
+def occupancy_reads_zero(measure, data):
+    above = {"above default": True, "within default": False}.get(measure.shared_memory)
+    found = [launch for launch, _ in footprints(data, measure.kernels)
+             if launch.recorded is not None and (not measure.calls or launch.call in measure.calls)
+             and (above is None or kernel_resources.above_default(launch) is above)
+             and (not measure.full_grid or kernel_resources.fills_the_gpu(launch))]
+    return sum(launch.recorded == 0 for launch in found) / len(found) if found else None
+
+
+@takes(recordings.SyncBusyShare)
+def sync_busy_share(_measure, data):
+    longest = synchronisations(data.trace)["longest"]
+    if not longest or longest[0]["dur_us"] <= 0:
+        return None
+    return longest[0]["gpu_busy_during_us"] / longest[0]["dur_us"]
+
+
+@takes(recordings.FreedOutsideOps)
+def freed_outside_ops(measure, data):
+    """A memory event is inside an op when an op that starts inside the call, on its thread, is open at its time
+    (``profguide.analysis.intervals.inside_any``); the bytes are net: allocations less frees."""
+    trace = data.trace
+    if measure.region not in trace.names or len(trace.memory_device) != len(trace.memory_ts):
+        return None
+    calls = np.flatnonzero((trace.name == trace.names.index(measure.region))
+                           & kinds_mask(trace, ("annotation", "cpu_op")))
+    device_type = 0 if measure.memory == "cpu" else 1  # c10's DeviceType: 0 the CPU, 1 CUDA (and ROCm)
+    devices = [code for code, (kind, _) in enumerate(trace.memory_devices) if kind == device_type]
+    memory_lanes = {lane: code for code, lane in enumerate(trace.memory_lanes)}
+    on_device = np.isin(trace.memory_device, devices)
+    inside = outside = 0.0
+    for call in calls.tolist():
+        start, end, lane = trace.ts[call], trace.end[call], trace.lane[call]
+        events = np.flatnonzero(on_device & (trace.memory_lane == memory_lanes.get(trace.lanes[lane], -1))
+                                & (trace.memory_ts >= start) & (trace.memory_ts <= end))
+        ops = np.flatnonzero((trace.kind == KIND["cpu_op"]) & (trace.lane == lane) & (trace.ts >= start)
+                             & (trace.end <= end))
+        ops = ops[ops != call]
+        in_op = inside_any(trace.ts[ops], trace.end[ops], trace.memory_ts[events])
+        inside += float(trace.memory_bytes[events][in_op].sum())
+        outside += float(trace.memory_bytes[events][~in_op].sum())
+    return -outside / inside if inside > 0 else None
+
+
+@takes(recordings.CallCount)
+def call_count(measure, data):
+    trace = data.trace
+    calls = kinds_mask(trace, ("runtime", "driver")) & names_where(trace, lambda name: name.startswith(measure.prefix))
+    return float(calls.sum())
 
 
 def measured(measure, data):

@@ -914,6 +914,147 @@ class DiffRowRatio(Measure):
         return f"diff from the run compared with: {self.rows} {self.name}, time after / before"
 
 
+# The columns of the op view (profguide.analysis.ops.op_rows) that a measure reads, an op's calls added up.
+OpColumn = Literal["calls", "cpu_us", "self_cpu_us", "device_us", "self_device_us"]
+# What a kernel's footprint gives (profguide.analysis.kernel_resources): as the trace records it, the blocks of it that
+# fit on one SM (in all, or by one limit), the theoretical occupancy, and the trace's own occupancy column.
+FootprintValue = Literal["registers", "shared memory", "threads", "blocks", "blocks by registers",
+                         "blocks by shared memory", "blocks by warps", "theoretical", "recorded"]
+OccupancyLimitKind = Literal["registers", "shared memory", "warps", "blocks"]
+
+
+@dataclass(frozen=True)
+class OpTotal(Measure):
+    """One column of the op view (``profguide explain --ops``) for the op ``op``, its calls of every input shape
+    added up: how many ``calls``, their CPU time (``cpu_us``, ``self_cpu_us``), or the time of the GPU ops
+    launched inside them (``device_us``) or by them alone (``self_device_us``). From the trace, where
+    ``RowValue`` reads a recording's summary table, which a real trace does not have."""
+
+    op: Event
+    column: OpColumn
+
+    def describe(self):
+        return f"{self.op} {self.column}, every call"
+
+
+@dataclass(frozen=True)
+class OpShare(Measure):
+    """``part``'s value in one column of the op view over ``whole``'s (``OpTotal``'s columns)."""
+
+    part: Event
+    whole: Event
+    column: OpColumn
+
+    def describe(self):
+        return f"{self.part} {self.column} / {self.whole} {self.column}, every call"
+
+
+@dataclass(frozen=True)
+class NestedIn(Measure):
+    """How many events named ``inner`` (ops, regions, runtime or driver calls) start inside a call of the op or
+    region ``outer`` on its thread, per call of ``outer``, over every call of it."""
+
+    outer: Event
+    inner: Event
+
+    def describe(self):
+        return f"{self.inner} inside {self.outer}, per call of {self.outer}"
+
+
+@dataclass(frozen=True)
+class KernelsInside(Measure):
+    """The GPU ops (kernels, copies, sets) launched inside the calls of the op ``op`` or of the modules of the
+    class ``module``, by them or by anything under them, per call; with ``family``, only those whose names
+    decode to it (``profguide.analysis.families.kernel_family``)."""
+
+    op: Event = ""
+    module: Module = ""
+    family: KernelFamily = ""
+
+    def describe(self):
+        kind = f"{self.family} GPU ops" if self.family else "GPU ops"
+        return f"{kind} launched per call of {self.op or 'module ' + self.module}"
+
+
+@dataclass(frozen=True)
+class KernelFootprint(Measure):
+    """Over the launches of the kernels whose name holds ``kernels`` (in lower case), the median of one number of
+    their footprint as the trace records it (``profguide.analysis.kernel_resources``): ``registers`` a thread,
+    ``shared memory`` a block, ``threads`` a block; how many ``blocks`` fit on one SM of the GPU the trace's
+    ``deviceProperties`` describe (or fit by one limit: ``blocks by registers``…); the ``theoretical`` occupancy
+    those blocks give; or the trace's own ``est. achieved occupancy %`` (``recorded``), both as fractions."""
+
+    kernels: NamePart
+    value: FootprintValue
+
+    def describe(self):
+        return f"median {self.value} of the kernels named *{self.kernels}*"
+
+
+@dataclass(frozen=True)
+class OccupancyLimit(Measure):
+    """Of the launches of the kernels whose name holds ``kernels``, the share whose blocks on one SM are limited
+    by ``limit`` (``registers``, ``shared memory``, ``warps``, ``blocks``), alone or with another limit."""
+
+    kernels: NamePart
+    limit: OccupancyLimitKind
+
+    def describe(self):
+        return f"launches of *{self.kernels}* limited by {self.limit} / all its launches"
+
+
+@dataclass(frozen=True)
+class OccupancyReadsZero(Measure):
+    """Of a trace's kernel launches whose occupancy column and footprint it records, the share whose column
+    (``est. achieved occupancy %``) reads 0. Only the launches made by one of ``calls``, of kernels whose name
+    holds ``kernels``, whose blocks use more shared memory than the GPU's default per-block limit (``above
+    default``) or no more (``within default``), and, with ``full_grid``, whose grid gives every SM a block."""
+
+    calls: tuple[Event, ...] = ()
+    kernels: NamePart = ""
+    shared_memory: Literal["", "above default", "within default"] = ""
+    full_grid: bool = False
+
+    def describe(self):
+        which = [f"launched by {' or '.join(self.calls)}"] if self.calls else []
+        which += [f"named *{self.kernels}*"] if self.kernels else []
+        which += [f"with shared memory {self.shared_memory} a block"] if self.shared_memory else []
+        which += ["with a block for every SM"] if self.full_grid else []
+        return f"kernel launches reading 0 % occupancy / all{' ' + ', '.join(which) if which else ''}"
+
+
+@dataclass(frozen=True)
+class SyncBusyShare(Measure):
+    """The GPU's busy time during the longest host synchronisation over that synchronisation's duration."""
+
+    def describe(self):
+        return "GPU busy during the longest host sync / its duration"
+
+
+@dataclass(frozen=True)
+class FreedOutsideOps(Measure):
+    """Over the calls of the region ``region``: the memory that the allocator's events on its thread record on
+    the CPU (``memory="cpu"``) or on a GPU (``"device"``) outside every op, freed, over what they record inside
+    its ops. 1 when a region frees between its ops all that they allocated: ``FreedInside`` from the trace's own
+    events, where a real trace has no summary table."""
+
+    region: Event
+    memory: Literal["cpu", "device"] = "device"
+
+    def describe(self):
+        return f"{self.region}'s frees outside its ops / its ops' allocations, {self.memory} memory, from the events"
+
+
+@dataclass(frozen=True)
+class CallCount(Measure):
+    """How many runtime or driver calls whose name starts with ``prefix`` the trace holds."""
+
+    prefix: NamePart
+
+    def describe(self):
+        return f"runtime and driver calls named {self.prefix}…"
+
+
 @dataclass(frozen=True)
 class Claim:
     """A sentence of the guide about a recording, and the measurement that must back it.

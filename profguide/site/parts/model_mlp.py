@@ -1,20 +1,25 @@
-"""The recordings of Part 5, Inside a model: a GeGLU MLP, eager and compiled."""
+"""The recordings of Part 5, Inside a model: a GeGLU MLP, eager and compiled; and the real GPU traces that show
+what the CPU stand-ins predict for a GPU: Qwen's MLP on an H100, and the occupancy queries of an A100 job."""
 
 from functools import partial
 
+from profguide.site.parts.reading_waits import H100_QWEN, H100_QWEN_TITLE, HTA, TRACELENS
 from profguide.site.recordings import (
+    CallCount,
     Claim,
     CpuShare,
-    DeviceShare,
     DiffRows,
     Figure,
     KernelsDecoded,
+    KernelsInside,
+    ModuleShare,
     NamedInRegion,
     OccupancyQueries,
     OpsInRegion,
+    OpTotal,
     PerStepFall,
+    RealTrace,
     Recording,
-    RowValue,
 )
 from profguide.site.recordings import exactly as exact_claim
 
@@ -52,7 +57,7 @@ exactly = partial(exact_claim, PAGE)  # exactly(words, measure, value, device=No
 
 
 def no_device_time(page_words, op):
-    return exactly(page_words, RowValue(op, "device_total_us"), 0, device="cuda")
+    return exactly(page_words, OpTotal(op, "device_us"), 0)
 
 
 RECORDINGS = (
@@ -70,17 +75,6 @@ RECORDINGS = (
               CpuShare("aten::mm", "aten::linear", self_time=False), at_least=0.9, at_most=1, device="cpu"),
         Claim(PAGE, "`aten::t` took a few hundredths of it at most",
               CpuShare("aten::t", "aten::linear", self_time=False), at_least=0.001, at_most=0.05, device="cpu"),
-        no_device_time("On a GPU, the rows of `aten::t`", "aten::t"),
-        no_device_time("`aten::reshape`", "aten::reshape"),
-        no_device_time("and `aten::_unsafe_view` should show no device time", "aten::_unsafe_view"),
-        exactly("fifteen GEMM kernels over the five steps", KernelsDecoded("gemm"), 3 * STEPS, device="cuda"),
-        exactly("and ten elementwise ones", KernelsDecoded("elementwise"), 2 * STEPS, device="cuda"),
-        Claim(PAGE, "most of the kernel time should belong to the three `aten::mm`", DeviceShare("aten::mm"),
-              at_least=0.5, at_most=1, device="cuda"),
-        exactly("every occupancy query should come right before a GEMM's launch", OccupancyQueries("gemm", "queries"),
-                1, device="cuda"),
-        exactly("no elementwise kernel should come right after one", OccupancyQueries("elementwise", "launches"), 0,
-                device="cuda"),
     )),
     mlp_run(True, (
         exactly("The compiled forward still holds three `aten::mm`", OpsInRegion(REGION, "aten::mm"), 3),
@@ -99,6 +93,44 @@ RECORDINGS = (
         exactly("the two elementwise kernels of the eager run should be gone", DiffRows("kernels", "removed"), 2,
                 device="cuda"),
         exactly("and one generated kernel new", DiffRows("kernels", "added"), 1, device="cuda"),
-        exactly("one generated Triton kernel a forward", KernelsDecoded("triton"), STEPS, device="cuda"),
     ), compared_with=EAGER),
+)
+
+QWEN_MLP = "Qwen2MLP"
+
+REAL_TRACES = (
+    RealTrace(
+        id="model-h100-qwen-mlp",
+        file=H100_QWEN,
+        title=H100_QWEN_TITLE,
+        **TRACELENS,
+        claims=(
+            no_device_time("the calls of `aten::t` launched no GPU work", "aten::t"),
+            no_device_time("nor did those of `aten::reshape`", "aten::reshape"),
+            no_device_time("nor those of `aten::_unsafe_view`", "aten::_unsafe_view"),
+            exactly("each call of `Qwen2MLP` launches three GEMMs", KernelsInside(module=QWEN_MLP, family="gemm"), 3),
+            exactly("and two elementwise kernels", KernelsInside(module=QWEN_MLP, family="elementwise"), 2),
+            exactly("and three memsets, which the decoder counts with the copies",
+                    KernelsInside(module=QWEN_MLP, family="copy"), 3),
+            exactly("each `aten::mm` of the pass launches one memset beside its GEMM",
+                    KernelsInside(op="aten::mm", family="copy"), 1),
+            Claim(PAGE, "all but one of the pass's GEMM launches use the same tile, 128×128×64",
+                  KernelsDecoded("gemm", "tile", "128x128x64"), at_least=0.99, at_most=0.999),
+            Claim(PAGE, "its three `aten::mm` take nearly three quarters of the MLP's device time",
+                  ModuleShare(QWEN_MLP, ("aten::mm",)), at_least=0.65, at_most=0.75),
+            exactly("the H100's Qwen pass makes no occupancy query at all", CallCount("cudaOccupancy"), 0),
+        ),
+    ),
+    RealTrace(
+        id="model-a100-2rank-occupancy",
+        file="docs/traces/a100_nccl_2rank_rank0.json.gz",
+        title="Launches and occupancy queries in a data-parallel training job on two A100s, rank 0",
+        **HTA,
+        claims=(
+            exactly("every occupancy query of the A100 job comes right before the launch of a GEMM",
+                    OccupancyQueries("gemm", "queries"), 1),
+            exactly("and none of its elementwise kernels comes right after one", OccupancyQueries("elementwise",
+                                                                                                 "launches"), 0),
+        ),
+    ),
 )

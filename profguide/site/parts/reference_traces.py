@@ -3,7 +3,7 @@ model* read: the MI250 under ROCm, a Qwen forward pass on an H100 and on an MI30
 and on an MI300X (each MI300X run the after of its H100 one, for ``profguide diff``), and two A100 traces for their
 GEMMs' and Triton kernels' names."""
 
-from profguide.site.parts.reading_waits import HTA
+from profguide.site.parts.reading_waits import H100_BERT, H100_BERT_TITLE, H100_QWEN, H100_QWEN_TITLE, HTA, TRACELENS
 from profguide.site.recordings import (
     Claim,
     DiffRowRatio,
@@ -15,12 +15,6 @@ from profguide.site.recordings import (
     RealTrace,
     VerdictIs,
 )
-
-# docs/traces/README.md: copies of TraceLens's test traces, MIT licence (AMD's notice) in docs/traces/LICENSE.
-# TraceLens publishes them for testing and education, not as official performance numbers.
-TRACELENS = {"source": "TraceLens test traces, commit 171dd747",
-             "source_url": "https://github.com/AMD-AGI/TraceLens/tree/171dd747",
-             "licence": "MIT"}
 
 KERNEL_NAMES = "inside-a-model/kernel-names.md"
 BLOCK = "inside-a-model/transformer-block.md"
@@ -41,8 +35,8 @@ REAL_TRACES = (
     ),
     RealTrace(
         id="reading-h100-qwen",
-        file="docs/traces/h100_qwen1.5_0.5b_inference.json.gz",
-        title="Qwen1.5-0.5B-Chat inference on an H100, 16 sequences of 559 tokens, bf16",
+        file=H100_QWEN,
+        title=H100_QWEN_TITLE,
         **TRACELENS,
         claims=(
             Claim(BLOCK, "only about seven in ten of the kernels on its GPU lane are joined to an op",
@@ -97,8 +91,8 @@ REAL_TRACES = (
     ),
     RealTrace(
         id="reading-h100-bert",
-        file="docs/traces/h100_bert_small_inference.json.gz",
-        title="BERT-small fill-mask inference on an H100, one sequence of 141 tokens, bf16",
+        file=H100_BERT,
+        title=H100_BERT_TITLE,
         **TRACELENS,
         claims=(
             Claim(KERNEL_NAMES, "every GEMM it ran is in bf16", KernelsDecoded("gemm", "precision", "bf16"),
