@@ -1142,6 +1142,8 @@ def judged(claim, data, run, refused, names, vocabulary):
         if vocabulary is not None:
             yield vocabulary
 
+    if refused and refused[0] == NOT_CHECKED:
+        return None, *refused  # its names are those of a run that is not there
     unknown = unknown_strings(claim.measure, run or data, known)
     if unknown:
         return None, MISNAMED, misnamed_words(unknown)

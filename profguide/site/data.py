@@ -162,7 +162,8 @@ class RecordingData(RankTraces):
         from profguide.site.catalogue import by_id
 
         if self.kept:
-            other = RecordingData(by_id(recording_id), self.folder.parent.parent / recording_id).run_on("cpu")
+            generated = self.folder.parents[1]  # out of the recording's cpu/ folder
+            other = RecordingData(by_id(recording_id), generated / recording_id).run_on("cpu")
             if other is None:
                 raise RecordingError(f"{self.recording.id}: its CPU run is compared with {recording_id}'s, and "
                                      f"{recording_id} has no CPU run: record it (`make figures`)")

@@ -215,10 +215,11 @@ def test_an_unreadable_meta_json_is_a_broken_recording_reported_in_one_line(proj
 
 @pytest.mark.parametrize("content", ["{truncated", "{}", '[{"name": "aten::mm"}]', "\u0000"])
 def test_unreadable_summary_rows_are_a_problem_not_a_traceback(project, recorded, content):
-    folder = recorded()  # TINY's claim reads the summary rows
+    folder = recorded()  # TINY's claim reads the summary rows; its fragments do not
     (folder / "averages.json").write_text(content)
-    [problem] = run_build(project, check=True)[0][TINY.id].problems
-    assert problem.startswith(f"tiny-matmul: {folder / 'averages.json'}: not ")
+    [problem] = [line for line in run_build(project, check=True)[0][TINY.id].problems if line.startswith("claim ")]
+    assert problem.startswith('claim page.md says "The region encloses its ops." of tiny-matmul: cannot be measured: '
+                              f"{folder / 'averages.json'}: not ")
 
 
 def test_folders_an_interrupted_recording_left_are_reported(project, recorded):
@@ -307,3 +308,24 @@ def test_a_real_job_names_each_rank_file_it_misses(real_project):
     assert status.state == "missing"
     assert status.problems == ("real-alexnet: its trace docs/traces/rank1.json.gz is not there",
                                "real-alexnet: its trace docs/traces/rank2.json.gz is not there")
+
+
+# TINY meant for CUDA, with a claim about the CPU: beside a GPU run it keeps a CPU run, on which that claim is checked.
+ABOUT_THE_CPU = Claim("page.md", "The region encloses its ops.", CpuShare("aten::mm", "matmul_bias", self_time=False),
+                      at_least=0, at_most=1, device="cpu")
+TINY_FOR_CUDA = dataclasses.replace(TINY, device="cuda", claims=(ABOUT_THE_CPU,))
+
+
+@pytest.mark.slow
+def test_a_cpu_machine_records_the_cpu_run_a_gpu_run_lacks_and_checks_the_cpu_claim_on_it(project):
+    generated = project / "docs" / "generated"
+    launch.record(TINY_FOR_CUDA, "cpu", project, generated)  # the CPU stand-in
+    pretend_recorded_on_cuda(generated / TINY.id)  # as if a GPU box's recording had been copied over it
+    statuses, _ = run_build(project, [TINY_FOR_CUDA], check=True)
+    assert f"{TINY.id}: its CPU run (cpu/), on which its claims about the CPU are checked, is missing: " \
+           "`make figures` records it" in statuses[TINY.id].problems
+    statuses, checks = run_build(project, [TINY_FOR_CUDA], refresh=True, gpus=0)
+    assert statuses[TINY.id].action.endswith("CPU run recorded") and statuses[TINY.id].problems == ()
+    assert json.loads((generated / TINY.id / "cpu" / "meta.json").read_text())["device"] == "cpu"
+    assert json.loads((generated / TINY.id / "meta.json").read_text())["device"] == "cuda"  # the GPU run stays
+    assert [(c.outcome, c.device) for c in checks] == [("holds", "cpu")]

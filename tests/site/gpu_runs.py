@@ -1,0 +1,353 @@
+"""The GPU runs the guide predicts, written out event by event, for a GPU refresh simulated without a GPU.
+
+A refresh on a GPU runner replaces every CPU stand-in of a recording meant for CUDA with a GPU run. The tests
+put these runs where the GPU's would go (``write_rank``, in place of the recorder's processes): each recording
+whose page predicts what a GPU run will show has its ``Prediction``, a run built to show exactly that, with the
+arithmetic of each prediction's answer in comments; every other recording meant for CUDA gets a plain run of
+one step (``plain_events``). Every claim about CUDA runs is then measured on a GPU trace whose answer is known,
+so a misspelt kernel or op name in one fails now, not on the first GPU runner.
+
+None of this is a recording: it is never written under docs/, and its device says it is a test's.
+"""
+
+import gzip
+import json
+from dataclasses import dataclass
+
+from tests.helpers import event as cpu
+from tests.helpers import gpu_event as gpu
+
+DEVICE = "a GPU run predicted by the tests"
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A recording's predicted GPU run: the events of its trace (``by_rank``: each rank's, for several ranks),
+    what its snippet returns (``results.json``), and the value each claim about CUDA runs must measure on it, by
+    the claim's words."""
+
+    events: tuple
+    answers: dict
+    by_rank: tuple = ()
+    results: dict | None = None
+
+
+def plain_events():
+    """One profiled step: an op that launches one kernel, and the sync the profiler makes when it stops."""
+    return (cpu("ProfilerStep#1", 0, 100, kind="annotation"), cpu("aten::mm", 10, 20, external_id=1),
+            cpu("cudaLaunchKernel", 20, 5, kind="runtime", correlation=1),
+            gpu("sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x32_stage3_warpsize2x2x1_tensor16x8x8",
+                30, 30, correlation=1, external_id=1),
+            cpu("cudaDeviceSynchronize", 100, 10, kind="runtime"))
+
+
+# Kernel names as CUDA libraries and ATen name them on an H100 or H200 (the decoder in
+# profguide.analysis.families reads each as the family the comment gives).
+GEMM = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel"
+GEMM_FP32 = "sm90_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_aligna4_alignc4"
+ADD = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>(int)"  # elementwise
+GELU = "void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl>(int)"  # elementwise
+MUL = "void at::native::vectorized_elementwise_kernel<4, at::native::MulFunctor<float>>(int)"  # elementwise
+COPY = "void at::native::elementwise_kernel<128, 4, at::native::direct_copy_kernel_cuda>(int)"  # copy
+FILL = "void at::native::vectorized_elementwise_kernel<4, at::native::masked_fill_kernel>(int)"  # elementwise
+SOFTMAX = "void (anonymous namespace)::softmax_warp_forward<float, float, float, 10, false, false>(float*)"
+NORM = "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float>>>(int)"
+ALL_REDUCE = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"  # communication, NCCL
+
+
+def ops(calls, start, ids):
+    """Ops one after another on one host thread from ``start``, each a (name, kernels, ops under it) where the
+    kernels are (name, µs) that the op launches itself: each launch call takes 3 µs, 1 µs apart, and its kernel
+    starts 5 µs after its launch, or once the GPU is free (one stream, first come first served). ``ids`` gives
+    each op its External id and each launch its correlation. Returns (events, the host's end, the GPU's end)."""
+    events, now, gpu_free = [], start, start
+
+    def lay(name, kernels, inner):
+        nonlocal now, gpu_free
+        began, own = now, next(ids)
+        now += 1
+        for kernel, us in kernels:
+            launch = next(ids)
+            # Triton's own launcher calls the driver; ATen's and the libraries' kernels go through the runtime.
+            call, kind = ("cuLaunchKernelEx", "driver") if kernel.startswith("triton_") else ("cudaLaunchKernel",
+                                                                                             "runtime")
+            events.append(cpu(call, now, 3, kind=kind, correlation=launch, external_id=own))
+            gpu_free = max(now + 5, gpu_free)
+            events.append(gpu(kernel, gpu_free, us, correlation=launch, external_id=own))
+            gpu_free += us
+            now += 4
+        for child in inner:
+            lay(*child)
+        now += 1
+        events.append(cpu(name, began, now - began, external_id=own))
+
+    for call in calls:
+        lay(*call)
+    return events, now, gpu_free
+
+
+def op(name, *kernels, under=()):
+    """An op for ``ops``: its name, the kernels it launches itself, and the ops under it."""
+    return name, kernels, under
+
+
+def region(name, calls, start, ids):
+    """A ``record_function`` region around ``ops(calls)``: (events, the host's end, the GPU's end)."""
+    events, end, gpu_end = ops(calls, start + 1, ids)
+    return [cpu(name, start, end + 1 - start, kind="annotation"), *events], end + 1, gpu_end
+
+
+def steps(per_step, count, ids):
+    """``count`` ProfilerSteps, each holding what ``per_step(start, ids)`` lays out from its start (events, the
+    host's end, the GPU's end), the next step starting once both host and GPU are done; then the profiler's sync."""
+    events, now = [], 0
+    for number in range(count):
+        inside, host_end, gpu_end = per_step(now, ids)
+        end = max(host_end, gpu_end) + 1
+        events += [cpu(f"ProfilerStep#{number + 1}", now, end - now, kind="annotation"), *inside]
+        now = end
+    return (*events, cpu("cudaDeviceSynchronize", now, 5, kind="runtime"))
+
+
+def counter():
+    return iter(range(1, 1 << 30))
+
+
+def in_region(name, calls):
+    """A per_step for ``steps``: one region of ``calls``."""
+    return lambda start, ids: region(name, calls, start, ids)
+
+
+def linear(kernel):
+    """``nn.Linear`` on a 2-D input, eager: aten::linear, the transposed weight's view, and addmm's GEMM."""
+    return op("aten::linear", under=(op("aten::t", under=(op("aten::transpose", under=(op("aten::as_strided"),)),)),
+                                      op("aten::addmm", (kernel, 40))))
+
+
+def compiled_graph(*calls):
+    """A compiled frame: Dynamo's region and Inductor's graph call around ``calls``."""
+    return op("Torch-Compiled Region: 0/0", under=(op("## Call CompiledFxGraph f00d ##", under=calls),))
+
+
+def mlp_eager():
+    # Each step: three GEMMs (the gate, the up and the down projection), then GELU and the multiply by the gate:
+    # five kernels, all launched inside the step.
+    return steps(in_region("GeGLU MLP", [op("aten::linear", under=(op("aten::mm", (GEMM, 50)),)),
+                                          op("aten::linear", under=(op("aten::mm", (GEMM, 50)),)),
+                                          op("aten::gelu", (GELU, 8)), op("aten::mul", (MUL, 8)),
+                                          op("aten::linear", under=(op("aten::mm", (GEMM, 50)),))]), 5, counter())
+
+
+def mlp_compiled():
+    # The same GEMMs, and one Triton kernel for GELU and the multiply: four kernels a step, launched by the
+    # driver (Triton's launcher) for the fused one.
+    fused = op("triton_poi_fused_gelu_mul_0", ("triton_poi_fused_gelu_mul_0", 10))
+    return steps(in_region("GeGLU MLP", [compiled_graph(op("aten::mm", (GEMM, 50)), op("aten::mm", (GEMM, 50)),
+                                                        fused, op("aten::mm", (GEMM, 50)))]), 5, counter())
+
+
+def attention_by_hand(fill, copy):
+    # Scores, the causal mask, softmax, the weighted sum; out of place, masked_fill clones the scores first.
+    filled = op("aten::masked_fill", (FILL, 10), under=(op("aten::clone", (COPY, 12)),)) if copy else \
+        op("aten::masked_fill_", (FILL, 10))
+    return steps(in_region("attention", [op("aten::matmul", under=(op("aten::bmm", (GEMM, 30)),)),
+                                         op("aten::div", (MUL, 5)), filled, op("aten::softmax", (SOFTMAX, 9)),
+                                         op("aten::matmul", under=(op("aten::bmm", (GEMM, 30)),))]), 3, counter())
+
+
+def sdpa(op_name, kernel):
+    """SDPA with one backend pinned: its op, the backend's op under it, and one kernel."""
+    return steps(in_region("attention", [op("aten::scaled_dot_product_attention", under=(
+        op(op_name, (kernel, 80)),))]), 3, counter())
+
+
+def block(compiled):
+    if compiled:
+        # Inductor fuses each norm with its neighbours: per step one graph of three Triton kernels and two GEMMs
+        # for the forward, and the optimizer's two foreach kernels: seven kernels.
+        forward = compiled_graph(op("triton_red_fused_add_mean_mul_rsqrt_0", ("triton_red_fused_add_mean_mul_0", 10)),
+                                 op("aten::mm", (GEMM, 60)), op("triton_per_fused_1", ("triton_per_fused_1", 20)),
+                                 op("aten::mm", (GEMM, 160)), op("triton_red_fused_2", ("triton_red_fused_2", 10)))
+        return steps(lambda start, ids: combine(start, ids, [("", [forward]), ("optimizer", [
+            op("aten::_foreach_add_", (ADD, 20)), op("aten::_foreach_mul_", (MUL, 20))])]), 4, counter())
+    # Per step: two norms of two kernels each (10 µs a kernel), attention's three kernels (30 + 40 + 30 µs), the
+    # MLP's three (100 + 50 + 100 µs) and the optimizer's two (20 µs each): twelve kernels, 430 µs, of which the
+    # MLP's 250 µs are the most.
+    norm = [op("aten::mean", (NORM, 10)), op("aten::mul", (MUL, 10))]
+    parts = [("norm", norm), ("attention", [op("aten::mm", (GEMM, 30)), op("aten::_softmax", (SOFTMAX, 40)),
+                                            op("aten::mm", (GEMM, 30))]),
+             ("norm", norm), ("MLP", [op("aten::mm", (GEMM, 100)), op("aten::gelu", (GELU, 50)),
+                                      op("aten::mm", (GEMM, 100))]),
+             ("optimizer", [op("aten::_foreach_add_", (ADD, 20)), op("aten::_foreach_mul_", (MUL, 20))])]
+    return steps(lambda start, ids: combine(start, ids, parts), 4, counter())
+
+
+def combine(start, ids, parts):
+    """Regions one after another (a part named "" is laid out as ops, in no region): as ``region`` returns."""
+    events, now, gpu_end = [], start, start
+    for name, calls in parts:
+        laid, now, gpu_done = region(name, calls, now, ids) if name else ops(calls, now, ids)
+        events += laid
+        gpu_end = max(gpu_end, gpu_done)
+    return events, now, gpu_end
+
+
+def collective(kernel_start, kernel_us, ids, at=250):
+    """``nccl:all_reduce`` at ``at`` µs, launching its kernel on NCCL's stream (20) at ``kernel_start``."""
+    own, launch = next(ids), next(ids)
+    return [cpu("nccl:all_reduce", at, 10, external_id=own),
+            cpu("cudaLaunchKernel", at + 2, 3, kind="runtime", correlation=launch, external_id=own),
+            gpu(ALL_REDUCE, kernel_start, kernel_us, stream=20, correlation=launch, external_id=own)]
+
+
+def rank_step(kernel_start, kernel_us, straggle_us=0):
+    """One rank's step of a data-parallel job: a GEMM (40 → 240 µs on the GPU), then the gradients' all-reduce,
+    whose kernel runs from ``kernel_start`` for ``kernel_us``; a rank that straggles first sleeps in a region."""
+    ids = counter()
+    own, launch = next(ids), next(ids)
+    events = [cpu("ProfilerStep#1", 0, 1000, kind="annotation"), cpu("aten::mm", 10, 20, external_id=own),
+              cpu("cudaLaunchKernel", 20, 5, kind="runtime", correlation=launch, external_id=own),
+              gpu(GEMM, 40, 200, correlation=launch, external_id=own),
+              *collective(kernel_start, kernel_us, ids, at=kernel_start - 10)]
+    if straggle_us:
+        events.append(cpu("straggle", 300, straggle_us, kind="annotation"))
+    return tuple(events)
+
+
+PREDICTIONS = {
+    # aten::mm's GEMM runs 4000 µs and aten::add's kernel 100 µs: the multiply's share is 4000 / 4100; the
+    # profiler's sync when it stops waits out both, 4050 µs of it after their launch: 4050 / 4100.
+    "basics-matmul-4096": Prediction(
+        (cpu("matmul_bias", 0, 60, kind="annotation"), cpu("aten::matmul", 2, 20, external_id=1),
+         cpu("aten::mm", 4, 16, external_id=2), cpu("cudaLaunchKernel", 10, 5, kind="runtime", correlation=3),
+         gpu(GEMM, 20, 4000, correlation=3, external_id=2), cpu("aten::add", 30, 20, external_id=4),
+         cpu("cudaLaunchKernel", 35, 5, kind="runtime", correlation=5), gpu(ADD, 4020, 100, correlation=5,
+                                                                                external_id=4),
+         cpu("cudaDeviceSynchronize", 70, 4050, kind="runtime")),
+        {"the multiply's kernel should take nearly all of the kernel time": 4000 / 4100,
+         "for the large input, about as long as the multiply's kernel": 4050 / 4100}),
+    # The first zero_grad frees six gradients on the GPU: six [memory] instants of negative bytes on its thread.
+    "reading-memory": Prediction(
+        (cpu("ProfilerStep#1", 0, 100, kind="annotation"),
+         cpu("Optimizer.zero_grad#Adam.zero_grad", 10, 30, kind="annotation"),
+         *({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "ts": 12 + 2 * n, "pid": 100,
+            "tid": 1, "args": {"Bytes": -4096, "Device Type": 1, "Device Id": 0}} for n in range(6))),
+        {"on a GPU run, the first recorded `zero_grad` should record its six frees too": 6}),
+    # Rank 0's all-reduce kernel runs 100 µs, rank 1's 95: rank 1 arrived last, and rank 0 waited the first
+    # 5 µs of its own; over rank 0's window, from its GEMM's start (40) to its all-reduce's end (360): 5 / 320.
+    "multigpu-ddp": Prediction((), {"no rank of this job is expected to wait for another for a tenth of its time":
+                                    5 / 320}, by_rank=(rank_step(260, 100), rank_step(265, 95))),
+    # Rank 1 sleeps, then all-reduces: its kernel runs 50 µs (910 → 960); rank 0's started at 260 and lasted
+    # until rank 1's ended, 700 µs, of which it waited 700 − 50 = 650, over its window 40 → 960: 650 / 920.
+    "multigpu-straggler": Prediction((), {"rank 0's NCCL kernels should last most of its window, waiting for rank 1":
+                                          650 / 920},
+                                     by_rank=(rank_step(260, 700), rank_step(910, 50, straggle_us=600))),
+    # On a GPU, Inductor leaves the multiply to cuBLAS and fuses the bias and the ReLU into one Triton kernel.
+    "compile-in-a-trace": Prediction(
+        steps(lambda start, ids: combine(start, ids, [("compiled, with a ReLU", [compiled_graph(
+            op("aten::mm", (GEMM, 30)), op("triton_poi_fused_addmm_relu_0", ("triton_poi_fused_addmm_relu_0", 5)))])]),
+            1, counter()),
+        {"On a GPU, the graph with the ReLU should call `aten::mm` instead": 1}),
+    # The MLP of Linear, GELU, Linear, LayerNorm: four kernels a step eager; compiled, two GEMMs and Triton's
+    # fused GELU and fused LayerNorm, four again: 4 / 4.
+    "compile-fusion-eager": Prediction(steps(in_region("step", [
+        op("aten::linear", under=(op("aten::addmm", (GEMM, 40)),)), op("aten::gelu", (GELU, 8)),
+        op("aten::linear", under=(op("aten::addmm", (GEMM, 40)),)), op("aten::layer_norm", (NORM, 10))]), 3,
+        counter()), {}),
+    "compile-fusion-compiled": Prediction(steps(in_region("step", [compiled_graph(
+        op("aten::addmm", (GEMM, 40)), op("triton_poi_fused_gelu_0", ("triton_poi_fused_gelu_0", 6)),
+        op("aten::addmm", (GEMM, 40)), op("triton_per_fused_native_layer_norm_1",
+                                          ("triton_per_fused_native_layer_norm_1", 8)))]), 3, counter()),
+        {"On a GPU, the compiled step should launch about as many kernels as the eager one, and no more": 1}),
+    # The snippet times both configurations itself: compiled 900 µs a step against eager 1000 µs.
+    "compile-pays-large": Prediction(plain_events(), {
+        "On a GPU, the compiled large step should be about as fast as the eager one, or a little faster": 0.9},
+        results={"configurations": [{"name": "eager", "median_step_us": 1000.0},
+                                    {"name": "compiled", "median_step_us": 900.0}]}),
+    # Each input's region launches addmm's one GEMM, eager and compiled alike: two kernels a step on both sides,
+    # the same name, so the diff finds none gone and none new.
+    "model-linear-eager": Prediction(steps(lambda start, ids: combine(start, ids, [
+        ("2-D input", [linear(GEMM)]),
+        ("3-D input", [op("aten::linear", under=(op("aten::view"), op("aten::t"), op("aten::addmm", (GEMM, 40)),
+                                                  op("aten::view")))])]), 5, counter()), {}),
+    "model-linear-compiled": Prediction(steps(lambda start, ids: combine(start, ids, [
+        ("2-D input", [compiled_graph(op("aten::addmm", (GEMM, 40)))]),
+        ("3-D input", [compiled_graph(op("aten::addmm", (GEMM, 40)))])]), 5, counter()),
+        {"On a GPU, the compiled step should launch as many kernels as the eager one": 1,
+         "no kernel of the eager run should be missing from the compiled one": 0, "and none should be new": 0}),
+    # Five kernels a step eager, four compiled: 5 / 4; the GELU and multiply kernels gone, the Triton one new.
+    "model-mlp-eager": Prediction(mlp_eager(), {}),
+    "model-mlp-compiled": Prediction(mlp_compiled(), {
+        "On a GPU, the compiled step should launch four kernels for every five of the eager one": 5 / 4,
+        "the two elementwise kernels of the eager run should be gone": 2, "and one generated kernel new": 1}),
+    # Out of place, six kernels a step (two GEMMs, the scaling, the clone's copy, the fill, softmax); in place,
+    # the copy is gone: 6 / 5, one kernel gone, none new.
+    "model-attention-masked-fill": Prediction(attention_by_hand("aten::masked_fill", copy=True), {}),
+    "model-attention-masked-fill-inplace": Prediction(attention_by_hand("aten::masked_fill_", copy=False), {
+        "the diff should find that one kernel gone": 1, "and none new": 0,
+        "five kernels a step where the out-of-place run launched six": 6 / 5}),
+    # The math backend on float32 inputs: its two batched multiplies are FP32 GEMMs, both of them.
+    "model-attention-sdpa-math": Prediction(steps(in_region("attention", [op("aten::scaled_dot_product_attention",
+        under=(op("aten::_scaled_dot_product_attention_math", under=(
+            op("aten::matmul", under=(op("aten::bmm", (GEMM_FP32, 30)),)), op("aten::_softmax", (SOFTMAX, 9)),
+            op("aten::matmul", under=(op("aten::bmm", (GEMM_FP32, 30)),)))),))]), 3, counter()),
+        {"all of them should be fp32 GEMMs": 1}),
+    "model-attention-sdpa-efficient": Prediction(sdpa(
+        "aten::_scaled_dot_product_efficient_attention",
+        "fmha_cutlassF_bf16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<cutlass::bfloat16_t, "
+        "cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params)"), {
+        "the efficient backend's region should hold one `aten::_scaled_dot_product_efficient_attention`": 1,
+        "whose kernels should all decode as memory-efficient attention": 1}),
+    "model-attention-sdpa-cudnn": Prediction(sdpa(
+        "aten::_scaled_dot_product_cudnn_attention",
+        "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_bf16_knob_3_64x64x64_4x1x1_kernel0_0"), {
+        "the cuDNN backend's region should hold one `aten::_scaled_dot_product_cudnn_attention`": 1,
+        "and no `aten::transpose`": 0, "its kernels should decode as cuDNN's": 1}),
+    # Twelve kernels a step eager, seven compiled: 12 / 7; the MLP's 250 µs of 430 are the largest part's.
+    "model-block-eager": Prediction(block(compiled=False), {
+        "the MLP should still take the largest share of device time": 1}),
+    "model-block-compiled": Prediction(block(compiled=True), {
+        "On a GPU, the compiled step should launch between a quarter and two thirds as many kernels as the eager "
+        "one": 12 / 7}),
+}
+
+
+def prediction(recording):
+    """The predicted run of ``recording``: its Prediction, or a plain run with nothing to answer."""
+    return PREDICTIONS.get(recording.id) or Prediction(plain_events(), {})
+
+
+def table_text(rows):
+    """A summary table as ``key_averages().table()`` prints it, names and calls only: what the claims read."""
+    width = max([len(row["name"]) for row in rows] + [4])
+    rule = "-" * width + "  " + "-" * 10
+    body = [f"{row['name']:>{width}}  {row['count']:>10}" for row in rows]
+    return "\n".join([rule, f"{'Name':>{width}}  {'# of Calls':>10}", rule, *body, rule, ""])
+
+
+def write_rank(recording, rank, folder):
+    """What the recorder's process for ``rank`` of ``recording`` would leave in ``folder`` on a GPU: the trace,
+    the tables, the rows, the exports it asks for, and its own facts (``process.json``)."""
+    run = prediction(recording)
+    top = {"deviceProperties": [{"id": 0, "name": DEVICE}],
+           "distributedInfo": {"rank": rank, "world_size": recording.ranks, "backend": "nccl"}}
+    events = run.by_rank[rank] if run.by_rank else run.events
+    document = json.dumps({"traceEvents": list(events), **top}).encode()
+    (folder / "trace.json.gz").write_bytes(gzip.compress(document, mtime=0))
+    # The summary rows: every op by name with its calls (no claim about CUDA runs reads their times).
+    names = [event["name"] for event in events if event.get("cat") == "cpu_op"]
+    rows = [{"name": name, "count": names.count(name), "self_cpu_us": 0.0, "cpu_total_us": 0.0, "self_device_us": 0.0,
+             "device_total_us": 0.0, "cpu_memory_bytes": 0, "self_cpu_memory_bytes": 0, "device_memory_bytes": 0,
+             "self_device_memory_bytes": 0} for name in sorted(set(names))]
+    (folder / "averages.json").write_text(json.dumps(rows))
+    (folder / "table.txt").write_text(table_text(rows))
+    for table in recording.tables:
+        (folder / table.file).write_text(table_text(rows))
+    if recording.memory_timeline:
+        # export_memory_timeline's [times, sizes]: for each time, a first column and the bytes of eight categories.
+        (folder / "memory-timeline.json").write_text(json.dumps([[0, 1], [[0] * 9, [0] + [1] * 8]]))
+    if run.results is not None:
+        (folder / "results.json").write_text(json.dumps(run.results))
+    facts = {"pid": 4242 + rank, "device_name": DEVICE, "torch": "2.13.0", "cuda": "13.0", "python": "3.12",
+             "platform": "Linux x86_64"}
+    (folder / "process.json").write_text(json.dumps(facts))
