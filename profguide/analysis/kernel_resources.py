@@ -99,7 +99,7 @@ def launches_of(raw: bytes) -> list[Launch]:
         return []
     devices = {whole(device.get("id")): device for device in document.deviceProperties or ()
                if isinstance(device, dict)}
-    calls = {}
+    calls: dict[int | None, str] = {}
     for event in document.traceEvents:
         if event.cat in ("cuda_runtime", "cuda_driver", "Runtime") and isinstance(event.args, dict):
             calls.setdefault(whole(event.args.get("correlation")), str(event.name))
@@ -111,7 +111,7 @@ def launches_of(raw: bytes) -> list[Launch]:
         device = devices.get(whole(args.get("device")))
         registers, shared = whole(args.get("registers per thread")), whole(args.get("shared memory"))
         threads, blocks = product(args.get("block")), product(args.get("grid"))
-        if device is None or None in (registers, shared, threads, blocks) or not threads:
+        if device is None or registers is None or shared is None or blocks is None or not threads:
             continue
         recorded = args.get("est. achieved occupancy %")
         recorded = recorded / 100 if isinstance(recorded, (int, float)) and not isinstance(recorded, bool) else None
@@ -159,13 +159,14 @@ def fit(launch: Launch) -> Fit | None:
         return None
     warps = -(-launch.threads // warp)
     most_warps = per_sm // warp
-    by = {"warps": most_warps // warps}
+    by: dict[str, int | None] = {"warps": most_warps // warps}
     per_warp = rounded_up(launch.registers * warp, REGISTER_UNIT)
     by["registers"] = (SUB_PARTITIONS * (registers_per_sm // SUB_PARTITIONS // per_warp)) // warps if per_warp else None
     opt_in = whole(device.get("sharedMemPerBlockOptin"))
     reserved = max(shared_per_sm - opt_in, 0) if opt_in is not None else 0
     by["shared memory"] = shared_per_sm // (launch.shared + reserved) if launch.shared else None
-    by["blocks"] = MAX_BLOCKS_PER_SM.get((whole(device.get("computeMajor")), whole(device.get("computeMinor"))))
+    major, minor = whole(device.get("computeMajor")), whole(device.get("computeMinor"))
+    by["blocks"] = None if major is None or minor is None else MAX_BLOCKS_PER_SM.get((major, minor))
     by = {limit: by[limit] for limit in LIMITS}
     blocks = min(value for value in by.values() if value is not None)
     return Fit(by, blocks, tuple(limit for limit, value in by.items() if value == blocks), blocks * warps / most_warps,
