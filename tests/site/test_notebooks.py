@@ -194,7 +194,10 @@ def notebook_runs(tmp_path_factory):
     return run_notebooks(NOTEBOOKS, tmp_path_factory.mktemp("notebooks"))
 
 
+# It starts kernels, so it is slow; make test runs it beside the pages' notebooks (notebook), which balances the two
+# processes: most of its ten seconds is a kernel sleeping.
 @pytest.mark.slow
+@pytest.mark.notebook
 def test_a_notebook_that_fails_or_runs_past_its_budget_fails_alone(tmp_path):
     """A cell that raises, a kernel that dies and a cell still running when the budget ends are each reported as
     their own notebook's failure, with the cell; the notebook beside them runs as if they were not there."""
