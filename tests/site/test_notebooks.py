@@ -130,8 +130,8 @@ TIMING_RUNS = {r.id for r in RECORDINGS if "rounds" in r.params}
 KERNEL_THREADS = {"OMP_NUM_THREADS": "1"}
 # One budget for a notebook's whole run, its kernel's start included, and no limit for a cell of its own: a cell's
 # time depends on the machine's load and on Inductor's cache (the compiled transformer block's cell ran past nbclient's
-# 60 s on a busy two-core machine). The slowest notebook takes under half a minute on an idle two-core machine with a
-# cold cache; the budget, many times that, only ends a hang.
+# 60 s on a busy two-core machine). The slowest notebook, that block's, takes about 25 s on two idle cores with a cold
+# cache and 40 s with both cores busy; the budget, twenty times that, only ends a hang.
 NOTEBOOK_BUDGET_S = 900
 
 
