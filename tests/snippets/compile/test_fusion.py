@@ -19,6 +19,9 @@ def ops_per_step(tmp_path, compiled):
 
 # Inductor compiles in this process, and its compile_fx raises sys.getrecursionlimit() to 2000 unless its cache
 # already holds the graph (a fresh machine's does not): the fixture puts the limit back (tests/interpreter_state.py).
+# Slow: a process's first C++ compile with a cold cache first builds a program for each vector ISA the CPU may have,
+# about 8 s on two cores, which any test that compiles C++ outside the slow ones would pay.
+@pytest.mark.slow
 @pytest.mark.usefixtures("compiles_in_process")
 def test_the_compiled_steps_run_fewer_aten_ops_inside_a_compiled_region(tmp_path):
     _, eager = ops_per_step(tmp_path, False)

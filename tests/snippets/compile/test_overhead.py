@@ -2,9 +2,15 @@
 
 import json
 
+import pytest
+
 from snippets.compile.overhead import time_eager_and_compiled
 
 
+# Inductor compiles C++ in this process: it raises sys.getrecursionlimit() unless its cache holds the graph, which the
+# fixture puts back, and with a cold cache its first compile takes seconds (tests/snippets/compile/test_fusion.py).
+@pytest.mark.slow
+@pytest.mark.usefixtures("compiles_in_process")
 def test_both_runs_are_timed_and_the_compiled_first_call_compiles():
     handed = []
     found = time_eager_and_compiled(width=8, hidden=16, batch=2, steps=2, rounds=2, warmup_calls=1, device="cpu",

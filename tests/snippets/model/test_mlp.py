@@ -42,7 +42,10 @@ def test_eager_three_mm_chains_and_two_pointwise_ops(tmp_path):
     assert names.index("aten::gelu") < names.index("aten::mul")
 
 
-# Inductor compiles in this process and raises sys.getrecursionlimit(): the fixture puts it back.
+# Inductor compiles in this process and raises sys.getrecursionlimit(): the fixture puts it back. Slow, as every test
+# that compiles C++ in this process: the first such compile with a cold cache builds a program for each vector ISA the
+# CPU may have, about 8 s on two cores (tests/snippets/compile/test_fusion.py).
+@pytest.mark.slow
 @pytest.mark.usefixtures("compiles_in_process")
 def test_compiled_the_mms_stay_and_the_pointwise_ops_fuse_into_one_named_kernel(tmp_path):
     names = ops_under(recorded(tmp_path, compiled=True))
@@ -52,6 +55,7 @@ def test_compiled_the_mms_stay_and_the_pointwise_ops_fuse_into_one_named_kernel(
     assert not {"aten::linear", "aten::matmul", "aten::gelu", "aten::mul", "aten::view"} & set(names)
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("compiles_in_process")
 def test_without_the_kernel_profile_option_the_generated_kernel_records_nothing():
     # Why the snippet sets the option: without it, the fused C++ kernel leaves no event (checked on this torch).
