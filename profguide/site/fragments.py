@@ -618,16 +618,16 @@ def resources(data, limit=12):
         recorded = [one.recorded for one, _ in found if one.recorded is not None]
         names = len({one.name for one, _ in found})
         shown = code_cell(kernel_name(launch.name)) + (f" ({names:,} kernels)" if names > 1 else "")
-        rows.append((shown, ", ".join(code(call) for call in calls) or "–", f"{len(found):,}",
-                     f"{launch.threads:,}", f"{launch.registers:,}", format_size(launch.shared),
-                     *(blocks(fit.by[one]) for one in ("registers", "shared memory", "warps")), f"{fit.blocks:,}",
-                     ", ".join(fit.limited_by), percent_of(fit.theoretical),
-                     percent_of(median(recorded) if recorded else None)))
+        launched = f"{len(found):,}" + (f" by {', '.join(code(call) for call in calls)}" if calls else "")
+        # Three numbers a cell, in the order the heading names them: the table fits a wide page unscrolled.
+        footprint = f"{launch.threads:,} · {launch.registers:,} · {format_size(launch.shared)}"
+        by_limit = " · ".join(blocks(fit.by[one]) for one in ("registers", "shared memory", "warps"))
+        rows.append((shown, launched, footprint, by_limit, f"{fit.blocks:,}", ", ".join(fit.limited_by),
+                     percent_of(fit.theoretical), percent_of(median(recorded) if recorded else None)))
     # pg-reflow: on a phone each row reads as a block of labelled cells (docs/assets/figures.css).
-    table = markdown_table(("Kernel", "Launched by", "Launches", "Threads a block", "Registers a thread",
-                            "Shared memory a block", "Blocks by registers", "Blocks by shared memory",
-                            "Blocks by warps", "Blocks an SM", "Limited by", "Theoretical occupancy",
-                            "The trace's occupancy"), rows, "llrrrrrrrrlrr")
+    table = markdown_table(("Kernel", "Launches", "A block: threads · registers a thread · shared memory",
+                            "Blocks an SM by registers · shared memory · warps", "Blocks an SM", "Limited by",
+                            "Theoretical occupancy", "The trace's occupancy"), rows, "llrrrlrr")
     default = ranked[0][0][0].device.get("sharedMemPerBlock")
     shown_rows = "every row" if len(ranked) <= limit else f"the {len(rows)} rows with the most time of {len(ranked)}"
     sentence = ("One row for each kernel and footprint, most kernel time first: " + shown_rows + ". Threads, "
