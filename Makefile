@@ -50,7 +50,8 @@ test: setup
 	wait $$slow; slowed=$$?; cat $(SLOW_LOG); wait $$types; typed=$$?; cat $(TYPES_LOG); \
 	exit $$((others || slowed || typed))
 
-# What a contributor runs between changes: no browser, no fresh processes (pyproject.toml names the markers).
+# What a contributor runs between changes: no browser, no fresh processes, no C++ compiles (pyproject.toml names
+# the markers).
 test-fast: setup
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -m "not slow and not browser"
