@@ -1,7 +1,7 @@
 """The recordings of Part 1, Basics: a matmul plus bias add, a loop of steps, a CPU-only run; and the real GPU
 traces that show what the CPU stand-ins of the first page can only predict."""
 
-from profguide.site.parts.reading_waits import H100_BERT, H100_BERT_TITLE, H100_QWEN, H100_QWEN_TITLE, TRACELENS
+from profguide.site.parts.reading_waits import tracelens_trace
 from profguide.site.recordings import (
     Claim,
     CpuShare,
@@ -11,7 +11,6 @@ from profguide.site.recordings import (
     FirstOverRest,
     GpuBusyShare,
     OutsideOps,
-    RealTrace,
     Recording,
     SlowestOverFastest,
     StepCount,
@@ -128,21 +127,15 @@ RECORDINGS = (
 )
 
 REAL_TRACES = (
-    RealTrace(
-        id="basics-h100-bert",
-        file=H100_BERT,
-        title=H100_BERT_TITLE,
-        **TRACELENS,
+    tracelens_trace(
+        "basics-h100-bert", "h100-bert",
         claims=(
             Claim("basics/index.md", "its GPU was busy for under a tenth of the window", GpuBusyShare(), at_least=0,
                   at_most=0.1),
         ),
     ),
-    RealTrace(
-        id="basics-h100-qwen",
-        file=H100_QWEN,
-        title=H100_QWEN_TITLE,
-        **TRACELENS,
+    tracelens_trace(
+        "basics-h100-qwen", "h100-qwen",
         claims=(
             Claim("basics/index.md", "the GPU is busy through nearly all of the longest `cudaDeviceSynchronize`",
                   SyncBusyShare(), at_least=0.9, at_most=1),

@@ -1,13 +1,6 @@
 """The recordings of Part 4, torch.compile: compiled code in a trace, what compiling costs, graph breaks."""
 
-from profguide.site.parts.reading_waits import (
-    B200_VLLM,
-    B200_VLLM_TITLE,
-    H100_BERT,
-    H100_BERT_TITLE,
-    HTA,
-    TRACELENS,
-)
+from profguide.site.parts.reading_waits import HTA, tracelens_trace
 from profguide.site.recordings import (
     CallCount,
     CallsThatCompile,
@@ -146,11 +139,8 @@ REAL_TRACES = (
                   LaunchedBy(TRITON_LAUNCHES), at_least=1, at_most=1),
         ),
     ),
-    RealTrace(
-        id="compile-b200-vllm",
-        file=B200_VLLM,
-        title=B200_VLLM_TITLE,
-        **TRACELENS,
+    tracelens_trace(
+        "compile-b200-vllm", "b200-vllm",
         figure=Figure(trees=(B200_COMPILED,)),
         claims=(
             Claim(IN_A_TRACE, "its Triton kernel is launched by `cuLaunchKernel` as well",
@@ -163,11 +153,8 @@ REAL_TRACES = (
                   at_least=1, at_most=1),
         ),
     ),
-    RealTrace(
-        id="compile-h100-bert-item",
-        file=H100_BERT,
-        title=H100_BERT_TITLE,
-        **TRACELENS,
+    tracelens_trace(
+        "compile-h100-bert-item", "h100-bert",
         figure=Figure(trees=("aten::is_nonzero",)),
         claims=(
             Claim(BREAKS, "its `aten::item` holds a `cudaStreamSynchronize`",

@@ -5,15 +5,7 @@ driver-launched kernels with what the trace's occupancy column says of them."""
 
 from functools import partial
 
-from profguide.site.parts.reading_waits import (
-    B200_VLLM,
-    B200_VLLM_TITLE,
-    H100_BERT,
-    H100_BERT_TITLE,
-    H100_QWEN,
-    H100_QWEN_TITLE,
-    TRACELENS,
-)
+from profguide.site.parts.reading_waits import tracelens_trace
 from profguide.site.recordings import (
     Claim,
     DiffRows,
@@ -27,7 +19,6 @@ from profguide.site.recordings import (
     OccupancyReadsZero,
     OpsInRegion,
     PerStepFall,
-    RealTrace,
     Recording,
 )
 from profguide.site.recordings import exactly as exact_claim
@@ -123,11 +114,8 @@ FLASH_KERNEL = "flash_fwd"  # pytorch_flash::flash_fwd_kernel<…>, SDPA's flash
 FLASH_OP = "aten::_scaled_dot_product_flash_attention"
 
 REAL_TRACES = (
-    RealTrace(
-        id="model-h100-bert-attention",
-        file=H100_BERT,
-        title=H100_BERT_TITLE,
-        **TRACELENS,
+    tracelens_trace(
+        "model-h100-bert-attention", "h100-bert",
         figure=Figure(trees=("aten::scaled_dot_product_attention",)),
         claims=(
             exactly("each `aten::scaled_dot_product_attention` of the BERT pass holds one "
@@ -140,11 +128,8 @@ REAL_TRACES = (
                     NestedIn(FLASH_OP, "aten::transpose"), 4),
         ),
     ),
-    RealTrace(
-        id="model-h100-qwen-attention",
-        file=H100_QWEN,
-        title=H100_QWEN_TITLE,
-        **TRACELENS,
+    tracelens_trace(
+        "model-h100-qwen-attention", "h100-qwen",
         claims=(
             exactly("each `aten::clone` of the H100's Qwen pass launches one copy kernel",
                     KernelsInside(op="aten::clone", family="copy"), 1),
@@ -162,11 +147,8 @@ REAL_TRACES = (
                     "column", OccupancyReadsZero(calls=("cudaLaunchKernelExC",), kernels="sm90_xmma"), 1),
         ),
     ),
-    RealTrace(
-        id="model-b200-vllm",
-        file=B200_VLLM,
-        title=B200_VLLM_TITLE,
-        **TRACELENS,
+    tracelens_trace(
+        "model-b200-vllm", "b200-vllm",
         claims=(
             exactly("the one `aten::masked_fill_` of the B200's trace launches a single kernel",
                     KernelsInside(op="aten::masked_fill_"), 1),

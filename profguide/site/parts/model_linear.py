@@ -3,7 +3,7 @@ show what the CPU stand-ins predict for a GPU."""
 
 from functools import partial
 
-from profguide.site.parts.reading_waits import H100_BERT, H100_BERT_TITLE, TRACELENS
+from profguide.site.parts.reading_waits import tracelens_trace
 from profguide.site.recordings import (
     Claim,
     CpuShare,
@@ -16,7 +16,6 @@ from profguide.site.recordings import (
     OpsInRegion,
     OpTotal,
     PerStepFall,
-    RealTrace,
     Recording,
 )
 from profguide.site.recordings import exactly as exact_claim
@@ -89,11 +88,8 @@ RECORDINGS = (
 IN_A_TRACE = "torch-compile/in-a-trace.md"
 
 REAL_TRACES = (
-    RealTrace(
-        id="model-h100-bert-linear",
-        file=H100_BERT,
-        title=H100_BERT_TITLE,
-        **TRACELENS,
+    tracelens_trace(
+        "model-h100-bert-linear", "h100-bert",
         figure=Figure(trees=("aten::linear",)),
         claims=(
             Claim(PAGE, "`aten::t` took about a tenth of `aten::linear`'s host time",

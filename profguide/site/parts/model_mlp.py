@@ -3,7 +3,7 @@ what the CPU stand-ins predict for a GPU: Qwen's MLP on an H100, and the occupan
 
 from functools import partial
 
-from profguide.site.parts.reading_waits import H100_QWEN, H100_QWEN_TITLE, HTA, TRACELENS
+from profguide.site.parts.reading_waits import HTA, tracelens_trace
 from profguide.site.recordings import (
     CallCount,
     Claim,
@@ -99,11 +99,8 @@ RECORDINGS = (
 QWEN_MLP = "Qwen2MLP"
 
 REAL_TRACES = (
-    RealTrace(
-        id="model-h100-qwen-mlp",
-        file=H100_QWEN,
-        title=H100_QWEN_TITLE,
-        **TRACELENS,
+    tracelens_trace(
+        "model-h100-qwen-mlp", "h100-qwen",
         claims=(
             no_device_time("the calls of `aten::t` launched no GPU work", "aten::t"),
             no_device_time("nor did those of `aten::reshape`", "aten::reshape"),

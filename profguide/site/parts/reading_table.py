@@ -1,14 +1,13 @@
 """The recordings of Part 2, Reading the output: the summary table, column by column; and a real GPU trace's op
 view for the device columns that a CPU stand-in lacks."""
 
-from profguide.site.parts.reading_waits import H100_BERT, H100_BERT_TITLE, TRACELENS
+from profguide.site.parts.reading_waits import tracelens_trace
 from profguide.site.recordings import (
     Claim,
     CpuShare,
     FreedInside,
     FreedOutsideOps,
     OpShare,
-    RealTrace,
     Recording,
     RowValue,
     Table,
@@ -60,11 +59,8 @@ RECORDINGS = (
 )
 
 REAL_TRACES = (
-    RealTrace(
-        id="reading-table-h100-bert",
-        file=H100_BERT,
-        title=H100_BERT_TITLE,
-        **TRACELENS,
+    tracelens_trace(
+        "reading-table-h100-bert", "h100-bert",
         claims=(
             Claim(PAGE, "the same kernel time appears on the rows of `aten::linear` and again on those of "
                   "`aten::addmm`", OpShare("aten::linear", "aten::addmm", "device_us"), at_least=0.99, at_most=1.01),

@@ -33,13 +33,23 @@ HTA = {"source": "HolisticTraceAnalysis test data, commit f4d0062c",
 TRACELENS = {"source": "TraceLens test traces, commit 171dd747",
              "source_url": "https://github.com/AMD-AGI/TraceLens/tree/171dd747",
              "licence": "MIT"}
-H100_BERT = "docs/traces/h100_bert_small_inference.json.gz"
-H100_QWEN = "docs/traces/h100_qwen1.5_0.5b_inference.json.gz"
-B200_VLLM = "docs/traces/b200_vllm_moe_tp8_rank0.json.gz"
-H100_BERT_TITLE = "BERT-small fill-mask inference on an H100, one sequence of 141 tokens, bf16"
-H100_QWEN_TITLE = "Qwen1.5-0.5B-Chat inference on an H100, 16 sequences of 559 tokens, bf16"
-B200_VLLM_TITLE = ("vLLM serving a mixture-of-experts model on a B200, rank 0 of tensor parallel 8: one prefill "
-                   "step of one request")
+# The TraceLens traces that several pages read, each as (file, title), by a short name (``tracelens_trace``).
+TRACELENS_FILES = {
+    "h100-bert": ("docs/traces/h100_bert_small_inference.json.gz",
+                  "BERT-small fill-mask inference on an H100, one sequence of 141 tokens, bf16"),
+    "h100-qwen": ("docs/traces/h100_qwen1.5_0.5b_inference.json.gz",
+                  "Qwen1.5-0.5B-Chat inference on an H100, 16 sequences of 559 tokens, bf16"),
+    "b200-vllm": ("docs/traces/b200_vllm_moe_tp8_rank0.json.gz",
+                  "vLLM serving a mixture-of-experts model on a B200, rank 0 of tensor parallel 8: one prefill step "
+                  "of one request"),
+}
+
+
+def tracelens_trace(trace_id, which, **fields):
+    """A RealTrace of one of the TraceLens traces (``TRACELENS_FILES``), with their source and licence; ``fields``
+    are its figure, claims and the run it is compared with."""
+    file, title = TRACELENS_FILES[which]
+    return RealTrace(id=trace_id, file=file, title=title, **TRACELENS, **fields)
 
 FOOTPRINT = "reading-output/footprint.md"
 REFERENCE = "reference/explain.md"
@@ -60,11 +70,8 @@ RECORDINGS = (
 )
 
 REAL_TRACES = (
-    RealTrace(
-        id="reading-h100-qwen-gemms",
-        file=H100_QWEN,
-        title=H100_QWEN_TITLE,
-        **TRACELENS,
+    tracelens_trace(
+        "reading-h100-qwen-gemms", "h100-qwen",
         claims=(
             Claim(PAGE, "the multiply with the most kernel time reaches more than half of the datasheet's bf16 "
                   "peak, but not two thirds", PeakShare(), at_least=0.5, at_most=2 / 3),

@@ -3,7 +3,7 @@ model* read: the MI250 under ROCm, a Qwen forward pass on an H100 and on an MI30
 and on an MI300X (each MI300X run the after of its H100 one, for ``profguide diff``), and two A100 traces for their
 GEMMs' and Triton kernels' names."""
 
-from profguide.site.parts.reading_waits import H100_BERT, H100_BERT_TITLE, H100_QWEN, H100_QWEN_TITLE, HTA, TRACELENS
+from profguide.site.parts.reading_waits import HTA, TRACELENS, tracelens_trace
 from profguide.site.recordings import (
     Claim,
     DiffRowRatio,
@@ -33,11 +33,8 @@ REAL_TRACES = (
         title="Two training steps of a toy model on an AMD MI250 under ROCm 6.2",
         **HTA,
     ),
-    RealTrace(
-        id="reading-h100-qwen",
-        file=H100_QWEN,
-        title=H100_QWEN_TITLE,
-        **TRACELENS,
+    tracelens_trace(
+        "reading-h100-qwen", "h100-qwen",
         claims=(
             Claim(BLOCK, "only about seven in ten of the kernels on its GPU lane are joined to an op",
                   KernelsJoined(), at_least=0.65, at_most=0.75),
@@ -89,11 +86,8 @@ REAL_TRACES = (
                   **ALL),
         ),
     ),
-    RealTrace(
-        id="reading-h100-bert",
-        file=H100_BERT,
-        title=H100_BERT_TITLE,
-        **TRACELENS,
+    tracelens_trace(
+        "reading-h100-bert", "h100-bert",
         claims=(
             Claim(KERNEL_NAMES, "every GEMM it ran is in bf16", KernelsDecoded("gemm", "precision", "bf16"),
                   **ALL),
