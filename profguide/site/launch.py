@@ -208,19 +208,20 @@ def swap_in(folder, new_folder):
     shutil.rmtree(aside)
 
 
-def keep_cpu_run(existing, recording, meta, needed):
-    """Into the new run's folder ``recording``: the CPU run of the recording it replaces, when ``needed`` (some
-    claim of it is about the CPU) and the new run is a GPU one. That is the CPU stand-in being replaced, as it
-    was, when it was made from the same code (``meta``'s cache key); or the CPU run the replaced GPU run kept."""
+def keep_cpu_run(existing, new_folder, meta, needed):
+    """Into ``new_folder``, the new run's: the CPU run of the recording in ``existing`` that it replaces, when
+    ``needed`` (a claim is about the CPU) and the new run (``meta``) is a GPU one. That is the CPU stand-in being
+    replaced, as it was, when it was made from the same code (``meta``'s cache key); or the CPU run that the
+    replaced GPU run kept, whatever its state (the build records it again when it is stale)."""
     old = readable_meta(existing) or {}
     if not needed or meta["device"] != "cuda" or not old:
         return
     if old.get("device") == "cpu" and old.get("cache_key") == meta["cache_key"]:
-        (recording / CPU_RUN).mkdir()
+        (new_folder / CPU_RUN).mkdir()
         for name in recording_files(old):
-            shutil.copy2(existing / name, recording / CPU_RUN / name)
+            shutil.copy2(existing / name, new_folder / CPU_RUN / name)
     elif old.get("device") == "cuda" and (existing / CPU_RUN).is_dir():
-        shutil.copytree(existing / CPU_RUN, recording / CPU_RUN)
+        shutil.copytree(existing / CPU_RUN, new_folder / CPU_RUN)
 
 
 def assemble_recording(staging, folders, meta, ranks, existing, keep_cpu=False):

@@ -351,3 +351,50 @@ def test_rendered_files_survive_a_new_recording(project, tiny):
     launch.record(TINY, "cpu", project, project / "out")
     assert (folder / "figure.md").read_text() == "rendered before"
     assert [p.name for p in (project / "out").iterdir()] == [TINY.id]
+
+
+def run_folder(folder, device, key, files=("trace.json.gz",)):
+    """A run's folder holding ``files`` (each its own name as bytes) and a meta that lists them."""
+    folder.mkdir(parents=True)
+    for name in files:
+        (folder / name).write_bytes(name.encode())
+    meta = {"device": device, "cache_key": key, "files": list(files), "device_name": device, "torch": "2.13.0",
+            "python": "3.11", "recorded_at": "2026-12-02T00:00:00+00:00", "params": {}}
+    (folder / "meta.json").write_text(json.dumps(meta))
+    return folder
+
+
+@pytest.mark.parametrize(("old_device", "old_key", "kept"), [
+    ("cpu", "same", "the stand-in"),  # the stand-in it replaces, made from the same code
+    ("cpu", "older", None),  # a stand-in of other code is stale: the build records the CPU run afresh
+    ("cuda", "older", "its CPU run"),  # a GPU run replaced by a newer one hands on the CPU run it kept
+])
+def test_a_gpu_run_keeps_the_cpu_run_of_what_it_replaces(tmp_path, old_device, old_key, kept):
+    existing = run_folder(tmp_path / "existing", old_device, old_key)
+    if old_device == "cuda":
+        run_folder(existing / "cpu", "cpu", "older", files=("trace.json.gz", "averages.json"))
+    rank = run_folder(tmp_path / "staging-rank0", "unused", "unused", files=("trace.json.gz",))
+    (rank / "meta.json").unlink()
+    staging = tmp_path / "staging"
+    staging.mkdir()
+    new, _ = launch.assemble_recording(staging, [rank], {"device": "cuda", "cache_key": "same"}, 1, existing,
+                                       keep_cpu=True)
+    if kept is None:
+        assert not (new / "cpu").exists()
+        return
+    source = existing if kept == "the stand-in" else existing / "cpu"
+    assert sorted(p.name for p in (new / "cpu").iterdir()) == sorted(p.name for p in source.iterdir()
+                                                                     if p.is_file())
+    assert json.loads((new / "cpu" / "meta.json").read_text())["device"] == "cpu"
+    assert (new / "trace.json.gz").read_bytes() == b"trace.json.gz"  # the new run's own files stay its own
+
+
+def test_a_cpu_run_is_not_kept_without_a_claim_about_the_cpu_or_beside_a_cpu_run(tmp_path):
+    existing = run_folder(tmp_path / "existing", "cpu", "same")
+    for meta, keep in (({"device": "cuda", "cache_key": "same"}, False), ({"device": "cpu", "cache_key": "same"},
+                                                                           True)):
+        staging = tmp_path / f"staging-{meta['device']}-{keep}"
+        rank = run_folder(staging / "rank0", "unused", "unused")
+        (rank / "meta.json").unlink()
+        new, _ = launch.assemble_recording(staging, [rank], meta, 1, existing, keep_cpu=keep)
+        assert not (new / "cpu").exists()
