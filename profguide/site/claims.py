@@ -1002,8 +1002,8 @@ def allowed(kind, measure, data):
         return set(found) if isinstance(found, dict) else set()
     if kind == "diff row":
         return {row["name"] for row in data.diff.get(measure.rows, ())}
-    if kind == "family value" and family_values(measure.field) is not None:
-        return family_values(measure.field)
+    if kind == "family value":
+        return family_values(measure.field)  # None for a tile or fused ops, parts of a name looked up as such
     if kind == "compile marker":
         return set(compile_markers(data.trace))
     if kind == "run":
@@ -1021,8 +1021,7 @@ def known_name(value, kind, names):
     if kind in ("name part", "family value"):  # a tile, fused ops: parts of a kernel's name
         return value.lower() in names.lowered
     if kind == "module":
-        call = f"nn.module: {value.lower()}_"
-        return call in names.lowered or f"\nnn.module: {value.lower()}\n" in f"\n{names.lowered}\n"
+        return any((call := MODULE.match(name)) and call["name"] == value for name in names.names)
     raise ValueError(f"no way to look up a name of kind {kind!r}")
 
 
@@ -1044,10 +1043,10 @@ def runs_read(claim, data):
     """The runs a claim reads besides the one it is checked on: the CPU run kept beside it, the run it is
     compared with, and the runs its measure names."""
     runs = []
-    cpu = data.run_on("cpu") if hasattr(data, "run_on") else None
+    cpu = data.run_on("cpu")
     if cpu is not None and cpu is not data:
         runs.append(cpu)
-    if getattr(data.recording, "compared_with", ""):
+    if data.recording.compared_with:
         runs.append(data.compared_run)
     named = allowed("run", claim.measure, data)
     runs += [data.sibling(value) for _, value, kind in strings_of(claim.measure) if kind == "run" and value in named]
@@ -1106,7 +1105,7 @@ def checked_run(claim, data):
         return data, None
     kind = "trace" if getattr(data, "real", False) else "recording"
     if claim.device == "cpu":
-        cpu = data.run_on("cpu") if hasattr(data, "run_on") and kind == "recording" else None
+        cpu = data.run_on("cpu") if kind == "recording" else None
         if cpu is not None:
             return cpu, None
         return None, (NOT_CHECKED, f"about CPU runs, and the {kind} holds a {device} run with no CPU run kept "
