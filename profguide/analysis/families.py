@@ -89,12 +89,21 @@ CONVOLUTION_NAMES = MarkedPattern(("cudnn", "cask_", "conv", "miopen", "igemm_",
                                   r"igemm_(?:fwd|bwd|wrw)|implicit_?gemm|fprop|dgrad|wgrad|winograd")
 CONVOLUTION_KINDS = (("fprop", re.compile(r"fprop|fwd")), ("dgrad", re.compile(r"dgrad|bwd_data")),
                      ("wgrad", re.compile(r"wgrad|wrw|bwd_weight")))
+# Kernels that BLAS and convolution libraries launch beside their matrix multiplies and that multiply no matrices:
+# cuBLAS's BLAS-1 scal_kernel and cuDNN's scalePackedTensor_kernel scale a tensor by a number, and cuBLASLt's
+# epilogue::impl::globalKernel applies a GEMM's epilogue (a bias, an activation) as a kernel of its own when the
+# GEMM's kernel could not fuse it. They are their library's elementwise kernels. The sums that finish a product computed in pieces stay with it: split-K's reductions with their GEMM,
+# cuDNN's reduce_wgrad_nchw_helper (which adds up a weight gradient's partial sums) with its convolution.
+LIBRARY_ELEMENTWISE = (("cuBLASLt", MarkedPattern(("epilogue::impl::globalkernel",))),
+                       ("cuBLAS", MarkedPattern(("scal_kernel<",), r"(?:^|[^a-z_])scal_kernel<")),
+                       ("cuDNN", MarkedPattern(("cudnn::ops::scalepackedtensor",))))
 # fbgemm_gpu's kernels (embedding bags, quantisation, permutations) are not matrix multiplies unless they are
-# named as one, and then they are CUTLASS's.
+# named as one, and then they are CUTLASS's. Nor is a kernel whose only "cutlass" is one of CUTLASS's number types
+# among its template arguments (cutlass::bfloat16_t, cutlass::half_t).
 GEMM_NAMES = MarkedPattern(("gemm", "gemv", "cutlass", "xmma", "nvjet", "cublas", "cijk_", "rocblas", "hipblaslt",
                             "ck::"),
-                           r"(?<!fb)gemm|gemv|cutlass|xmma|nvjet|cublas|^cijk_|rocblas|hipblaslt|"
-                           r"(?:^|[^a-z_])ck::.*gemm")
+                           r"(?<!fb)gemm|gemv|cutlass(?!::[a-z0-9_]+_t\b)|xmma|nvjet|cublas|^cijk_|rocblas|"
+                           r"hipblaslt|(?:^|[^a-z_])ck::.*gemm")
 GEMM_LIBRARIES = (
     ("hipBLASLt/Tensile", re.compile(r"^cijk_")),  # Tensile's kernels, which rocBLAS and hipBLASLt both run
     ("rocBLAS", re.compile(r"rocblas")),
@@ -271,8 +280,9 @@ def kernel_family(name: str) -> Family:
 
     The families are tried in an order that settles overlaps: a collective before all else, Inductor's
     kernels by their prefix, attention before convolutions and GEMMs (its kernels carry ``cutlass`` and
-    ``fprop``), normalization and layout copies before cuDNN's convolutions, GEMMs before reductions
-    (cuBLAS's ``splitKreduce_kernel``), copies before elementwise kernels (ATen's copy runs in its
+    ``fprop``), normalization and layout copies before cuDNN's convolutions, the libraries' elementwise kernels
+    before their GEMMs and convolutions (cuBLAS's ``scal_kernel`` takes ``cublasTransposeParams``), GEMMs before
+    reductions (cuBLAS's ``splitKreduce_kernel``), copies before elementwise kernels (ATen's copy runs in its
     ``elementwise_kernel``).
     """
     lowered = name[:NAME_READ].lower()
@@ -289,6 +299,9 @@ def kernel_family(name: str) -> Family:
         return Family(NORMALIZATION, "cuDNN" if "cudnn" in lowered else None)
     if COPY_NAMES.search_lowered(lowered):
         return Family(COPY, kind=first_match(ATEN_LOOPS, lowered))
+    helper = first_marked(LIBRARY_ELEMENTWISE, lowered)
+    if helper:
+        return Family(ELEMENTWISE, helper)
     if CONVOLUTION_NAMES.search_lowered(lowered):
         return matrix_family(CONVOLUTION, lowered, first_match(CONVOLUTION_LIBRARIES, lowered),
                              first_match(CONVOLUTION_KINDS, lowered))

@@ -39,6 +39,23 @@ DECODED = [
      {"family": "gemm", "library": "hipBLASLt/Tensile", "precision": "bf16", "tensor_cores": True}),
     ("Cijk_Ailk_Bjlk_SB_Bias_AS_SAV_UserArgs_MT64x16x16_MI16x16x1_SN_LDSB0_AFC1_AFEM1_AFEM1_ASEM1_CLR1_CADS0",
      {"family": "gemm", "library": "hipBLASLt/Tensile", "precision": "fp32", "tensor_cores": True}),
+    # Kernels a BLAS or convolution library runs beside its multiplies, multiplying no matrices: cuBLAS's BLAS-1 scal
+    # (in an A100 trace, inside an addmm, before its sgemm_largek kernel), cuBLASLt's epilogue as a kernel of its own
+    # (there, after an sgemm of an addmm with a bias), cuDNN's scaling of a tensor (inside a convolution's backward).
+    ("void scal_kernel<float, float, 1, false, 6, 5, 5, 3>(cublasTransposeParams<float>, float const*, float*, "
+     "float const*)", {"family": "elementwise", "library": "cuBLAS", "precision": None, "tensor_cores": None}),
+    ("void epilogue::impl::globalKernel<float, float, float, true, true>(int, int, long, float*, cublasLtEpilogue_t, "
+     "int, float*, long, void*, long, long, long, float*, long, int*)",
+     {"family": "elementwise", "library": "cuBLASLt", "precision": None}),
+    ("void cudnn::ops::scalePackedTensor_kernel<float, float>(long, float*, float)",
+     {"family": "elementwise", "library": "cuDNN"}),
+    # The sum that finishes a weight gradient cuDNN computed in pieces is part of the convolution's backward.
+    ("void cudnn::cnn::reduce_wgrad_nchw_helper<float, float>(void*, void const*, float, int, int)",
+     {"family": "convolution", "library": "cuDNN", "kind": "wgrad", "tensor_cores": None}),
+    # A kernel whose only "cutlass" is a CUTLASS number type is no GEMM (a mixture of experts' finalize step).
+    ("void moe::dev::finalize::finalizeKernelVecLoad<moe::dev::finalize::KernelParams<cutlass::bfloat16_t, cutlass::"
+     "bfloat16_t, 4, true> >(moe::dev::finalize::KernelParams<cutlass::bfloat16_t, cutlass::bfloat16_t, 4, true>)",
+     {"family": "other"}),
     # fbgemm_gpu's kernels are embedding bags and permutations, not matrix multiplies.
     ("void fbgemm_gpu::permute_2D_lengths_kernel<int>(int, int, int const*, int const*, int*)", {"family": "other"}),
     ("sm80_xmma_fprop_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x128x16_stage4_warpsize2x2x1"
