@@ -37,6 +37,7 @@ from profguide.analysis.intervals import Floats, Intervals, Window, covered, mer
 from profguide.analysis.select import (
     STEP_KINDS,
     Indices,
+    host_waits,
     kinds_mask,
     names_where,
     profiler_steps,
@@ -82,12 +83,14 @@ CPU_LABELS = {"data loading": "loading data", "ops": "forward and other ops", "b
               "optimizer": "optimizer", "region": "in regions, between ops", "python": "Python outside ops"}
 
 
-def own_activity(name: str, kind: int, device_syncs: bool = True) -> str:
+def own_activity(name: str, kind: int, device_syncs: bool = True, waits: bool | None = None) -> str:
     """The activity an event's own name and kind say, before the events around it are looked at.
 
-    ``device_syncs=False`` for a trace without GPU work, where no call waits for a device.
+    ``device_syncs=False`` for a trace without GPU work, where no call waits for a device. ``waits`` says whether
+    the event is a call the host waits in (``select.host_waits``, which reads the copy a copy call made); None
+    judges by the name alone (``select.waits_for_device``).
     """
-    if device_syncs and (waits_for_device(name) or name in SYNC_OPS):
+    if device_syncs and ((waits_for_device(name) if waits is None else waits) or name in SYNC_OPS):
         return "sync"
     if device_syncs and kind in (KIND["runtime"], KIND["driver"]) and DEVICE_SETUP_CALL.match(name):
         return "setup"
@@ -121,12 +124,16 @@ def classify(trace: Trace, events: Indices, parents: list[int],
     (activity, label) pairs, and each event's pair (an index into them). The label is the event that named
     the activity: the DataLoader region, the sync's op; for Python time the innermost user frame around it."""
     activities, labels, frames = list[str](), list[str](), list[str | None]()
-    known: dict[tuple[int, int], tuple[str, bool]] = {}  # (name, kind) → (own activity, is a user frame)
-    for parent, code, kind in zip(parents, trace.name[events].tolist(), trace.kind[events].tolist(), strict=True):
+    # (name, kind, whether the host waits in it) → (own activity, is a user frame)
+    known: dict[tuple[int, int, bool], tuple[str, bool]] = {}
+    waiting = host_waits(trace)[events].tolist() if device_syncs else [False] * len(events)
+    for parent, code, kind, waits in zip(parents, trace.name[events].tolist(), trace.kind[events].tolist(), waiting,
+                                         strict=True):
         name = trace.names[code]
-        if (code, kind) not in known:
-            known[code, kind] = own_activity(name, kind, device_syncs), kind == KIND["python"] and user_frame(name)
-        own, is_user_frame = known[code, kind]
+        if (code, kind, waits) not in known:
+            known[code, kind, waits] = (own_activity(name, kind, device_syncs, waits),
+                                        kind == KIND["python"] and user_frame(name))
+        own, is_user_frame = known[code, kind, waits]
         frame = name if is_user_frame else (frames[parent] if parent >= 0 else None)
         inherited = activities[parent] if parent >= 0 and activities[parent] in INHERITED else None
         if own in INHERITED and (inherited is None or INHERITED.index(own) < INHERITED.index(inherited)):

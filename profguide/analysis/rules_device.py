@@ -24,11 +24,12 @@ from profguide.analysis.select import (
     SYNC_CALLS,
     first_of,
     gpu_lanes,
+    host_waits,
     kinds_mask,
     names_where,
     on_a_stream,
     overlapping,
-    waits_for_device,
+    synchronous_copy_call,
 )
 from profguide.analysis.summary import Summary
 from profguide.patterns import BACKEND_OP
@@ -268,19 +269,15 @@ def pageable_host_to_device_copy(trace: Trace, summary: Summary) -> Evidence | N
     return Evidence(float(count), words, start_of(trace, copies))
 
 
-def is_blocking_copy(name: str) -> bool:
-    """A copy or set call that returns once it is done (``select.waits_for_device``), not a sync call."""
-    return waits_for_device(name) and name not in SYNC_CALLS
-
-
 def synchronous_memcpy_memset(trace: Trace, summary: Summary) -> Evidence | None:
-    """Runtime, driver and HIP copy and set calls without Async in their names, in the window."""
-    calls = names_where(trace, is_blocking_copy) & kinds_mask(trace, HOST_CALL_KINDS)
+    """Copy and set calls without Async in their names that the host waits in (``select.host_waits``: not a
+    copy from device to device, nor a CUDA memset of device memory), in the window."""
+    calls = host_waits(trace) & names_where(trace, synchronous_copy_call)
     calls &= overlapping(trace, window_of(summary))
     if not calls.any():
         return None
     names = sorted({trace.names[code] for code in np.unique(trace.name[calls]).tolist()})
-    words = (f"{count_of(int(calls.sum()), 'synchronous copy or set call')} "
+    words = (f"{count_of(int(calls.sum()), 'copy or set call')} that the host waited in "
              f"({format_duration(float(trace.dur[calls].sum()))} on the host): {named(names)}")
     return Evidence(float(calls.sum()), words, start_of(trace, calls))
 
@@ -430,7 +427,9 @@ RULES: tuple[Rule, ...] = (
     Rule(
         id="synchronous-memcpy-memset", source="nsight",
         detects="copy and set calls that block the host until the device is done",
-        measures="`cudaMemcpy`, `cudaMemset`, `cuMemcpy…`, `hipMemcpy…` calls without `Async` in the window; any",
+        measures="calls without `Async` (`cudaMemcpy`, `cuMemcpy…`, `hipMemcpy…`, `hipMemset…`) in the window that "
+                 "the host waits in, by CUDA's API synchronization behavior: not a copy from device to device, nor "
+                 "a `cudaMemset` of device memory; any",
         change="use the Async calls (`tensor.to(device, non_blocking=True)` from pinned memory), and read results "
                "back only when needed",
         page="reading-output/gpu-waits.md#the-long-synchronisation",

@@ -130,6 +130,8 @@ def top_level(trace: Trace, lane: int) -> Indices:
 def enclosing(trace: Trace, tops: Indices, indices: Indices) -> Indices:
     """For each event of ``indices`` (on the lane of ``tops``), the position in ``tops`` of the top-level op
     that holds it, or -1."""
+    if not len(tops):  # a thread that ran no op: a copy launched outside every op
+        return np.full(len(indices), -1, dtype=np.intp)
     position = np.searchsorted(trace.ts[tops], trace.ts[indices], side="right") - 1
     held = (position >= 0) & (trace.end[tops[np.maximum(position, 0)]] >= trace.end[indices])
     return np.where(held, position, -1)

@@ -27,19 +27,48 @@ SYNC_CALLS = frozenset({
     "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize",
     "hipDeviceSynchronize", "hipStreamSynchronize", "hipEventSynchronize",
 })
-# A copy the host waits in shows as the call that makes it: the synchronous copy and set calls of the CUDA
-# runtime, the driver and HIP (cudaMemcpy, cudaMemcpy2D, cudaMemset, cuMemcpyDtoH_v2, hipMemcpyWithStream,
-# hipMemcpyDtoH …: every one without ``Async`` in its name) return once the copy is done, where it involves
-# host memory. The op that asks for the copy says nothing by its name: a ``non_blocking`` ``aten::copy_`` makes
-# an Async call and no sync, ROCm's blocking one makes a hipMemcpyWithStream, and CUDA's ``.cpu()`` makes a
-# cudaMemcpyAsync and then a cudaStreamSynchronize, a sync call already.
-BLOCKING_COPY_PREFIXES = ("cudaMemcpy", "cudaMemset", "cuMemcpy", "cuMemset", "hipMemcpy", "hipMemset")
+# A copy the host waits in shows as the call that makes it. The copy and set calls without ``Async`` in their
+# names (cudaMemcpy, cudaMemcpy2D, cudaMemset, cuMemcpyDtoH_v2, hipMemcpyWithStream, hipMemset …) are the
+# *synchronous* ones, which does not always mean that the host waits: by CUDA's "API synchronization behavior"
+# (docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html), a copy from device to device returns at once,
+# and so does a memset, unless it sets pinned or managed host memory; a copy to or from host memory returns once
+# it is done (from pageable memory, once it is staged, after a stream sync). ``copy_waits`` applies that to the
+# call and to the GPU copy it made. The op that asks for a copy says nothing by its name: a ``non_blocking``
+# ``aten::copy_`` makes an Async call and no sync, ROCm's blocking one makes a hipMemcpyWithStream, and CUDA's
+# ``.cpu()`` makes a cudaMemcpyAsync and then a cudaStreamSynchronize, a sync call already.
+SYNCHRONOUS_COPY_PREFIXES = ("cudaMemcpy", "cudaMemset", "cuMemcpy", "cuMemset", "hipMemcpy", "hipMemset")
+# Kineto names a GPU memset by the memory it sets, ``Memset (Device)``; these are the host memory a synchronous
+# memset waits for.
+HOST_MEMSET_SUFFIXES = ("(Pinned)", "(Managed)")
+DEVICE_TO_DEVICE = "(Device -> Device)"  # how Kineto's name of a GPU copy ends for DtoD and PtoP copies
+
+
+def synchronous_copy_call(name: str) -> bool:
+    """Whether a runtime or driver call of this name is a copy or set call without ``Async`` in its name."""
+    return name.startswith(SYNCHRONOUS_COPY_PREFIXES) and "Async" not in name
+
+
+def copy_waits(call: str, copy: str | None) -> bool:
+    """Whether a synchronous copy or set call named ``call`` blocks the host, given the name of the GPU copy or
+    set it made (``copy``; None where the trace lacks it), by CUDA's API synchronization behavior.
+
+    HIP's calls are taken to wait whatever they copy: ROCm's tracer names the copy that an ``.item()`` makes to
+    the host ``Memcpy DtoD (Device -> Device)``, and HIP's ``hipMemset`` waits for its fill.
+    """
+    if call.startswith("hip"):
+        return True
+    if "Memset" in call:
+        return copy is not None and copy.endswith(HOST_MEMSET_SUFFIXES)
+    if "DtoD" in call or "Peer" in call:  # cuMemcpyDtoD_v2, cudaMemcpyPeer: between two devices' memory
+        return False
+    return copy is None or not copy.endswith(DEVICE_TO_DEVICE)
 
 
 def waits_for_device(name: str) -> bool:
-    """Whether a runtime or driver call of this name blocks the host until the GPU is done: a sync or a
-    blocking copy."""
-    return name in SYNC_CALLS or (name.startswith(BLOCKING_COPY_PREFIXES) and "Async" not in name)
+    """Whether a runtime or driver call of this name blocks the host until the GPU is done, as far as its name
+    says: a sync, or a synchronous copy that ``copy_waits`` finds waiting whatever it copied (``host_waits``
+    reads the copy too)."""
+    return name in SYNC_CALLS or (synchronous_copy_call(name) and copy_waits(name, None))
 
 
 def codes_mask(codes: npt.NDArray[np.integer[Any]], wanted: Iterable[int], size: int) -> Mask:
@@ -187,9 +216,27 @@ def unlaunched(trace: Trace, mask: Mask) -> Mask:
     return found
 
 
+def host_waits(trace: Trace) -> Mask:
+    """Mask of the host calls that block until the GPU is done: the sync calls, and the synchronous copy and set
+    calls that ``copy_waits`` finds waiting, from their names and the GPU copy or set each one made."""
+    def made() -> Mask:
+        calls = kinds_mask(trace, ("runtime", "driver"))
+        waits = names_where(trace, SYNC_CALLS.__contains__) & calls
+        copies = np.flatnonzero(kinds_mask(trace, ("memcpy", "memset")))
+        made_by = launch_of(trace, copies)
+        copy_of = {int(call): trace.names[int(trace.name[copy])]
+                   for call, copy in zip(made_by.tolist(), copies.tolist(), strict=True) if call >= 0}
+        for call in np.flatnonzero(names_where(trace, synchronous_copy_call) & calls).tolist():
+            waits[call] = copy_waits(trace.names[int(trace.name[call])], copy_of.get(call))
+        return waits
+
+    return kept(trace, host_waits, made)
+
+
 def host_syncs(trace: Trace) -> Indices:
-    """Indices of the host calls that wait for the GPU: cudaDeviceSynchronize and kin, and blocking copies."""
-    return np.flatnonzero(names_where(trace, waits_for_device) & kinds_mask(trace, ("runtime", "driver")))
+    """Indices of the host calls that wait for the GPU: cudaDeviceSynchronize and kin, and the copy calls the
+    host waits in (``host_waits``)."""
+    return np.flatnonzero(host_waits(trace))
 
 
 def launched_until(trace: Trace, start: float, end: float) -> float:

@@ -172,7 +172,8 @@ def test_without_python_frames_python_time_is_outside_any_op():
 
 
 @pytest.mark.parametrize(("name", "waits"), [
-    ("cudaMemcpy", True), ("cudaMemcpy2D", True), ("cudaMemset", True), ("cuMemcpyDtoH_v2", True),
+    ("cudaMemcpy", True), ("cudaMemcpy2D", True), ("cuMemcpyDtoH_v2", True),
+    ("cudaMemset", False), ("cuMemsetD8_v2", False), ("cuMemcpyDtoD_v2", False),  # CUDA's host does not wait
     ("cuMemcpy", True), ("hipMemcpy", True), ("hipMemcpyWithStream", True), ("hipMemcpyDtoH", True),
     ("cudaStreamSynchronize", True),
     ("cudaMemcpyAsync", False), ("cudaMemsetAsync", False), ("cuMemcpyHtoDAsync_v2", False),
@@ -182,15 +183,16 @@ def test_a_blocking_copy_waits_for_the_device_and_an_async_one_does_not(name, wa
     assert waits_for_device(name) is waits
 
 
-def blocking_copy_trace():
-    """A kernel, then a hipMemcpyWithStream that waits for it and for its copy, then a launch 20 µs later."""
+def blocking_copy_trace(call="hipMemcpyWithStream", copy="Memcpy HtoD (Host -> Device)", kind="memcpy"):
+    """A kernel, then a copy ``call`` that lasts until its ``copy`` is done (a hipMemcpyWithStream waits for the
+    kernel and for its copy), then a launch 20 µs later."""
     return make_trace(
         event("hipLaunchKernel", 0, 2, kind="runtime", correlation=1),
         event("aten::copy_", 9, 52),
-        event("hipMemcpyWithStream", 10, 50, kind="runtime", correlation=2),
+        event(call, 10, 50, kind="runtime", correlation=2),
         event("hipLaunchKernel", 80, 5, kind="runtime", correlation=3),
         gpu_event("first", 3, 47, correlation=1),
-        gpu_event("Memcpy HtoD (Host -> Device)", 50, 5, kind="memcpy", correlation=2),
+        gpu_event(copy, 50, 5, kind=kind, correlation=2),
         gpu_event("second", 90, 10, correlation=3),  # idle 55..90, from inside the copy call
     )
 
@@ -201,6 +203,20 @@ def test_a_gap_that_starts_in_a_blocking_copy_is_a_sync():
     # 55..60 in the call, then 1 µs in the op, 24 in Python and 5 launching.
     assert idle["by_activity"]["sync"]["idle_us"] == 5
     assert synchronisations(blocking_copy_trace())["host_calls"] == 1
+
+
+# CUDA's "API synchronization behavior": the host does not wait in a copy from device to device, nor in a memset of
+# device memory; it waits in a copy to the host and in a memset of pinned memory.
+@pytest.mark.parametrize(("call", "kind", "on_device", "to_host"), [
+    ("cudaMemcpy", "memcpy", "Memcpy DtoD (Device -> Device)", "Memcpy DtoH (Device -> Pinned)"),
+    ("cudaMemset", "memset", "Memset (Device)", "Memset (Pinned)"),
+])
+def test_a_cuda_copy_from_device_to_device_or_a_memset_of_device_memory_is_no_sync(call, kind, on_device, to_host):
+    copied = blocking_copy_trace(call, on_device, kind)
+    idle = idle_breakdown(copied, (3, 100))
+    assert idle["by_cause"]["sync"]["idle_us"] == 0 and idle["by_activity"]["sync"]["idle_us"] == 0
+    assert synchronisations(copied)["host_calls"] == 0
+    assert synchronisations(blocking_copy_trace(call, to_host, kind))["host_calls"] == 1
 
 
 def test_the_real_rocm_traces_blocking_copies_are_syncs():

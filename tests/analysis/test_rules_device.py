@@ -199,15 +199,31 @@ def test_pageable_copies_on_a_real_run_are_the_summarys():
     assert PAGEABLE in names_at(trace, found.at_us)
 
 
-@pytest.mark.parametrize(("call", "fires"), [("cudaMemcpy", True), ("cudaMemset", True), ("hipMemcpyWithStream", True),
-                                             ("cuMemcpyDtoH_v2", True), ("cudaMemcpyAsync", False),
-                                             ("cudaStreamSynchronize", False)])
-def test_synchronous_copies_are_the_calls_without_async(call, fires):
-    trace = make(cpu(call, 12, 3, kind="runtime"), gpu("gemm", 0, 10), gpu("gemm", 20, 10))
+# CUDA's "API synchronization behavior": a synchronous copy to or from host memory blocks the host; one from device to
+# device does not, nor does a memset of device memory (of pinned or managed memory, it does). HIP's calls wait whatever
+# they copy: ROCm names the copy of an .item() to the host DtoD.
+@pytest.mark.parametrize(("call", "copy", "fires"), [
+    ("cudaMemcpy", "Memcpy DtoH (Device -> Pageable)", True), ("cudaMemcpy", "Memcpy HtoD (Pageable -> Device)", True),
+    ("cudaMemcpy", "Memcpy DtoD (Device -> Device)", False), ("cudaMemcpy", None, True),
+    ("cudaMemset", "Memset (Device)", False), ("cudaMemset", "Memset (Pinned)", True), ("cudaMemset", None, False),
+    ("cuMemcpyDtoH_v2", None, True), ("cuMemcpyDtoD_v2", None, False), ("cuMemsetD8_v2", "Memset (Managed)", True),
+    ("hipMemcpyWithStream", "Memcpy DtoD (Device -> Device)", True), ("hipMemset", "Memset (Device)", True),
+    ("cudaMemcpyAsync", "Memcpy DtoH (Device -> Pinned)", False), ("cudaStreamSynchronize", None, False),
+])
+def test_a_copy_call_fires_where_the_host_waits_in_it(call, copy, fires):
+    made = [gpu(copy, 14, 2, kind="memset" if "Memset" in copy else "memcpy", correlation=9)] if copy else []
+    trace = make(cpu(call, 12, 3, kind="runtime", correlation=9), gpu("gemm", 0, 10), *made, gpu("gemm", 20, 10))
     found = check(rules.synchronous_memcpy_memset, trace)
     assert (found is not None) == fires
     if fires:
         assert found.measured == 1 and found.at_us == 12 and call in found.words
+        assert "1 copy or set call that the host waited in" in found.words
+
+
+def test_synchronous_copies_on_a_real_rocm_run_are_its_item_copies():
+    trace, summary = real("reading-mi300x-bert")
+    found = rules.synchronous_memcpy_memset(trace, summary)
+    assert found is not None and found.measured == 1 and "hipMemcpyWithStream" in names_at(trace, found.at_us)
 
 
 def test_a_sync_inside_a_step_fires_and_the_profilers_after_the_last_does_not():

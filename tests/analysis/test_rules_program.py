@@ -124,6 +124,12 @@ def test_the_copy_rule_is_quiet_when_an_op_comes_between_or_the_tensor_was_made_
     assert check(rules.cpu_filled_then_copied, filled_then_copied(made_on_gpu=True)) is None
 
 
+def test_the_copy_rule_is_quiet_on_a_copy_launched_by_a_thread_that_ran_no_op():
+    alone = make_trace(cpu("cudaMemcpy", 0, 4, kind="runtime", correlation=2),
+                       gpu("Memcpy HtoD (Pageable -> Device)", 2, 2, kind="memcpy", correlation=2))
+    assert check(rules.cpu_filled_then_copied, alone) is None
+
+
 # conv-bias-before-batch-norm: the batch norm within the two ops after a biased convolution.
 def convolution_then(*after, bias=(16,)):
     """aten::conv2d (with a bias of shape ``bias``, recorded) then the ops ``after``, 1 µs each."""
