@@ -25,7 +25,7 @@ from profguide.errors import RecordingError, TraceError
 from profguide.figures import charts
 from profguide.files import replace_file
 from profguide.progress import step
-from profguide.site import claims, glossary, kernel_table, launch, marks, notebooks, render, rule_table
+from profguide.site import claims, glossary, kernel_table, launch, lessons, marks, notebooks, render, rule_table
 from profguide.site.cheatsheet import cheat_sheet
 from profguide.site.data import RealTraceData, RecordingData, load_once
 from profguide.site.fragments import FRAGMENTS, FragmentError
@@ -217,6 +217,7 @@ def site_files(root, checks, included):
         "explain-fields.md": lambda: {"explain-fields.md": summary.field_tables()},
         REAL_VERDICTS: lambda: {REAL_VERDICTS: render.real_verdicts_table(
             [(path.name, summarise(load_once(path))) for path in sorted((Path(root) / TRACES).glob("*.json.gz"))])},
+        lessons.FRAGMENT: lambda: {lessons.FRAGMENT: lessons.lessons_table(Path(root) / "docs")},
         "kernel-families.md": lambda: {"kernel-families.md": kernel_table.families_table(
             [(path.name, load_once(path)) for path in sorted((Path(root) / TRACES).glob("*.json.gz"))])},
     }
