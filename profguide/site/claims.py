@@ -539,6 +539,27 @@ def ops_with_shapes(_measure, data):
 
 @takes(recordings.KernelsJoined)
 def kernels_joined(measure, data):
+def op_durations_inside(trace, op, region):
+    """The durations of the ``op`` events that start inside an occurrence of the region ``region``, on its thread."""
+    if op not in trace.names or region not in trace.names:
+        return np.empty(0)
+    calls = np.flatnonzero((trace.name == trace.names.index(region))
+                           & np.isin(trace.kind, [KIND["annotation"], KIND["cpu_op"]]))
+    if not len(calls):
+        return np.empty(0)
+    times = host_times(trace)
+    first, last = positions_inside(trace, times, calls)
+    inside = times.order[np.concatenate([np.arange(start, end) for start, end in zip(first, last, strict=True)])]
+    return trace.dur[inside[trace.name[inside] == trace.names.index(op)]]
+
+
+@takes(recordings.OpMedianInRegions)
+def op_median_in_regions(measure, data):
+    here = op_durations_inside(data.trace, measure.op, measure.region)
+    there = op_durations_inside(data.trace, measure.op, measure.other)
+    return median(here) / median(there) if len(here) and len(there) and median(there) > 0 else None
+
+
     trace = data.trace
     kernels = trace.kind == KIND["kernel"]
     if not kernels.any():

@@ -655,6 +655,19 @@ class QueriesInside(Measure):
     def describe(self):
         return f"occupancy queries inside an op named *{self.op}* / all queries"
 
+@dataclass(frozen=True)
+class OpMedianInRegions(Measure):
+    """The median duration of the op ``op`` where it starts inside an occurrence of the region ``region`` (on its
+    thread), over the same inside the occurrences of ``other``: one op in two kinds of call of one run."""
+
+    op: Event
+    region: Event
+    other: Event
+
+    def describe(self):
+        return f"median {self.op} inside {self.region} / inside {self.other}"
+
+
 
 @dataclass(frozen=True)
 class FreedInside(Measure):

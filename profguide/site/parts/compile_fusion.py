@@ -1,15 +1,17 @@
-"""The recordings of Part 4, torch.compile: fusion, and overhead against when compiling pays; and the real trace
-whose compiled calls replay CUDA graphs."""
+"""The recordings of Part 4, torch.compile: fusion, and overhead against when compiling pays; and the real traces:
+BERT's GEMMs on an H100, which add their own bias, and the compiled calls that replay CUDA graphs."""
 
-from profguide.site.parts.reading_waits import HTA
+from profguide.site.parts.reading_waits import HTA, tracelens_trace
 from profguide.site.recordings import (
     Claim,
     CompileMarker,
     CpuShare,
     DiffRows,
     Figure,
+    KernelsInside,
     LaunchedBy,
     MedianStepRatio,
+    OpMedianInRegions,
     OpMedianOver,
     OpsInRegion,
     PerStepFall,
@@ -22,6 +24,7 @@ FUSION_PAGE = "torch-compile/fusion.md"
 PAYS_PAGE = "torch-compile/when-it-pays.md"
 EXPLAIN_PAGE = "reference/explain.md"
 FUSION = "snippets.compile.fusion"
+TURNS = "snippets.compile.turns"
 OVERHEAD = "snippets.compile.overhead"
 MLP = {"width": 512, "hidden": 2048, "batch": 64}
 MLP_ON_CPU = {"width": 128, "hidden": 512, "batch": 16}
@@ -65,6 +68,20 @@ RECORDINGS = (
         ),
     ),
     Recording(
+        id="compile-fusion-turns",
+        module=TURNS,
+        function="profile_taking_turns",
+        params={"rounds": 20, **MLP},
+        cpu_params=MLP_ON_CPU,
+        title="The MLP ({width} → {hidden} → {width}, batch {batch}), eager and compiled taking turns in one "
+              "process: {rounds} calls each",
+        figure=Figure(trees=("eager", "compiled")),
+        claims=(
+            Claim(FUSION_PAGE, "`aten::addmm` took about as long in the compiled calls as in the eager ones",
+                  OpMedianInRegions("aten::addmm", "compiled", "eager"), at_least=0.8, at_most=1.25, device="cpu"),
+        ),
+    ),
+    Recording(
         id="compile-pays-small",
         module=OVERHEAD,
         function="time_eager_and_compiled",
@@ -95,6 +112,15 @@ RECORDINGS = (
 )
 
 REAL_TRACES = (
+    # Eager's GEMM already adds a Linear's bias: what the fusion page's GPU prediction rests on.
+    tracelens_trace(
+        "compile-h100-bert-addmm", "h100-bert",
+        claims=(
+            Claim(FUSION_PAGE, "each `aten::addmm` launches one GPU op", KernelsInside(op="aten::addmm"),
+                  at_least=1, at_most=1),
+            Claim(FUSION_PAGE, "a GEMM", KernelsInside(op="aten::addmm", family="gemm"), at_least=1, at_most=1),
+        ),
+    ),
     RealTrace(
         id="compile-a100-cuda-graphs",
         file="docs/traces/a100_80gb_nccl_16rank_rank0.json.gz",
