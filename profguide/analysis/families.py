@@ -73,6 +73,7 @@ ATTENTION_BACKENDS = (
     ("Composable Kernel", re.compile(r"ck_tile::.*fmha|fmha_(?:fwd|bwd)_.*ck|fmhafwdkernel|fmhabwd")),
     ("FlashInfer", re.compile(r"flashinfer::.*(?:prefill|decode|attention|mla)")),
     ("paged (vLLM)", re.compile(r"paged_attention")),
+    ("trtllm-gen", re.compile(r"^fmhasm\d+a?kernel_")),  # TensorRT-LLM's generated FMHA, which FlashInfer runs
     ("Triton", re.compile(r"(?:^|[^a-z])attn_(?:fwd|bwd)|^bwd_kernel_d(?:k_dv|q)|flex_(?:attention|decoding)")),
 )
 GENERIC_ATTENTION = re.compile(r"attention|fmha|sdpa|mha_(?:fwd|bwd)")
@@ -92,19 +93,24 @@ CONVOLUTION_KINDS = (("fprop", re.compile(r"fprop|fwd")), ("dgrad", re.compile(r
 # Kernels that BLAS and convolution libraries launch beside their matrix multiplies and that multiply no matrices:
 # cuBLAS's BLAS-1 scal_kernel and cuDNN's scalePackedTensor_kernel scale a tensor by a number, and cuBLASLt's
 # epilogue::impl::globalKernel applies a GEMM's epilogue (a bias, an activation) as a kernel of its own when the
-# GEMM's kernel could not fuse it. They are their library's elementwise kernels. The sums that finish a product computed in pieces stay with it: split-K's reductions with their GEMM,
-# cuDNN's reduce_wgrad_nchw_helper (which adds up a weight gradient's partial sums) with its convolution.
+# GEMM's kernel could not fuse it. They are their library's elementwise kernels. The sums that finish a product
+# computed in pieces stay with it: split-K's reductions with their GEMM, cuDNN's reduce_wgrad_nchw_helper (which adds
+# up a weight gradient's partial sums) with its convolution.
 LIBRARY_ELEMENTWISE = (("cuBLASLt", MarkedPattern(("epilogue::impl::globalkernel",))),
                        ("cuBLAS", MarkedPattern(("scal_kernel<",), r"(?:^|[^a-z_])scal_kernel<")),
                        ("cuDNN", MarkedPattern(("cudnn::ops::scalepackedtensor",))))
 # fbgemm_gpu's kernels (embedding bags, quantisation, permutations) are not matrix multiplies unless they are
 # named as one, and then they are CUTLASS's. Nor is a kernel whose only "cutlass" is one of CUTLASS's number types
 # among its template arguments (cutlass::bfloat16_t, cutlass::half_t).
+# trtllm-gen's batched GEMMs (TensorRT-LLM's, which FlashInfer runs for mixture-of-experts on Blackwell) name the
+# output's type, the inputs' types, the accumulator's, then the tile: bmm_Bfloat16_MxE2m1MxE4m3_Fp32_t128x16x256…
+TRTLLM_GEN_GEMM = r"^bmm_[a-z0-9]+_[a-z0-9]+_[a-z0-9]+_t\d+x\d+x\d+"
 GEMM_NAMES = MarkedPattern(("gemm", "gemv", "cutlass", "xmma", "nvjet", "cublas", "cijk_", "rocblas", "hipblaslt",
-                            "ck::"),
+                            "ck::", "bmm_"),
                            r"(?<!fb)gemm|gemv|cutlass(?!::[a-z0-9_]+_t\b)|xmma|nvjet|cublas|^cijk_|rocblas|"
-                           r"hipblaslt|(?:^|[^a-z_])ck::.*gemm")
+                           r"hipblaslt|(?:^|[^a-z_])ck::.*gemm|" + TRTLLM_GEN_GEMM)
 GEMM_LIBRARIES = (
+    ("trtllm-gen", re.compile(TRTLLM_GEN_GEMM)),
     ("hipBLASLt/Tensile", re.compile(r"^cijk_")),  # Tensile's kernels, which rocBLAS and hipBLASLt both run
     ("rocBLAS", re.compile(r"rocblas")),
     ("hipBLASLt", re.compile(r"hipblaslt")),
@@ -117,8 +123,10 @@ GEMM_LIBRARIES = (
 CONVOLUTION_LIBRARIES = (("cuDNN", re.compile(r"cudnn|cask_")), ("MIOpen", re.compile(r"miopen|igemm_")))
 # The inputs' precision in CUDA libraries' names, lowest first: a kernel names its inputs' type before the
 # accumulator's (bf16bf16_bf16f32), s1688 without another type is Ampere's TF32 tensor-core instruction, and a
-# name with bf16 in it never reaches fp16's "f16".
+# name with bf16 in it never reaches fp16's "f16". FP4 is E2M1 (trtllm-gen's MxE2m1 weights beside MxE4m3 activations
+# read as fp4, the lower of the two).
 PRECISIONS = (
+    ("fp4", MarkedPattern(("e2m1", "fp4"))),
     ("fp8", MarkedPattern(("e4m3", "e5m2", "fp8"))),
     ("int8", MarkedPattern(("imma", "i8816", "i16832", "int8"))),
     ("bf16", MarkedPattern(("bf16", "bfloat16"))),
@@ -133,10 +141,12 @@ PRECISIONS = (
 TENSILE_TYPE = re.compile(r"^cijk_a[a-z]+_b[a-z]+_([a-z0-9]+)")
 TENSILE_PRECISIONS = (("f8", "fp8"), ("b8", "fp8"), ("i8", "int8"), ("4xi8", "int8"), ("x", "tf32"),
                       ("b", "bf16"), ("h", "fp16"), ("s", "fp32"), ("d", "fp64"))
+# trtllm-gen's names give the tensor-core instruction's shape after their tile: …_t128x16x256…_m128x16x32_….
 ON_TENSOR_CORES = MarkedPattern(("tensorop", "xmma", "mma", "nvjet", "_mfma", "xdl", "_mi", "tensor", "884",
-                                 "1688", "16816", "161616", "16832"),
+                                 "1688", "16816", "161616", "16832", "bmm_"),
                                 r"tensorop|xmma|wmma|hmma|imma|dmma|gmma|nvjet|_mfma|xdl|_mi\d+x\d+|"
-                                r"tensor\d+x\d+x\d+|[hsdi](?:884|1688|16816|161616|16832)")
+                                r"tensor\d+x\d+x\d+|[hsdi](?:884|1688|16816|161616|16832)|"
+                                r"^bmm_.*_m\d+x\d+x\d+_")
 OFF_TENSOR_CORES = MarkedPattern(("sgemm", "simt", "gemv", "gemmsn", "gemmk1", "scudnn"))
 # A GEMM's layout: cuBLAS and CUTLASS end it with two letters, A's then B's, n for as stored, t for transposed
 # (ampere_sgemm_128x64_nn, …_s1688gemm_128x128_16x4_tn_align4, sm90_xmma_gemm_…_tn_n_tilesize…); Tensile writes
@@ -146,12 +156,12 @@ TENSILE_LAYOUT = re.compile(r"^cijk_a(ilk|lik)_b(ljk|jlk)")
 TENSILE_TRANSPOSED = {"ilk": "n", "lik": "t", "ljk": "n", "jlk": "t"}
 # The tile of a thread block: CUTLASS writes M×N then K×stages after the operation (…gemm_relu_bf16_64x64_64x6_…);
 # cuBLAS's own kernels M×N, some with a slicing (ampere_sgemm_32x32_sliced1x4_tn); xmma "tilesize" M×N×K; Tensile
-# its macro tile ("MT" M×N×depth); cuDNN's scudnn kernels M×N.
+# its macro tile ("MT" M×N×depth); cuDNN's scudnn kernels M×N; trtllm-gen "t" M×N×K.
 CUTLASS_TILE = re.compile(r"(?:gemm|fprop|dgrad|wgrad)_(?:[a-z0-9]+_)*?(\d+)x(\d+)_(\d+)x\d+_")
 CUBLAS_TILE = re.compile(r"^(?:maxwell|kepler|volta|turing|ampere|ada|hopper|blackwell)_[a-z0-9_]*?gemm_"
                          r"(?:[a-z0-9]+_)*?(\d+x\d+(?:_sliced\d+x\d+)?)(?:_|$)")
 NAMED_TILE = re.compile(r"tilesize(\d+x\d+x\d+)|^cijk_.*?_mt(\d+x\d+x\d+)_|"
-                        r"scudnn_(?:winograd_)?(\d+x\d+(?:_sliced\d+x\d+)?)_")
+                        r"scudnn_(?:winograd_)?(\d+x\d+(?:_sliced\d+x\d+)?)_|^bmm_.*?_t(\d+x\d+x\d+)")
 SPLIT_K = re.compile(r"split_?k")
 SPLIT_K_REDUCTION = re.compile(r"splitkreduce|reducesplitk")
 # ATen's elementwise loops (CUDALoops.cuh): contiguous tensors get vectorized loads where they can, an unrolled

@@ -73,6 +73,16 @@ DECODED = [
     ("cudnn_generated_fort_native_sdpa_sm80_flash_fprop_wmma_f16_knob_6_128x64x64_4x1x1_cga1x1x1_kernel0_0",
      {"family": "attention", "backend": "cuDNN", "precision": "fp16", "tensor_cores": True}),
     ("attn_fwd", {"family": "attention", "backend": "Triton"}),
+    # TensorRT-LLM's generated kernels in vLLM on a B200: attention, and the mixture of experts' GEMMs of FP4 weights
+    # (MxE2m1) and FP8 activations (MxE4m3), whose output is FP8 for the first and bf16 for the second.
+    ("fmhaSm100aKernel_QkvE4m3OBfloat16H64PagedKvCausalP16VarSeqQ128Kv128PersistentContext",
+     {"family": "attention", "backend": "trtllm-gen", "precision": "fp8"}),
+    ("bmm_MxE4m3_MxE2m1MxE4m3_Fp32_t128x16x256u2_s3_et128x16_m128x16x32_cga1x1x1_16dp256b_rM_TN_transOut_schedP2x1x2"
+     "x3_biasM_bN_tma_tmaOpt_clmp_swiGlu_dynBatch_sm100f",
+     {"family": "gemm", "library": "trtllm-gen", "precision": "fp4", "tensor_cores": True}),
+    ("bmm_Bfloat16_MxE2m1MxE4m3_Fp32_t128x16x256u2_s3_et128x16_m128x16x32_cga1x1x1_16dp256b_rM_TN_transOut_schedP2x1"
+     "x2x3_biasM_bN_tmaOpt_clmp_dynBatch_sm100f",
+     {"family": "gemm", "library": "trtllm-gen", "precision": "fp4", "tensor_cores": True}),
     ("triton_poi_fused__unsafe_view_gelu_mul_0", {"family": "triton", "library": "Triton", "kind": "pointwise"}),
     ("triton_red_fused_sum_0", {"family": "triton", "kind": "reduction"}),
     ("triton_per_fused_native_layer_norm_0", {"family": "triton", "kind": "persistent reduction"}),
@@ -131,6 +141,9 @@ SHAPES = [
      {"layout": "nt", "tile": "64x16x16"}),
     ("Cijk_Ailk_Bljk_S_B_Bias_HA_S_SAV_UserArgs_MT16x16x128_MI16x16x1_SN_LDSB1_AFC1_AFEM1_AFEM1_ASEM1_CLR1_CADS0_DTV",
      {"layout": "nn", "tile": "16x16x128"}),
+    # trtllm-gen: "t" the tile, M×N×K; no layout the decoder reads.
+    ("bmm_Bfloat16_MxE2m1MxE4m3_Fp32_t128x16x256u2_s3_et128x16_m128x16x32_cga1x1x1_16dp256b_rM_TN_transOut_schedP2x1",
+     {"family": "gemm", "tile": "128x16x256", "layout": None}),
     # Split-K: the GEMM that splits K, and the reduction that adds its parts.
     ("void cublasLt::splitKreduce_kernel<32, 16, int, float, float, float, float, true, false, false>(cublasLt::cubl",
      {"family": "gemm", "kind": "split-K reduction", "split_k": True, "layout": None, "tile": None}),
