@@ -5,8 +5,8 @@ from typing import TypedDict
 import numpy as np
 
 from profguide.analysis.intervals import union_length
-from profguide.analysis.select import gpu_work, kinds_mask, launch_of, nesting_depths
-from profguide.trace.model import Trace
+from profguide.analysis.select import gpu_work, kinds_mask, launch_of, names_where, nesting_depths
+from profguide.trace.model import KIND, Trace
 
 
 class TreeEntry(TypedDict):
@@ -81,3 +81,18 @@ def ops_in_region(trace: Trace, region: str, op: str) -> int | None:
     """How many ``op`` events the first occurrence of ``region`` holds (None when there is no such region)."""
     tree = region_tree(trace, region)
     return sum(entry["name"] == op for entry in tree[1:]) if tree else None
+
+
+def ops_in_each_call(trace: Trace, region: str, prefix: str = "") -> list[int]:
+    """For each call of the region or op ``region``, in order of start: how many ops (``cpu_op`` events) whose
+    names start with ``prefix`` ran inside it on its thread, at any depth."""
+    if region not in trace.names:
+        return []
+    calls = np.flatnonzero((trace.name == trace.names.index(region)) & kinds_mask(trace, ("cpu_op", "annotation")))
+    ops = np.flatnonzero((trace.kind == KIND["cpu_op"]) & names_where(trace, lambda name: name.startswith(prefix)))
+    counts = []
+    for call in calls.tolist():
+        start, end, lane = trace.ts[call], trace.end[call], trace.lane[call]
+        inside = ops[(trace.lane[ops] == lane) & (trace.ts[ops] >= start) & (trace.end[ops] <= end)]
+        counts.append(int((inside != call).sum()))
+    return counts

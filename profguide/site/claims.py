@@ -44,7 +44,7 @@ from profguide.analysis.ops import (
     positions_inside,
     region_rows,
 )
-from profguide.analysis.regions import ops_in_region, region_calls, region_tree
+from profguide.analysis.regions import ops_in_each_call, ops_in_region, region_calls, region_tree
 from profguide.analysis.rules import all_job_rules, all_rules
 from profguide.analysis.select import (
     first_of,
@@ -820,6 +820,12 @@ def nested_in(measure, data):
         mine = calls[trace.lane[calls] == lane]
         found += int((np.searchsorted(starts, trace.end[mine]) - np.searchsorted(starts, trace.ts[mine])).sum())
     return found / len(calls)
+
+
+@takes(recordings.OpsPerCall)
+def ops_per_call(measure, data):
+    counts = ops_in_each_call(data.trace, measure.region, measure.prefix)
+    return float(median(counts)) if counts else None
 
 
 @takes(recordings.KernelsInside)

@@ -975,6 +975,18 @@ class NestedIn(Measure):
 
 
 @dataclass(frozen=True)
+class OpsPerCall(Measure):
+    """How many ops whose names start with ``prefix`` run inside a call of the op or region ``region``, on its
+    thread and at any depth: the median over its calls."""
+
+    region: Event
+    prefix: NamePart = "aten::"
+
+    def describe(self):
+        return f"{self.prefix}… ops inside a call of {self.region}, median over its calls"
+
+
+@dataclass(frozen=True)
 class KernelsInside(Measure):
     """The GPU ops (kernels, copies, sets) launched inside the calls of the op ``op`` or of the modules of the
     class ``module``, by them or by anything under them, per call; with ``family``, only those whose names

@@ -18,6 +18,7 @@ from profguide.site.recordings import (
     OccupancyLimit,
     OccupancyReadsZero,
     OpShare,
+    OpsPerCall,
     OpTotal,
     SyncBusyShare,
 )
@@ -67,6 +68,21 @@ def test_events_nested_in_each_call_of_an_op_on_its_thread():
     assert claims.measured(NestedIn("aten::item", "cudaMemcpyAsync"), found) == 0.5
     assert claims.measured(NestedIn("aten::item", "aten::copy_"), found) == 0  # a name the trace lacks: none inside
     assert claims.measured(NestedIn("aten::addmm", "aten::copy_"), found) is None  # no call of the outer op
+
+
+def test_the_ops_inside_each_call_of_a_region_at_any_depth_the_median_over_its_calls():
+    found = data(
+        cpu("attention", 0, 100, kind="annotation"), cpu("aten::matmul", 10, 30), cpu("aten::bmm", 15, 20),
+        cpu("aten::softmax", 50, 10), cpu("cudaLaunchKernel", 52, 2, kind="runtime"),
+        cpu("attention", 200, 100, kind="annotation"), cpu("aten::matmul", 210, 30), cpu("aten::bmm", 215, 20),
+        cpu("aten::softmax", 250, 10), cpu("aten::_softmax", 252, 5), cpu("myop::fused", 270, 5),
+        cpu("attention", 400, 50, kind="annotation"), cpu("aten::empty", 410, 5),
+        cpu("aten::add", 420, 5, tid=2))  # inside the third call's time, on another thread: not in it
+    # aten:: ops at any depth: 3, 4 and 1 a call (the runtime call and the other namespace are not aten:: ops).
+    assert claims.measured(OpsPerCall("attention"), found) == 3
+    assert claims.measured(OpsPerCall("attention", prefix=""), found) == 3  # every op: 3, 5 and 1
+    assert claims.measured(OpsPerCall("aten::matmul"), found) == 1  # an op's calls: each holds one bmm
+    assert claims.measured(OpsPerCall("MLP"), found) is None  # no such region
 
 
 GEMM = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64"
