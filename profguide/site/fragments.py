@@ -21,7 +21,7 @@ from profguide.analysis.job import trace_summary
 from profguide.analysis.kernels import gemm_throughput
 from profguide.analysis.launches import occupancy_queries
 from profguide.analysis.ops import joined_device_us, module_rows, op_rows, ops_view, region_rows
-from profguide.analysis.regions import region_calls, region_tree
+from profguide.analysis.regions import ops_in_each_call, region_calls, region_tree
 from profguide.analysis.select import first_of, profiler_steps, step_window, steps_total_us
 from profguide.errors import RecordingError, UsageError
 from profguide.figures import charts
@@ -389,6 +389,42 @@ def fusion(data):
             + sentence + "\n\n" + notes}
 
 
+def variant_row(run, region):
+    """One row of ``variants``: the run's variant, what ran, its ops and time a call, and on a GPU its kernels."""
+    meant, ran = run.recording.params.get("variant"), run.params.get("variant")
+    name = f"[{code(meant)}](/{render.trace_url(run.meta)})"
+    waits = "waits for a GPU run"
+    if ran != meant:
+        return (name, f"nothing: its CPU stand-in ran {code(ran)} instead", "–", "–", waits)
+    calls = region_calls(run.trace, region)
+    if not calls:
+        raise FragmentError(f"{run.recording.id} has no call of {region!r}")
+    ops = median(ops_in_each_call(run.trace, region, "aten::"))
+    row = next(row for row in region_rows(run.trace) if row["name"] == region)
+    on_gpu = (f"{per_call(row['kernels'], row['calls'])} · {format_duration(row['device_us'] / row['calls'])}"
+              if run.meta.get("device") == "cuda" else waits)
+    return (name, code(ran), f"{ops:g}", format_duration(median([call["dur_us"] for call in calls])), on_gpu)
+
+
+def variants(data):
+    """Each recording of this snippet function by its ``variant`` parameter, side by side: what ran on the device
+    it was made on, the ``aten::`` ops a call of the figure's region held and its median time, and on a GPU the
+    kernels each call launched and their time; a CPU stand-in that had to run another variant shows nothing of it."""
+    region = data.recording.figure.region
+    if data.real or not region:
+        raise FragmentError("variants compares the recordings of one snippet function, each call in the figure's "
+                            "region")
+    runs = snippet_runs(data)
+    table = markdown_table(("Variant", "Ran", "`aten::` ops a call", "Median call", "On a GPU: kernels · their time "
+                            "a call"), [variant_row(run, region) for run in runs], "llrrr")
+    sentence = (f"Each variant ran in a process of its own; a call is one `{region}` region, its ops counted at any "
+                "depth, its time the median over the recorded calls. The variant's name downloads its trace.")
+    notes = "\n".join(render.provenance_note(run.meta) for run in runs)
+    # pg-reflow: on a phone each row reads as a block of labelled cells (docs/assets/figures.css).
+    return {"variants.md": render.standin_notice(data.meta)
+            + f'<div class="pg-reflow" markdown>\n\n{table}\n</div>\n\n{sentence}\n\n{notes}'}
+
+
 def pays(data):
     """Each size's median step eager and compiled, their ratio, the first compiled call, and how many steps
     it takes the compiled steps to win back that first call's extra time."""
@@ -676,6 +712,7 @@ FRAGMENTS = {
     "compile-calls.md": compile_calls,
     "compile-times.md": compile_times,
     "fusion.md": fusion,
+    "variants.md": variants,
     "pays.md": pays,
     "rank-table.md": rank_table,
     "ranks-figure.md": ranks_figure,

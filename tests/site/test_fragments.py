@@ -201,3 +201,20 @@ def test_modules_give_each_class_its_share_of_the_joined_device_time_and_kernels
     assert "source: [TraceLens" in text
     with pytest.raises(fragments.FragmentError, match="no nn.Module events"):
         fragments.modules(RealTraceData(TWO_RANKS, ROOT, tmp_path))
+
+
+def test_variants_set_each_recording_of_a_snippet_beside_the_others_and_show_nothing_of_a_stand_in_for_another():
+    text = fragments.variants(RecordingData(by_id("model-attention-sdpa-math"), ROOT / "docs" / "generated"
+                                            / "model-attention-sdpa-math"))["variants.md"]
+    rows = {line.split(" | ")[0].strip("| ").partition("]")[0].strip("["): line.split(" | ")
+            for line in text.splitlines() if line.startswith("| [")}
+    assert list(rows) == [f"<code>{variant}</code>" for variant in
+                          ("masked&#95;fill", "masked&#95;fill&#95;", "math", "flash", "efficient", "cudnn")]
+    assert rows["<code>math</code>"][2] == "81"  # the aten:: ops of a call, as the page's claim counts them
+    assert "ran <code>flash</code> instead" in rows["<code>efficient</code>"][1]
+    assert rows["<code>efficient</code>"][2] == "–"  # the CPU has no such backend: nothing of flash's run is shown
+    assert all(row[4].startswith("waits for a GPU run") for row in rows.values())  # all CPU stand-ins
+    assert text.startswith('!!! warning "CPU stand-in"')
+    with pytest.raises(fragments.FragmentError, match="figure's region"):  # STEPS names no region
+        fragments.variants(RecordingData.of(STEPS, None, traces=(make_trace(
+            event("ProfilerStep#1", 0, 100, kind="annotation")),)))
