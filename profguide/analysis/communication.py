@@ -11,13 +11,16 @@ from profguide.patterns import COMMUNICATION
 from profguide.trace.model import KIND, Trace
 
 
-def communication(trace: Trace, window: Window = EVERYTHING) -> Communication:
+def communication(trace: Trace, window: Window = EVERYTHING, named: str = "") -> Communication:
     """Communication kernels (``patterns.COMMUNICATION``): their time and how much of it overlaps computation, inside
-    ``window`` (the whole trace by default); the kernels and host ops counted are those that overlap it."""
+    ``window`` (the whole trace by default); the kernels and host ops counted are those that overlap it. With
+    ``named``, only the communication kernels whose names hold it count (``AllReduce``: an all-reduce's alone)."""
     is_comm = names_where(trace, COMMUNICATION.search)
     inside = overlapping(trace, window)
     kernels = (trace.kind == KIND["kernel"]) & inside
     comm, compute = kernels & is_comm, kernels & ~is_comm
+    if named:
+        comm &= names_where(trace, lambda name: named in name)
     comm_us = union_length(*busy_intervals(trace, window, comm))
     compute_us = union_length(*busy_intervals(trace, window, compute))
     both = union_length(*busy_intervals(trace, window, comm | compute))
