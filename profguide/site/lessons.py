@@ -202,12 +202,11 @@ LESSONS = (
          "by-hand-the-copy-that-masked_fill-makes"),
     full(3, "`masked_fill_` drops the copy: one kernel fewer a forward, in every layer", ATTENTION,
          "in-place-masked_fill_"),
-    not_yet(3, "In place is safe only where no backward pass needs the old values, and it saves the copy's "
-               "memory", ATTENTION, "in-place-masked_fill_",
-            "the page gives the autograd caveat, not the memory the copy costs"),
+    full(3, "In place is safe only where no backward pass needs the old values, and it saves the copy's memory",
+         ATTENTION, "in-place-and-autograd"),
     partly(3, "SDPA's math backend is slower than attention by hand, with far more kernels", ATTENTION,
-           "the-math-backend", "no real trace runs the math backend, so its kernels are not counted",
-           "no real trace in the guide runs the math backend"),
+           "the-math-backend", "the CPU run counts its operators; no real trace runs the math backend, so its "
+           "kernels are a prediction", "no real trace in the guide runs the math backend"),
     full(3, "`F.scaled_dot_product_attention` is one call over several backends; pin one with `sdpa_kernel`",
          ATTENTION, "fscaled_dot_product_attention-one-backend-at-a-time"),
     full(3, "The math backend computes in FP32: CUDA-core `sgemm` rather than tensor-core GEMMs", ATTENTION,
@@ -217,20 +216,19 @@ LESSONS = (
          ATTENTION, "the-math-backend"),
     partly(3, "The memory-efficient backend is one `fmha_cutlassF` kernel, whose name says how it was built",
            ATTENTION, "memory-efficient-and-cudnn-on-a-gpu",
-           "no real trace runs the backend, and the page does not decode the name's parts", NO_CUDNN_TRACE),
-    full(3, "The flash backend is FlashAttention-2, one fused kernel a call", ATTENTION, "the-flash-backend"),
-    not_yet(3, "Flash exists because the scores would go to memory and back: tiles and a running softmax keep "
-               "them on chip", ATTENTION, "the-flash-backend",
-            "the page states the idea in one sentence, without the size of the score matrix or the trips through "
-            "memory that flash saves"),
+           "the page decodes the name's parts from the pattern PyTorch writes them with; no real trace runs the "
+           "backend, so its operators and kernel are predictions", NO_CUDNN_TRACE),
+    full(3, "The flash backend is FlashAttention-2, one fused kernel a call", ATTENTION, "what-a-gpu-trace-adds"),
+    full(3, "Flash exists because the scores would go to memory and back: tiles and a running softmax keep them on "
+            "chip", ATTENTION, "the-flash-backend"),
     full(3, "Threads, warps, blocks and SMs, and what occupancy counts", ATTENTION, "low-occupancy-by-design"),
     full(3, "Flash's low occupancy, worked out from its footprint, is its design", ATTENTION,
-         "low-occupancy-by-design"),
+         "how-many-blocks-fit-on-an-sm"),
     partly(3, "cuDNN generates a kernel for each problem, reads the inputs' layout as it is, and names it so",
            ATTENTION, "memory-efficient-and-cudnn-on-a-gpu",
            "no real trace runs cuDNN's attention: its operators and kernels are predictions", NO_CUDNN_TRACE),
     full(3, "An occupancy of 0 % is not a stalled GPU: work it out from the footprint; some kernels launch "
-            "through the driver (`cuLaunchKernelEx`)", ATTENTION, "what-the-occupancy-column-says-of-a-driver-launch"),
+            "through the driver (`cuLaunchKernelEx`)", ATTENTION, "when-the-column-reads-0"),
     partly(3, "cuDNN's cost moves to the CPU: fewer operators, more host time inside the library, so a cleaner "
               "trace is not less work", ATTENTION, "memory-efficient-and-cudnn-on-a-gpu",
            "the page reports the post's finding; no trace of the guide times cuDNN on the host", NO_CUDNN_TRACE),

@@ -1,11 +1,11 @@
 """The recordings of Part 5, Inside a model: causal attention by hand, masking out of place and in place, and
 F.scaled_dot_product_attention with each backend pinned; and the real GPU traces that show what the CPU stand-ins
-predict for a GPU: SDPA's flash backend in BERT on an H100, the flash kernel's footprint in Qwen, and a B200's
-driver-launched kernels with what the trace's occupancy column says of them."""
+cannot: SDPA's flash backend in BERT on an H100 and on an MI300X, the flash kernel's footprint in Qwen, and a B200's
+attention from vLLM, with what the trace's occupancy column says of its driver-launched kernels."""
 
 from functools import partial
 
-from profguide.site.parts.reading_waits import tracelens_trace
+from profguide.site.parts.reading_waits import TRACELENS, tracelens_trace
 from profguide.site.recordings import (
     Claim,
     DiffRows,
@@ -13,12 +13,15 @@ from profguide.site.recordings import (
     KernelFootprint,
     KernelsDecoded,
     KernelsInside,
+    KernelsPerCall,
     LaunchedBy,
     NestedIn,
     OccupancyLimit,
     OccupancyReadsZero,
     OpsInRegion,
+    OpsPerCall,
     PerStepFall,
+    RealTrace,
     Recording,
 )
 from profguide.site.recordings import exactly as exact_claim
@@ -33,7 +36,7 @@ REGION = "attention"
 OUT_OF_PLACE, MATH = "model-attention-masked-fill", "model-attention-sdpa-math"
 # The CPU has no efficient or cuDNN backend: their stand-ins run its only fused one.
 ON_CPU_INSTEAD = {"efficient": "flash", "cudnn": "flash"}
-WHOLE_REGION = Figure(trees=(REGION,))
+WHOLE_REGION = Figure(trees=(REGION,), region=REGION)
 
 
 def attention_run(variant, claims, compared_with="", figure=WHOLE_REGION):
@@ -64,7 +67,7 @@ RECORDINGS = (
         exactly("which ends in one `aten::copy_`", OpsInRegion("aten::masked_fill", "aten::copy_"), 1),
         exactly("then one `aten::masked_fill_` fills the copy", OpsInRegion("aten::masked_fill", "aten::masked_fill_"),
                 1),
-    ), figure=Figure(trees=("aten::masked_fill",))),
+    ), figure=Figure(trees=("aten::masked_fill",), region=REGION)),
     attention_run("masked_fill_", (
         exactly("The in-place run's region holds no `aten::clone`", OpsInRegion(REGION, "aten::clone"), 0),
         exactly("and no `aten::masked_fill`", OpsInRegion(REGION, "aten::masked_fill"), 0),
@@ -77,13 +80,17 @@ RECORDINGS = (
         exactly("and none new", DiffRows("kernels", "added"), 0, device="cuda"),
         exactly("five kernels a step where the out-of-place run launched six", PerStepFall("kernels", OUT_OF_PLACE),
                 1.2, device="cuda"),
-    ), compared_with=OUT_OF_PLACE, figure=Figure(trees=("aten::masked_fill_",))),
+    ), compared_with=OUT_OF_PLACE, figure=Figure(trees=("aten::masked_fill_",), region=REGION)),
     attention_run("math", (
         exactly("The math backend's region holds one `aten::_scaled_dot_product_attention_math`",
                 OpsInRegion(REGION, "aten::_scaled_dot_product_attention_math"), 1),
         exactly("builds the causal mask with one `aten::ones`", OpsInRegion(REGION, "aten::ones"), 1),
         exactly("and one `aten::tril`", OpsInRegion(REGION, "aten::tril"), 1),
         exactly("converts with `aten::_to_copy` seven times", OpsInRegion(REGION, "aten::_to_copy"), 7, device="cpu"),
+        Claim(PAGE, "a call of the math backend holds about eighty `aten::` ops", OpsPerCall(REGION), at_least=76,
+              at_most=84, device="cpu"),
+        Claim(PAGE, "it should launch between fifteen and twenty-five kernels a call", KernelsPerCall(region=REGION),
+              at_least=15, at_most=25, device="cuda"),
         exactly("all of them should be fp32 GEMMs", KernelsDecoded("gemm", "precision", "fp32"), 1, device="cuda"),
     )),
     attention_run("flash", (
@@ -94,38 +101,63 @@ RECORDINGS = (
         exactly("`profguide diff` finds two dozen of the math backend's ops gone", DiffRows("ops", "removed"), 24,
                 device="cpu"),
         exactly("and two added", DiffRows("ops", "added"), 2, device="cpu"),
+        exactly("a call of the CPU's flash backend holds nineteen `aten::` ops", OpsPerCall(REGION), 19, device="cpu"),
     ), compared_with=MATH),
     attention_run("efficient", (
         exactly("the efficient backend's region should hold one `aten::_scaled_dot_product_efficient_attention`",
                 OpsInRegion(REGION, "aten::_scaled_dot_product_efficient_attention"), 1, device="cuda"),
         exactly("whose kernels should all decode as memory-efficient attention",
                 KernelsDecoded("attention", "backend", "memory-efficient"), 1, device="cuda"),
+        exactly("one kernel a call", KernelsPerCall(region=REGION), 1, device="cuda"),
+        exactly("in bfloat16", KernelsDecoded("attention", "precision", "bf16"), 1, device="cuda"),
     )),
     attention_run("cudnn", (
         exactly("the cuDNN backend's region should hold one `aten::_scaled_dot_product_cudnn_attention`",
                 OpsInRegion(REGION, "aten::_scaled_dot_product_cudnn_attention"), 1, device="cuda"),
-        exactly("and no `aten::transpose`", OpsInRegion(REGION, "aten::transpose"), 0, device="cuda"),
+        exactly("and no `aten::transpose` at all", OpsInRegion(REGION, "aten::transpose"), 0, device="cuda"),
         exactly("its kernels should decode as cuDNN's", KernelsDecoded("attention", "backend", "cuDNN"), 1,
                 device="cuda"),
+        exactly("launched by `cuLaunchKernelEx`", LaunchedBy(("cuLaunchKernelEx",), "cudnn"), 1, device="cuda"),
     )),
 )
 
 FLASH_KERNEL = "flash_fwd"  # pytorch_flash::flash_fwd_kernel<…>, SDPA's flash backend on NVIDIA GPUs
 FLASH_OP = "aten::_scaled_dot_product_flash_attention"
+FLASH_FORWARD = "aten::_flash_attention_forward"
+SDPA = "aten::scaled_dot_product_attention"
+VLLM_ATTENTION = "vllm::unified_attention_with_output"  # vLLM's attention op, around FlashInfer's call
 
 REAL_TRACES = (
     tracelens_trace(
         "model-h100-bert-attention", "h100-bert",
-        figure=Figure(trees=("aten::scaled_dot_product_attention",)),
+        figure=Figure(trees=(SDPA,)),
         claims=(
             exactly("each `aten::scaled_dot_product_attention` of the BERT pass holds one "
-                    "`aten::_scaled_dot_product_flash_attention`",
-                    NestedIn("aten::scaled_dot_product_attention", FLASH_OP), 1),
+                    "`aten::_scaled_dot_product_flash_attention`", NestedIn(SDPA, FLASH_OP), 1),
             exactly("every attention kernel of the trace is flash's", KernelsDecoded("attention", "backend", "flash"),
                     1),
             exactly("each flash call launches one kernel", KernelsInside(op=FLASH_OP), 1),
             exactly("each flash call of the BERT pass holds four `aten::transpose`",
                     NestedIn(FLASH_OP, "aten::transpose"), 4),
+            exactly("which the runtime's `cudaLaunchKernel` launches", LaunchedBy(("cudaLaunchKernel",), FLASH_KERNEL),
+                    1),
+            exactly("where the H100's holds no `aten::permute`", NestedIn(FLASH_FORWARD, "aten::permute"), 0),
+        ),
+    ),
+    RealTrace(
+        id="model-mi300x-bert-attention",
+        file="docs/traces/mi300x_bert_small_inference.json.gz",
+        title="BERT-small fill-mask inference on an MI300X, one sequence of 141 tokens, bf16",
+        **TRACELENS,
+        figure=Figure(trees=(SDPA,)),
+        claims=(
+            exactly("each `aten::scaled_dot_product_attention` holds the same "
+                    "`aten::_scaled_dot_product_flash_attention` as on the H100", NestedIn(SDPA, FLASH_OP), 1),
+            exactly("which launches one kernel a call", KernelsInside(op=FLASH_OP), 1),
+            exactly("a Triton kernel", KernelsDecoded("attention", "backend", "Triton"), 1),
+            exactly("launched by `hipModuleLaunchKernel`", LaunchedBy(("hipModuleLaunchKernel",), "attn_fwd"), 1),
+            exactly("ATen's flash forward holds four `aten::permute` on the MI300X", NestedIn(FLASH_FORWARD,
+                                                                                             "aten::permute"), 4),
         ),
     ),
     tracelens_trace(
@@ -149,7 +181,10 @@ REAL_TRACES = (
     ),
     tracelens_trace(
         "model-b200-vllm", "b200-vllm",
+        figure=Figure(trees=(VLLM_ATTENTION,)),
         claims=(
+            exactly("each `vllm::unified_attention_with_output` launches one attention kernel",
+                    KernelsInside(op=VLLM_ATTENTION, family="attention"), 1),
             exactly("the one `aten::masked_fill_` of the B200's trace launches a single kernel",
                     KernelsInside(op="aten::masked_fill_"), 1),
             exactly("and holds no `aten::copy_`", NestedIn("aten::masked_fill_", "aten::copy_"), 0),

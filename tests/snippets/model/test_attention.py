@@ -1,5 +1,6 @@
 """snippets/model/attention.py: masked_fill copies the scores and masked_fill_ does not; SDPA's math backend
-rebuilds the mask and upcasts, its CPU flash backend is one op; all of them compute the same attention."""
+rebuilds the mask and upcasts, its CPU flash backend is one op; all of them compute the same attention; and the
+in-place mask trains as the out-of-place one does, since nothing autograd keeps is overwritten."""
 
 import pytest
 import torch
@@ -28,6 +29,20 @@ def test_every_variant_the_cpu_runs_computes_the_same_causal_attention():
         torch.testing.assert_close(got, expected)
     # The first token sees only itself: its output is its own value.
     torch.testing.assert_close(expected[..., 0, :], v[..., 0, :])
+
+
+def test_the_in_place_mask_trains_too_with_the_same_gradients_as_the_copy():
+    # The page's claim: nothing autograd keeps is overwritten by masked_fill_ (the scaling keeps its constant, the
+    # softmax its own output), so the backward pass runs, and gives what the out-of-place version gives.
+    grads = []
+    for in_place in (False, True):
+        q, k, v, later = make_inputs(**TINY, dtype="float32")
+        for tensor in (q, k, v):
+            tensor.requires_grad_()
+        attention_by_hand(q, k, v, later, in_place=in_place).sum().backward()
+        grads.append([tensor.grad for tensor in (q, k, v)])
+    for copied, in_place in zip(*grads, strict=True):
+        torch.testing.assert_close(in_place, copied)
 
 
 def test_the_mask_hides_exactly_the_later_tokens():
