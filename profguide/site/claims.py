@@ -519,26 +519,6 @@ def op_median_over(measure, data):
     return median(here) / median(there)
 
 
-@takes(recordings.FreesInRegion)
-def frees_in(measure, data):
-    counts = frees_in_region(data.trace, measure.region)
-    return float(counts[0 if measure.which == "first" else -1]) if counts else None
-
-
-@takes(recordings.OverheadEvents)
-def overhead_events(_measure, data):
-    return float(profiler_overhead(data.trace)["events"])
-
-
-@takes(recordings.OpsWithShapes)
-def ops_with_shapes(_measure, data):
-    trace = data.trace
-    ops = trace.kind == KIND["cpu_op"]
-    return float(trace.recorded_shapes[ops].mean()) if ops.any() else None
-
-
-@takes(recordings.KernelsJoined)
-def kernels_joined(measure, data):
 def op_durations_inside(trace, op, region):
     """The durations of the ``op`` events that start inside an occurrence of the region ``region``, on its thread."""
     if op not in trace.names or region not in trace.names:
@@ -560,6 +540,26 @@ def op_median_in_regions(measure, data):
     return median(here) / median(there) if len(here) and len(there) and median(there) > 0 else None
 
 
+@takes(recordings.FreesInRegion)
+def frees_in(measure, data):
+    counts = frees_in_region(data.trace, measure.region)
+    return float(counts[0 if measure.which == "first" else -1]) if counts else None
+
+
+@takes(recordings.OverheadEvents)
+def overhead_events(_measure, data):
+    return float(profiler_overhead(data.trace)["events"])
+
+
+@takes(recordings.OpsWithShapes)
+def ops_with_shapes(_measure, data):
+    trace = data.trace
+    ops = trace.kind == KIND["cpu_op"]
+    return float(trace.recorded_shapes[ops].mean()) if ops.any() else None
+
+
+@takes(recordings.KernelsJoined)
+def kernels_joined(measure, data):
     trace = data.trace
     kernels = trace.kind == KIND["kernel"]
     if not kernels.any():

@@ -655,6 +655,7 @@ class QueriesInside(Measure):
     def describe(self):
         return f"occupancy queries inside an op named *{self.op}* / all queries"
 
+
 @dataclass(frozen=True)
 class OpMedianInRegions(Measure):
     """The median duration of the op ``op`` where it starts inside an occurrence of the region ``region`` (on its
@@ -666,7 +667,6 @@ class OpMedianInRegions(Measure):
 
     def describe(self):
         return f"median {self.op} inside {self.region} / inside {self.other}"
-
 
 
 @dataclass(frozen=True)

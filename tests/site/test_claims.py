@@ -52,8 +52,8 @@ from profguide.site.recordings import (
     ModuleShare,
     NamedInRegion,
     OccupancyQueries,
-    OpMedianOver,
     OpMedianInRegions,
+    OpMedianOver,
     OpsInRegion,
     OpsWithShapes,
     OutsideOps,
@@ -478,6 +478,16 @@ def test_the_spread_of_the_kernels_a_name_selects_and_an_ops_median_against_anot
     assert claims.measured(OpMedianOver("aten::empty", "baseline"), found) is None
 
 
+def test_an_ops_median_inside_one_regions_calls_against_another_regions_in_the_same_run():
+    found = data(cpu("eager", 0, 100, kind="annotation"), cpu("aten::addmm", 10, 20), cpu("aten::addmm", 40, 40),
+                 cpu("compiled", 200, 100, kind="annotation"), cpu("aten::addmm", 210, 30),
+                 cpu("eager", 400, 100, kind="annotation"), cpu("aten::addmm", 410, 60),
+                 cpu("aten::addmm", 600, 500), cpu("aten::addmm", 250, 9, tid=2))  # outside any call; another thread
+    assert claims.measured(OpMedianInRegions("aten::addmm", "compiled", "eager"), found) == pytest.approx(30 / 40)
+    assert claims.measured(OpMedianInRegions("aten::addmm", "eager", "absent"), found) is None
+    assert claims.measured(OpMedianInRegions("aten::mm", "eager", "compiled"), found) is None
+
+
 def memory_event(ts, size, tid=1):
     return {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "ts": ts, "pid": 100, "tid": tid,
             "args": {"Bytes": size}}
@@ -497,16 +507,6 @@ def test_frees_in_a_region_ops_with_shapes_kernels_joined_to_ops_and_the_profile
     assert claims.measured(OpsWithShapes(), found) == pytest.approx(1 / 2)
     assert claims.measured(KernelsJoined(), found) == pytest.approx(1 / 2)
     assert claims.measured(OverheadEvents(), found) == 0
-def test_an_ops_median_inside_one_regions_calls_against_another_regions_in_the_same_run():
-    found = data(cpu("eager", 0, 100, kind="annotation"), cpu("aten::addmm", 10, 20), cpu("aten::addmm", 40, 40),
-                 cpu("compiled", 200, 100, kind="annotation"), cpu("aten::addmm", 210, 30),
-                 cpu("eager", 400, 100, kind="annotation"), cpu("aten::addmm", 410, 60),
-                 cpu("aten::addmm", 600, 500), cpu("aten::addmm", 250, 9, tid=2))  # outside any call; another thread
-    assert claims.measured(OpMedianInRegions("aten::addmm", "compiled", "eager"), found) == pytest.approx(30 / 40)
-    assert claims.measured(OpMedianInRegions("aten::addmm", "eager", "absent"), found) is None
-    assert claims.measured(OpMedianInRegions("aten::mm", "eager", "compiled"), found) is None
-
-
     assert claims.measured(OverheadEvents(), data(cpu("Activity Buffer Request", 0, 5, kind="overhead"))) == 1
     assert claims.measured(KernelsJoined(), data(cpu("aten::mm", 0, 5))) is None
 
