@@ -9,6 +9,7 @@ from profguide.site.recordings import (
     DiffRowRatio,
     GpuBusyShare,
     KernelsDecoded,
+    KernelsInside,
     KernelsJoined,
     KernelsPerCall,
     ModuleShare,
@@ -20,6 +21,8 @@ KERNEL_NAMES = "inside-a-model/kernel-names.md"
 BLOCK = "inside-a-model/transformer-block.md"
 ATTENTION = "Qwen2Attention"
 FLASH = ("aten::_flash_attention_forward",)
+FLASH_OP = "aten::_scaled_dot_product_flash_attention"
+ROTARY_EMBEDDING = "Qwen2RotaryEmbedding"
 # How Qwen applies its rotary embedding to the query and the key: q * cos + rotate_half(q) * sin, where
 # rotate_half is a neg and a cat.
 ROTARY = ("aten::mul", "aten::neg", "aten::cat", "aten::add")
@@ -55,12 +58,17 @@ REAL_TRACES = (
                   KernelsDecoded("attention", "backend", "flash"), **ALL),
             Claim(BLOCK, "Every one of the others runs before the first kernel that is", KernelsJoined(before=True),
                   **ALL),
+            Claim(KERNEL_NAMES, "it runs on the CUDA cores", KernelsDecoded("gemm", "tensor_cores", "no", count=True),
+                  **ALL),
             Claim(KERNEL_NAMES, "the H100's Qwen pass launches one GEMM in FP32",
                   KernelsDecoded("gemm", "precision", "fp32", count=True), **ALL),
+            Claim(KERNEL_NAMES, "its layout is `nn`", KernelsDecoded("gemm", "layout", "nn", count=True), **ALL),
             Claim(KERNEL_NAMES, "its other GEMMs are cuBLASLt kernels", KernelsDecoded("gemm", "library", "cuBLASLt"),
                   at_least=0.99, at_most=0.999),
             Claim(KERNEL_NAMES, "all the others in bf16", KernelsDecoded("gemm", "precision", "bf16"),
                   at_least=0.99, at_most=0.999),
+            Claim(KERNEL_NAMES, "each call of `Qwen2RotaryEmbedding` in the H100's pass launches one GEMM",
+                  KernelsInside(module=ROTARY_EMBEDDING, family="gemm"), **ALL),
         ),
     ),
     RealTrace(
@@ -82,8 +90,12 @@ REAL_TRACES = (
                   ModuleShare(ATTENTION, FLASH), at_least=0.2, at_most=0.333),
             Claim(BLOCK, "each `Qwen2RMSNorm` launches the same eight kernels", KernelsPerCall(module="Qwen2RMSNorm"),
                   **NORM_KERNELS),
-            Claim(KERNEL_NAMES, "and so does the MI300X's", KernelsDecoded("gemm", "precision", "fp32", count=True),
-                  **ALL),
+            Claim(KERNEL_NAMES, "It launches one GEMM in FP32 too", KernelsDecoded("gemm", "precision", "fp32",
+                                                                                 count=True), **ALL),
+            Claim(KERNEL_NAMES, "each call of `Qwen2RotaryEmbedding` there launches one GEMM",
+                  KernelsInside(module=ROTARY_EMBEDDING, family="gemm"), **ALL),
+            Claim(KERNEL_NAMES, "every GEMM of the MI300X's pass runs on its matrix cores",
+                  KernelsDecoded("gemm", "tensor_cores", "yes"), **ALL),
         ),
     ),
     tracelens_trace(
@@ -116,6 +128,9 @@ REAL_TRACES = (
             Claim(KERNEL_NAMES, "`tn` as well", KernelsDecoded("gemm", "layout", "tn"), **ALL),
             Claim(KERNEL_NAMES, "its attention is a Triton kernel", KernelsDecoded("attention", "backend", "Triton"),
                   **ALL),
+            # On ROCm the flash and memory-efficient backends both run AOTriton's attn_fwd: only the op says which.
+            Claim(KERNEL_NAMES, "each call of `aten::_scaled_dot_product_flash_attention` launches one `attn_fwd`",
+                  KernelsInside(op=FLASH_OP, family="attention"), **ALL),
         ),
     ),
     RealTrace(
