@@ -305,8 +305,8 @@ def occupancy_share(measure, data):
 
 
 @takes(recordings.CommunicationHidden)
-def communication_hidden(_measure, data):
-    share = communication(data.trace)["overlap_pct"]
+def communication_hidden(measure, data):
+    share = communication(data.trace, named=measure.kernels)["overlap_pct"]
     return None if share is None else share / 100
 
 
@@ -595,10 +595,11 @@ def freed_inside(measure, data):
     return -own / (everything - own)
 
 
-def communication_share(data, part_of):
-    """The share of the communication kernels' time in the rows (by call and kernel name) that ``part_of``
-    picks; the join of kernel to call reads the events' correlation ids."""
-    rows = collectives.communication_by_call(data.trace)
+def communication_share(data, part_of, among=lambda _row: True):
+    """The share of the communication kernels' time in the rows (by call and kernel name) that ``among`` picks
+    (all by default) that is in the rows ``part_of`` picks; the join of kernel to call reads the events'
+    correlation ids."""
+    rows = [row for row in collectives.communication_by_call(data.trace) if among(row)]
     total = sum(row["us"] for row in rows)
     return sum(row["us"] for row in rows if part_of(row)) / total if total else None
 
@@ -610,7 +611,8 @@ def communication_by_call(measure, data):
 
 @takes(recordings.CommunicationKernelNamed)
 def communication_kernel_named(measure, data):
-    return communication_share(data, lambda row: measure.contains in row["kernel"])
+    return communication_share(data, lambda row: measure.contains in row["kernel"],
+                               lambda row: not measure.call or row["call"] == measure.call)
 
 
 @takes(recordings.KernelsDecoded)

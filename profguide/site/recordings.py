@@ -250,10 +250,14 @@ class OccupancyQueries(Measure):
 
 @dataclass(frozen=True)
 class CommunicationHidden(Measure):
-    """The share of the communication kernels' time that overlaps computation kernels, over the whole trace."""
+    """The share of the communication kernels' time that overlaps computation kernels, over the whole trace; with
+    ``kernels``, of the communication kernels whose names hold it alone (``AllReduce``)."""
+
+    kernels: NamePart = ""
 
     def describe(self):
-        return "communication overlapping computation / communication"
+        which = f"communication kernels named *{self.kernels}*" if self.kernels else "communication"
+        return f"{which} overlapping computation / {which}"
 
 
 @dataclass(frozen=True)
@@ -697,12 +701,15 @@ class CommunicationByCall(Measure):
 @dataclass(frozen=True)
 class CommunicationKernelNamed(Measure):
     """The share of the communication kernels' time, added one by one, of the kernels whose name holds
-    ``contains``."""
+    ``contains``; with ``call``, among the kernels that the backend op ``call`` launched alone (joined as
+    ``CommunicationByCall`` joins them)."""
 
     contains: NamePart
+    call: Event = ""
 
     def describe(self):
-        return f"time of communication kernels named *{self.contains}* / all communication kernel time"
+        among = f"communication kernel time launched by {self.call}" if self.call else "all communication kernel time"
+        return f"time of communication kernels named *{self.contains}* / {among}"
 
 
 @dataclass(frozen=True)

@@ -329,6 +329,15 @@ def test_communication_hidden_over_the_trace_and_exposed_in_the_least_and_most_e
     assert claims.measured(CommunicationExposed("most"), data(gpu("gemm", 0, 5))) is None
 
 
+def test_the_hidden_share_of_one_collectives_kernels_leaves_the_others_out():
+    found = data(gpu("gemm", 0, 50), gpu("ncclKernel_AllReduce", 25, 50, stream=20),
+                 gpu("ncclKernel_Broadcast", 100, 40, stream=20))
+    assert claims.measured(CommunicationHidden(), found) == pytest.approx(25 / 90)
+    assert claims.measured(CommunicationHidden("AllReduce"), found) == pytest.approx(25 / 50)
+    assert claims.measured(CommunicationHidden("Broadcast"), found) == 0
+    assert claims.measured(CommunicationHidden("AllGather"), found) is None
+
+
 # What each measure of ranks and collectives gives on one rank that calls no collective, and why.
 PART_THREE_MEASURES = [
     (RanksNamed(), 0.0),  # its one trace has no distributedInfo: none of its one rank names itself
@@ -390,6 +399,13 @@ def test_communication_is_split_by_the_call_that_launched_it_not_by_the_kernels_
     two = real_trace("multigpu-a100-2rank-overlap", tmp_path)
     assert claims.measured(CommunicationKernelNamed("ncclKernel_SendRecv"), two) == 0
     assert claims.measured(CommunicationByCall("nccl:all_to_all"), two) == 0
+    # The 2-rank job's NCCL names each kernel after the collective that launched it; the 16-rank job's does not.
+    for call, kernel in (("nccl:all_reduce", "ncclKernel_AllReduce"), ("nccl:broadcast", "ncclKernel_Broadcast")):
+        assert claims.measured(CommunicationKernelNamed(kernel, call), two) == 1
+        assert claims.measured(CommunicationKernelNamed("ncclKernel_SendRecv", call), two) == 0
+    assert claims.measured(CommunicationKernelNamed("ncclKernel_SendRecv", "nccl:all_reduce"), sixteen) == 1
+    assert claims.measured(CommunicationKernelNamed("ncclKernel_AllReduce", "nccl:all_to_all"), sixteen) == 0
+    assert claims.measured(CommunicationKernelNamed("ncclKernel_SendRecv", "nccl:send"), sixteen) is None
 
 
 def test_the_largest_bucket_against_the_step_it_is_sent_in(tmp_path):
