@@ -408,12 +408,17 @@ def node_makers(trace: Trace, times: HostTimes, backward: Mask) -> Indices:
     return forward[len(forward) - 1 - last]
 
 
+def backward_functions(trace: Trace, times: HostTimes) -> Mask:
+    """Which positions (in host order) are backward functions (``autograd::engine::evaluate_function: …``)."""
+    return (trace.kind[times.order] == KIND["cpu_op"]) & names_where(
+        trace, lambda name: name.startswith(BACKWARD_FUNCTION))[times.order]
+
+
 def joined_backward(trace: Trace, times: HostTimes, row_at: Indices) -> tuple[Indices, Indices]:
     """(rows, positions): each backward function joined to a row, once a row, and its position in host order;
     ``row_at`` is each position's row (a region's calls), -1 for none."""
     order = times.order
-    is_backward = (trace.kind[order] == KIND["cpu_op"]) & names_where(
-        trace, lambda name: name.startswith(BACKWARD_FUNCTION))[order]
+    is_backward = backward_functions(trace, times)
     forward = node_makers(trace, times, is_backward)
     op, region = ancestor_pairs(times.parent, forward, row_at >= 0)
     rows, numbers = np.unique(np.stack([row_at[region].astype(np.int64), trace.sequence[order[forward[op]]]]),
@@ -426,6 +431,87 @@ def joined_backward(trace: Trace, times: HostTimes, row_at: Indices) -> tuple[In
     # the ranges low .. low + width, laid end to end.
     ran = backward[np.repeat(low - np.cumsum(width) + width, width) + np.arange(width.sum())]
     return np.repeat(rows, width), ran
+
+
+class RegionPlace(NamedTuple):
+    """Where a region runs that runs inside another: that region, and in which pass of it."""
+
+    parent: str
+    backward: bool  # inside the backward functions joined to ``parent``, not inside its calls
+
+
+class SequenceJoin(TypedDict):
+    """One forward op with an autograd sequence number, and the backward function of that number."""
+
+    op: str
+    sequence: int
+    makes_node: bool  # the last forward op of its number (``node_makers``): the one that made the node
+    backward: str  # the backward function that ran the node of that number; "" where none ran
+
+
+def region_places(trace: Trace) -> dict[str, RegionPlace]:
+    """For each region (by name) whose every call runs inside one other region, the innermost such region and
+    the pass: inside that region's calls (its forward), or inside a backward function joined to it (as
+    ``region_rows`` joins them), where the backward graph of a compiled region runs. A backward function joined
+    to several regions (one inside another) belongs to the one joined to the fewest: the innermost. Regions that
+    run outside every region, or in several places, are left out."""
+    times = host_times(trace)
+    order = times.order
+    regions = np.flatnonzero(region_mask(trace)[order])
+    if not len(regions):
+        return {}
+    names, row = np.unique(trace.name[order[regions]], return_inverse=True)
+    row_at = np.full(len(order), -1, np.intp)
+    row_at[regions] = row.ravel()
+    backward_row, ran = joined_backward(trace, times, row_at)
+    sizes = np.bincount(backward_row, minlength=len(names))
+    innermost = np.full(len(order), -1, np.intp)  # each joined backward function's row
+    for joined, position in sorted(zip(backward_row.tolist(), ran.tolist(), strict=True),
+                                   key=lambda pair: -sizes[pair[0]]):
+        innermost[position] = joined
+
+    def place_of(position: int) -> tuple[int, bool]:
+        """The row of the nearest region of another name or joined backward function above ``position``."""
+        above = times.parent[position]
+        while above >= 0:
+            if row_at[above] >= 0 and row_at[above] != row_at[position]:
+                return int(row_at[above]), False
+            if innermost[above] >= 0:
+                return int(innermost[above]), True
+            above = times.parent[above]
+        return -1, False
+
+    places: dict[int, set[tuple[int, bool]]] = {}
+    for position in regions.tolist():
+        places.setdefault(int(row_at[position]), set()).add(place_of(position))
+    return {trace.names[int(names[own])]: RegionPlace(trace.names[int(names[parent])], backward)
+            for own, found in places.items() if len(found) == 1 for parent, backward in found if parent >= 0}
+
+
+def sequence_joins(trace: Trace, region: str, numbers: int = 4) -> list[SequenceJoin]:
+    """The ops of the first call of ``region`` that carry an autograd sequence number, in the order they start,
+    until ``numbers`` numbers are shown: whether each made the node of its number, and the backward function that
+    ran that node (the first one, where a retained graph ran it more than once)."""
+    times = host_times(trace)
+    order = times.order
+    calls = np.flatnonzero(region_mask(trace) & (trace.name == (trace.names.index(region) if region in trace.names
+                                                                 else -1)))
+    if not len(calls):
+        return []
+    first, last = positions_inside(trace, times, calls[:1])
+    inside = np.arange(first[0], last[0])
+    inside = inside[(trace.kind[order[inside]] == KIND["cpu_op"]) & (trace.sequence[order[inside]] != NO_ID)]
+    shown = np.unique(trace.sequence[order[inside]], return_index=True)[1]
+    kept_numbers = set(trace.sequence[order[inside[np.sort(shown)[:numbers]]]].tolist())
+    is_backward = backward_functions(trace, times)
+    makers = set(node_makers(trace, times, is_backward).tolist())
+    backward = np.flatnonzero(is_backward & (trace.sequence[order] != NO_ID))
+    ran = {}
+    for position in backward[::-1].tolist():  # the first backward function of each number stays
+        ran[int(trace.sequence[order[position]])] = trace.names[int(trace.name[order[position]])]
+    return [SequenceJoin(op=trace.names[int(trace.name[order[position]])], sequence=int(number),
+                         makes_node=position in makers, backward=ran.get(int(number), ""))
+            for position in inside.tolist() if (number := int(trace.sequence[order[position]])) in kept_numbers]
 
 
 def region_rows(trace: Trace, window: Window | None = None) -> list[RegionRow]:

@@ -224,3 +224,32 @@ def test_on_a_trace_without_gpu_work_the_regions_show_their_cpu_columns_alone():
     heading = lines[lines.index("Regions (record_function), with the backward of the ops inside them:") + 1]
     assert heading.split() == ["CPU", "Calls", "Backward", "CPU", "Region"]
     assert "| Region | CPU | Calls | Backward CPU |" in ops_view.to_markdown(view)
+
+
+def test_a_region_runs_inside_the_region_around_it_or_inside_the_backward_joined_to_one():
+    # A compiled region's forward graph runs inside its calls; its backward graph runs inside the backward function
+    # joined to it (CompiledFunctionBackward); the optimizer's step inside the optimizer region.
+    graph = "## Call CompiledFxGraph "
+    t = make(cpu("Torch-Compiled Region: 0/0", 0, 100), numbered("CompiledFunction", 10, 80, 1),
+             cpu(graph + "forward ##", 12, 70),
+             *backward_function("CompiledFunctionBackward", 200, 100, 1), cpu(graph + "backward ##", 210, 80),
+             cpu("optimizer", 400, 50, kind="annotation"), cpu("Optimizer.step#AdamW.step", 410, 30, kind="annotation"),
+             cpu("norm", 500, 10, kind="annotation"))
+    assert ops.region_places(t) == {
+        graph + "forward ##": ops.RegionPlace("Torch-Compiled Region: 0/0", backward=False),
+        graph + "backward ##": ops.RegionPlace("Torch-Compiled Region: 0/0", backward=True),
+        "Optimizer.step#AdamW.step": ops.RegionPlace("optimizer", backward=False)}
+
+
+def test_a_region_that_runs_in_two_places_has_no_one_place():
+    t = make(cpu("outer", 0, 100, kind="annotation"), cpu("inner", 10, 10, kind="annotation"),
+             cpu("inner", 200, 10, kind="annotation"))
+    assert ops.region_places(t) == {}
+
+
+def test_sequence_joins_follow_a_regions_ops_to_the_backward_of_their_numbers():
+    rows = ops.sequence_joins(make(*two_op_region()), "block", numbers=2)
+    assert [(r["op"], r["sequence"], r["makes_node"], r["backward"]) for r in rows] == [
+        ("aten::linear", 1, False, BACKWARD + "TBackward0"), ("aten::t", 1, True, BACKWARD + "TBackward0"),
+        ("aten::addmm", 2, True, BACKWARD + "AddmmBackward0")]
+    assert ops.sequence_joins(make(*two_op_region()), "absent") == []

@@ -192,6 +192,34 @@ def test_step_parts_need_a_region_and_leave_device_columns_out_on_a_cpu(recorded
 
 
 def test_modules_give_each_class_its_share_of_the_joined_device_time_and_kernels_per_call(tmp_path):
+def shares(line):
+    """The share cell of a row of step-parts.md, as a number; in parentheses (a row inside another) as None."""
+    cell = line.split(" | ")[4].strip("| ")
+    return None if cell.startswith("(") else float(cell.rstrip("%"))
+
+
+def test_step_parts_put_a_region_under_the_one_it_runs_in_and_the_outermost_shares_add_up():
+    text = fragments.step_parts(RecordingData(by_id("model-block-compiled"), ROOT / "docs" / "generated"
+                                              / "model-block-compiled"))["step-parts.md"]
+    lines = [line for line in text.splitlines() if line.startswith("| ") and not line.startswith("| Region")]
+    backward_graph = next(line for line in lines if "in the backward of <code>Torch-Compiled Region" in line)
+    assert backward_graph.startswith("| ↳ ") and backward_graph.split(" | ")[2] == "–"  # its time is backward time
+    assert lines[-1].startswith("| Outside every region")
+    assert sum(share for line in lines if (share := shares(line)) is not None) == pytest.approx(100, abs=0.2)
+
+
+def test_sequence_numbers_follow_the_first_mlp_call_to_the_backward_functions():
+    text = fragments.sequence_numbers(RecordingData(by_id("model-block-eager"), ROOT / "docs" / "generated"
+                                                    / "model-block-eager"))["sequence-numbers.md"]
+    rows = [line.split(" | ") for line in text.splitlines() if line.startswith("| <code>")]
+    made = {row[0].strip("| "): row[3].strip("| ") for row in rows if row[2] == "yes"}
+    assert made["<code>aten::mm</code>"] == "<code>MmBackward0</code>"
+    assert "first call of <code>MLP</code>" in text
+    with pytest.raises(fragments.FragmentError, match="sequence number"):
+        fragments.sequence_numbers(RecordingData.of(STEPS, None, traces=(make_trace(
+            event("ProfilerStep#1", 0, 100, kind="annotation"), event("MLP", 10, 5, kind="annotation")),)))
+
+
     qwen = RealTraceData(next(real for real in REAL_TRACES if real.id == "reading-h100-qwen"), ROOT, tmp_path)
     text = fragments.modules(qwen)["modules.md"]
     rows = {line.split(" | ")[0].strip("| "): line.split(" | ") for line in text.splitlines()
