@@ -20,11 +20,12 @@ VERDICT_LIST = "verdicts.md"  # in docs/generated/site/
 ENTRY = re.compile(r"^(?P<term>[^\s:#<!`*\-][^\n]*)\n:   (?P<definition>.+?)(?=\n\n|\n*\Z)", re.MULTILINE | re.DOTALL)
 LINK = re.compile(r"\[([^\]]+)\]\([^)]+\)")
 CITATION = re.compile(r"\s*\(\[[^\]]+\]\([^)]+\)\)")  # "(" a link ")": the source, which a tooltip leaves out
+ANCHOR = re.compile(r"\s*\{[^}]*\}\s*$")  # a term's attribute list, ``{ #external-id }``: a stable link target
 
 
 def entries(text):
     """[(term, definition)] of the glossary page's definition lists, the definition's lines joined."""
-    return [(match["term"].strip(), " ".join(line.strip() for line in match["definition"].splitlines()))
+    return [(ANCHOR.sub("", match["term"]).strip(), " ".join(line.strip() for line in match["definition"].splitlines()))
             for match in ENTRY.finditer(text)]
 
 

@@ -24,6 +24,15 @@ def test_entries_join_a_definition_s_lines_and_stop_at_the_blank_line():
     assert glossary.entries(text) == [("term", "First line, second line."), ("other", "Its own.")]
 
 
+def test_a_terms_anchor_is_no_part_of_the_term():
+    assert glossary.entries("External id { #external-id }\n:   A number.\n") == [("External id", "A number.")]
+
+
+def test_the_ids_other_pages_link_to_are_anchors_of_their_terms():
+    for term, anchor in (("External id", "external-id"), ("correlation id", "correlation-id")):
+        assert f"\n{term} {{ #{anchor} }}\n:   " in PAGE
+
+
 def test_an_abbreviation_is_the_definition_s_first_sentence_in_plain_words():
     text = ("GEMM\n:   A `C = AB` multiply, the work of [Linear](x.md) ([cuBLAS docs](https://e.com)). More.\n\n"
             "occupancy\n:   A share.\n")
