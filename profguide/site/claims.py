@@ -364,6 +364,32 @@ def step_time_ratio(measure, data):
     return part / whole if part and whole else None
 
 
+def logged_messages(data):
+    """From ``results.json``: ``{"logged": [message, …]}``, what the snippet kept of torch's log; None without it."""
+    try:
+        return list(data.results["logged"])
+    except (RecordingError, KeyError, TypeError):
+        return None
+
+
+@takes(recordings.TimesLogged)
+def times_logged(measure, data):
+    logged = logged_messages(data)
+    return None if logged is None else float(logged.count(measure.message))
+
+
+def device_numbers(data):
+    """The numbers the trace's ``deviceProperties`` give its first GPU, by key."""
+    devices = data.trace.device_properties
+    return {key: float(value) for key, value in (devices[0].items() if devices else ())
+            if isinstance(value, int | float) and not isinstance(value, bool)}
+
+
+@takes(recordings.DeviceProperty)
+def device_property(measure, data):
+    return device_numbers(data).get(measure.key)
+
+
 @takes(recordings.HostShare)
 def host_share(measure, data):
     host = host_breakdown(data.trace)
@@ -1026,6 +1052,10 @@ def allowed(kind, measure, data):
             return {row["name"] for row in data.results["configurations"]}
         except (RecordingError, KeyError, TypeError):
             return set()
+    if kind == "log message":
+        return set(logged_messages(data) or ())
+    if kind == "device property":
+        return set(device_numbers(data))
     if kind == "diff key":
         found = data.diff.get(measure.field)
         return set(found) if isinstance(found, dict) else set()

@@ -35,6 +35,8 @@ DiffField = Annotated[str, "diff field"]
 DiffKey = Annotated[str, "diff key"]  # an entry of a diff field by key (its host activities, its idle causes)
 DiffRow = Annotated[str, "diff row"]  # a row of the diff's kernels or ops: a name, or a kernel family by role
 Configuration = Annotated[str, "configuration"]  # a configuration the snippet measured (``results.json``)
+LogMessage = Annotated[str, "log message"]  # a message the snippet kept from torch's log (``results.json``)
+DeviceKey = Annotated[str, "device property"]  # a key of the trace's ``deviceProperties`` (``numSms``…)
 KernelFamily = Annotated[str, "kernel family"]
 FamilyField = Annotated[str, "family field"]
 FamilyValue = Annotated[str, "family value"]  # a value of the family field, as the family splits write it
@@ -391,6 +393,28 @@ class StepTimeRatio(Measure):
 
     def describe(self):
         return f"median step time, {self.part} / {self.whole}"
+
+
+@dataclass(frozen=True)
+class TimesLogged(Measure):
+    """How many times the run logged ``message``, as the snippet kept torch's log in its results
+    (``results.json``: ``{"logged": [message, …]}``)."""
+
+    message: LogMessage
+
+    def describe(self):
+        return f"times the run logged {self.message!r}"
+
+
+@dataclass(frozen=True)
+class DeviceProperty(Measure):
+    """A number the trace's ``deviceProperties`` give its first GPU: ``numSms`` (its SMs, or an AMD GPU's compute
+    units), ``totalGlobalMem`` (bytes)…"""
+
+    key: DeviceKey
+
+    def describe(self):
+        return f"the first GPU's {self.key}"
 
 
 @dataclass(frozen=True)

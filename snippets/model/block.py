@@ -5,6 +5,8 @@ Run it as a script to print the forward time of each part in one eager step (the
 ``profguide explain --ops``).
 """
 
+import logging.handlers
+
 import torch
 import torch._inductor.config
 import torch.nn.functional as F
@@ -111,6 +113,20 @@ def profile_block(compiled=False, steps=4, warmup_steps=3, layers=2, width=512, 
                 prof.step()
     return prof
 # --8<-- [end:profile]
+
+
+def profile_block_logged(device=None, **arguments):
+    """``profile_block``, keeping what Dynamo logs at warning level while it runs, for the recording's results
+    (``results.json``): the page quotes the compiled run's own log."""
+    kept = logging.handlers.BufferingHandler(capacity=10_000)  # flushes, and forgets, only at capacity
+    kept.setLevel(logging.WARNING)
+    dynamo = logging.getLogger("torch._dynamo")
+    dynamo.addHandler(kept)
+    try:
+        profile_block(device=device, **arguments)
+    finally:
+        dynamo.removeHandler(kept)
+    return {"logged": [record.getMessage() for record in kept.buffer]}
 
 
 def print_parts(prof):

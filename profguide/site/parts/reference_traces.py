@@ -6,6 +6,7 @@ GEMMs' and Triton kernels' names."""
 from profguide.site.parts.reading_waits import HTA, TRACELENS, tracelens_trace
 from profguide.site.recordings import (
     Claim,
+    DeviceProperty,
     DiffRowRatio,
     GpuBusyShare,
     KernelsDecoded,
@@ -28,6 +29,10 @@ ROTARY_EMBEDDING = "Qwen2RotaryEmbedding"
 ROTARY = ("aten::mul", "aten::neg", "aten::cat", "aten::add")
 NORM_KERNELS = {"at_least": 8, "at_most": 8}  # Qwen2RMSNorm: two casts, pow, mean, add, rsqrt, two multiplies
 ALL = {"at_least": 1, "at_most": 1}  # a share of all; a count of one
+GIB = 2**30
+# An MI300X's compute units (AMD's GPU specifications, rocm.docs.amd.com/en/latest/reference/gpu-specs.html): a
+# virtual function with them all is the whole GPU.
+MI300X_CUS = {"at_least": 304, "at_most": 304}
 
 REAL_TRACES = (
     RealTrace(
@@ -90,6 +95,9 @@ REAL_TRACES = (
                   ModuleShare(ATTENTION, FLASH), at_least=0.2, at_most=0.333),
             Claim(BLOCK, "each `Qwen2RMSNorm` launches the same eight kernels", KernelsPerCall(module="Qwen2RMSNorm"),
                   **NORM_KERNELS),
+            Claim(BLOCK, "its `deviceProperties` give it 304 compute units", DeviceProperty("numSms"), **MI300X_CUS),
+            Claim(BLOCK, "and just under 192 GiB of memory", DeviceProperty("totalGlobalMem"), at_least=190 * GIB,
+                  at_most=192 * GIB),
             Claim(KERNEL_NAMES, "It launches one GEMM in FP32 too", KernelsDecoded("gemm", "precision", "fp32",
                                                                                  count=True), **ALL),
             Claim(KERNEL_NAMES, "each call of `Qwen2RotaryEmbedding` there launches one GEMM",

@@ -1,0 +1,40 @@
+"""TimesLogged: what a snippet kept of torch's log (``results.json``'s ``logged``), counted, and the messages a claim
+may name; on the block's compiled recording, Dynamo's word on the regions."""
+
+from types import SimpleNamespace
+
+from profguide.errors import RecordingError
+from profguide.site import claims
+from profguide.site.catalogue import by_id
+from profguide.site.data import RecordingData
+from profguide.site.recordings import TimesLogged
+from tests.helpers import ROOT
+
+IGNORED = "Profiler record function <class 'torch.autograd.profiler.record_function'> will be ignored"
+
+
+class Results(SimpleNamespace):
+    @property
+    def results(self):
+        if self.found is None:
+            raise RecordingError("no results.json")
+        return self.found
+
+
+def test_times_logged_counts_one_message_and_says_none_without_a_log():
+    logged = Results(found={"logged": [IGNORED, "another", IGNORED]})
+    assert claims.measured(TimesLogged(IGNORED), logged) == 2
+    assert claims.measured(TimesLogged("never said"), logged) == 0
+    assert claims.measured(TimesLogged(IGNORED), Results(found=None)) is None
+    assert claims.measured(TimesLogged(IGNORED), Results(found={"configurations": []})) is None
+
+
+def test_a_message_must_be_one_the_run_logged():
+    logged = Results(found={"logged": [IGNORED]})
+    assert claims.allowed("log message", TimesLogged(IGNORED), logged) == {IGNORED}
+    assert claims.allowed("log message", TimesLogged(IGNORED), Results(found=None)) == set()
+
+
+def test_the_compiled_block_logged_that_dynamo_ignores_record_function_once():
+    compiled = RecordingData(by_id("model-block-compiled"), ROOT / "docs" / "generated" / "model-block-compiled")
+    assert claims.measured(TimesLogged(IGNORED), compiled) == 1
