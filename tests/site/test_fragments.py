@@ -191,7 +191,6 @@ def test_step_parts_need_a_region_and_leave_device_columns_out_on_a_cpu(recorded
         line.split(" | ")[0].strip("| ") for line in text.splitlines() if line.startswith("| <code>")}
 
 
-def test_modules_give_each_class_its_share_of_the_joined_device_time_and_kernels_per_call(tmp_path):
 def shares(line):
     """The share cell of a row of step-parts.md, as a number; in parentheses (a row inside another) as None."""
     cell = line.split(" | ")[4].strip("| ")
@@ -220,6 +219,7 @@ def test_sequence_numbers_follow_the_first_mlp_call_to_the_backward_functions():
             event("ProfilerStep#1", 0, 100, kind="annotation"), event("MLP", 10, 5, kind="annotation")),)))
 
 
+def test_modules_give_each_class_its_share_of_the_joined_device_time_and_kernels_per_call(tmp_path):
     qwen = RealTraceData(next(real for real in REAL_TRACES if real.id == "reading-h100-qwen"), ROOT, tmp_path)
     text = fragments.modules(qwen)["modules.md"]
     rows = {line.split(" | ")[0].strip("| "): line.split(" | ") for line in text.splitlines()
