@@ -50,7 +50,7 @@ def op_lines(view: OpsView) -> list[str]:
 
 def module_lines(modules: list[ModuleRow]) -> list[str]:
     if not modules:
-        return ["No nn.Module events (profile with with_stack=True or with_modules=True to see modules)."]
+        return ["No nn.Module events (profile with with_stack=True to see modules)."]
     rows = [(format_duration(row["cpu_us"]), format_duration(row["device_us"]), f"{row['kernels']:,}",
              f"{row['calls']:,}", cut(row["name"])) for row in modules]
     return ["Modules by class (every instance of a class in one row):",

@@ -274,8 +274,8 @@ def op_rows(trace: Trace, window: Window | None = None) -> list[OpRow]:
     return sorted(found, key=lambda row: (-row["device_us"], -row["cpu_us"], row["name"], row["shapes"]))
 
 
-# How torch names a module's forward (with_stack or with_modules): ``nn.Module: Linear_0``, the class and its
-# instance number among the modules of that class.
+# How torch's Python tracer (with_stack=True) names a module's forward: ``nn.Module: Linear_0``, the class and
+# its instance number among the modules of that class. (with_modules=True records TorchScript's modules only.)
 MODULE = re.compile(r"nn\.Module: (?P<name>.+?)(?:_\d+)?$")
 
 
@@ -622,8 +622,8 @@ class OpsView(TypedDict):
                                              "time, else by self CPU time")]
     ops: Annotated[list[OpRow], Meta(description="every op by name and input shapes, most device time first, "
                                                  "then most CPU time")]
-    modules: Annotated[list[ModuleRow], Meta(description="nn.Module forward calls by class (with_stack or "
-                                                         "with_modules); empty when none were recorded")]
+    modules: Annotated[list[ModuleRow], Meta(description="nn.Module forward calls by class (with_stack=True); "
+                                                         "empty when none were recorded")]
     regions: Annotated[list[RegionRow], Meta(description="record_function regions by name, with the backward of "
                                                          "the ops inside them, most device time first; empty "
                                                          "when the trace has none")]

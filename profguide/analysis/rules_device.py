@@ -65,7 +65,7 @@ STRETCHES = 30
 STRETCH_BUSY_PCT = 50.0
 
 # What nn.DataParallel leaves in a trace: the region its forward records (on a CPU too, where it only calls the
-# module), its frames (with_stack), its module (with_modules), and the backward nodes of the autograd functions
+# module), its frames and its module (with_stack), and the backward nodes of the autograd functions
 # it replicates and gathers with (torch/nn/parallel/_functions.py); ATen's own scatter has ScatterBackward0,
 # with a digit, DataParallel's none. DistributedDataParallel's region is DistributedDataParallel.forward.
 DATA_PARALLEL_REGION = "DataParallel.forward"

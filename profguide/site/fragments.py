@@ -685,7 +685,7 @@ def modules(data):
     trace = data.trace
     rows = module_rows(trace)
     if not rows:
-        raise FragmentError("no nn.Module events (the trace was not recorded with with_modules or with_stack)")
+        raise FragmentError("no nn.Module events (the trace was not recorded with with_stack)")
     device_us = joined_device_us(trace)
     cells = [(code_cell(row["name"]), f"{row['calls']:,}", format_duration(row["device_us"]),
               percent(row["device_us"], device_us), per_call(row["kernels"], row["calls"]),
