@@ -873,9 +873,10 @@ def kernels_inside(measure, data):
     times = host_times(trace)
     first, last = positions_inside(trace, times, calls)
     work, owner = launch_owners(trace, times.order, times.tree)
-    if measure.family:
-        owner = owner[[kernel_family(trace.names[code]).family == measure.family for code in trace.name[work]]]
-    owner = np.sort(owner)
+    names = [trace.names[code] for code in trace.name[work]]
+    kept = np.array([(not measure.family or kernel_family(name).family == measure.family)
+                     and measure.named in name for name in names], dtype=bool)
+    owner = np.sort(owner[kept])
     return float((np.searchsorted(owner, last) - np.searchsorted(owner, first)).sum()) / len(calls)
 
 

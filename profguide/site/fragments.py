@@ -465,7 +465,8 @@ def pays(data):
 def compile_calls(data):
     """Each call of the figure's region in this recording and in the other recordings of its snippet function
     (one column each, named by their ``dynamic``): how long it took, the compiled graph it ran (``F/R``), and
-    whether it compiled. Without provenance: the page includes each run's ``provenance.md`` under it."""
+    whether it compiled; the rows are named by what the results call their ``rows`` (``rows_are``; rows of ``x`` by
+    default). Without provenance: the page includes each run's ``provenance.md`` under it."""
     region = data.recording.figure.region
     try:
         runs = [(run, run.results, compiled_calls(run.trace, region)) for run in snippet_runs(data)]
@@ -481,7 +482,8 @@ def compile_calls(data):
         done = f"**compiled** {graphs} in {format_duration(call['compile_us'])}" if call["compiles"] else graphs
         return f"{format_duration(call['dur_us'])}: {done}"
 
-    table = markdown_table(("Call", "Rows of `x`", *(f"`dynamic={found['dynamic']}`" for _, found, _ in runs)),
+    varies = runs[0][1].get("rows_are", "Rows of `x`")  # what the snippet changed from call to call
+    table = markdown_table(("Call", varies, *(f"`dynamic={found['dynamic']}`" for _, found, _ in runs)),
                            [(number, count, *(call_words(calls[number - 1]) for _, _, calls in runs))
                             for number, count in enumerate(rows, 1)], "rr" + "l" * len(runs))
     sentence = "; ".join(f"with `dynamic={found['dynamic']}`, {sum(c['compiles'] > 0 for c in calls)} of the "

@@ -1021,14 +1021,16 @@ class OpsPerCall(Measure):
 class KernelsInside(Measure):
     """The GPU ops (kernels, copies, sets) launched inside the calls of the op ``op`` or of the modules of the
     class ``module``, by them or by anything under them, per call; with ``family``, only those whose names
-    decode to it (``profguide.analysis.families.kernel_family``)."""
+    decode to it (``profguide.analysis.families.kernel_family``); with ``named``, only those whose names hold it."""
 
     op: Event = ""
     module: Module = ""
     family: KernelFamily = ""
+    named: NamePart = ""
 
     def describe(self):
         kind = f"{self.family} GPU ops" if self.family else "GPU ops"
+        kind += f" named *{self.named}*" if self.named else ""
         return f"{kind} launched per call of {self.op or 'module ' + self.module}"
 
 

@@ -106,6 +106,8 @@ def test_gpu_ops_launched_inside_a_modules_or_an_ops_calls_by_family():
     assert claims.measured(KernelsInside(module="MLP", family="gemm"), found) == 1.5  # (2 + 1) / 2
     assert claims.measured(KernelsInside(module="MLP", family="elementwise"), found) == 0.5  # (1 + 0) / 2
     assert claims.measured(KernelsInside(module="MLP", family="copy"), found) == 0.5  # the memset, a copy by name
+    assert claims.measured(KernelsInside(module="MLP", named="silu_kernel"), found) == 0.5  # MLP_0's SiLU alone
+    assert claims.measured(KernelsInside(module="MLP", family="gemm", named="silu_kernel"), found) == 0
     # The three aten::mm launched three GEMMs and the memset: 4 over 3 calls; 3 GEMMs over 3.
     assert claims.measured(KernelsInside(op="aten::mm"), found) == pytest.approx(4 / 3)
     assert claims.measured(KernelsInside(op="aten::mm", family="gemm"), found) == 1

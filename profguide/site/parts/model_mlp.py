@@ -1,11 +1,13 @@
-"""The recordings of Part 5, Inside a model: a GeGLU MLP, eager and compiled; and the real GPU traces that show
-what the CPU stand-ins predict for a GPU: Qwen's MLP on an H100, and the occupancy queries of an A100 job."""
+"""The recordings of Part 5, Inside a model: a GeGLU MLP, eager and compiled, and compiled for sequences of a
+changing length; and the real GPU traces that show what the CPU stand-ins predict for a GPU: Qwen's MLP on an
+H100, and the occupancy queries of an A100 job."""
 
 from functools import partial
 
 from profguide.site.parts.reading_waits import HTA, tracelens_trace
 from profguide.site.recordings import (
     CallCount,
+    CallsThatCompile,
     Claim,
     CpuShare,
     DiffRows,
@@ -56,6 +58,24 @@ def mlp_run(compiled, claims, compared_with=""):
 exactly = partial(exact_claim, PAGE)  # exactly(words, measure, value, device=None): a claim of this page
 
 
+LENGTHS = "snippets.model.mlp_shapes"
+# Five calls on three lengths: a length seen before, then a new one, each twice, then a third.
+TOKENS = {"tokens": [128, 128, 192, 192, 256]}
+TOKENS_ON_CPU = {"tokens": [32, 32, 48, 48, 64]}
+
+
+def lengths_run(recording_id, dynamic, claims):
+    """The compiled block's calls as the sequences' length changes, compiled with ``dynamic``: one of the runs
+    that the page's calls table puts side by side."""
+    sizes = {name: SIZES[name] for name in ("width", "hidden", "batch")}
+    sizes_on_cpu = {name: SIZES_ON_CPU[name] for name in ("width", "hidden", "batch")}
+    return Recording(id=recording_id, module=LENGTHS, function="profile_lengths",
+                     params={"dynamic": dynamic, **sizes, **TOKENS}, cpu_params={**sizes_on_cpu, **TOKENS_ON_CPU},
+                     title="A GeGLU MLP ({width} → {hidden} → {width}) compiled with dynamic={dynamic}, on sequences "
+                           "of a changing length",
+                     figure=Figure(region="call"), claims=claims)
+
+
 def no_device_time(page_words, op):
     return exactly(page_words, OpTotal(op, "device_us"), 0)
 
@@ -94,6 +114,12 @@ RECORDINGS = (
                 device="cuda"),
         exactly("and one generated kernel new", DiffRows("kernels", "added"), 1, device="cuda"),
     ), compared_with=EAGER),
+    lengths_run("model-mlp-lengths", None, (
+        exactly("With the default, `dynamic=None`, two of the five calls compiled", CallsThatCompile("call"), 2),
+    )),
+    lengths_run("model-mlp-lengths-static", False, (
+        exactly("with `dynamic=False`, three did, one for each length", CallsThatCompile("call"), 3),
+    )),
 )
 
 QWEN_MLP = "Qwen2MLP"
@@ -107,6 +133,7 @@ REAL_TRACES = (
             no_device_time("nor those of `aten::_unsafe_view`", "aten::_unsafe_view"),
             exactly("each call of `Qwen2MLP` launches three GEMMs", KernelsInside(module=QWEN_MLP, family="gemm"), 3),
             exactly("and two elementwise kernels", KernelsInside(module=QWEN_MLP, family="elementwise"), 2),
+            exactly("one of them a `silu_kernel`", KernelsInside(module=QWEN_MLP, named="silu_kernel"), 1),
             exactly("and three memsets, which the decoder counts with the copies",
                     KernelsInside(module=QWEN_MLP, family="copy"), 3),
             exactly("each `aten::mm` of the pass launches one memset beside its GEMM",
