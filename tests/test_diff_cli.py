@@ -17,7 +17,7 @@ AFTER = ROOT / "docs" / "generated" / "reading-input-workers-2" / "trace.json.gz
 def test_text_gives_both_verdicts_and_the_sentence(capsys):
     assert cli.main(["diff", str(BEFORE), str(AFTER)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].endswith(": input-bound.") and lines[1].endswith(": compute-bound.")
+    assert lines[0].endswith(": input-bound.") and lines[1].endswith(": host-compute-bound.")
     assert lines[2].startswith("The time spent loading data fell: ")
     assert any(line.startswith("Step time (the median ProfilerStep): ") for line in lines)
 
@@ -60,7 +60,7 @@ def test_standard_input_is_one_side(capsys, monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(AFTER.read_bytes())))
     assert cli.main(["diff", str(BEFORE), "-", "--json"]) == 0
     found = msgspec.json.decode(capsys.readouterr().out, type=TraceDiff)
-    assert (found["before"]["verdict"], found["after"]["verdict"]) == ("input-bound", "compute-bound")
+    assert (found["before"]["verdict"], found["after"]["verdict"]) == ("input-bound", "host-compute-bound")
     assert found["after"]["file"] == "<stdin>"
 
 

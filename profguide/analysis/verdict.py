@@ -71,11 +71,13 @@ VERDICTS = {
     "or many tiny ops back to back.",
     "idle-unexplained": "The GPU is idle much of the time, and the trace has no launch calls that explain why.",
 }
-# On a trace without GPU work the host's time is the run's time: the verdict names where the most of it went.
+# On a trace without GPU work the host's time is the run's time: the verdict names where the most of it went. The
+# host's computing has a name of its own: compute-bound means a GPU busy most of the window, which such a trace
+# cannot have.
 HOST_VERDICTS = {
     "input-bound": "Loading the next batch takes more of the host's time than anything else ({label}): load it "
     "in worker processes (DataLoader num_workers), so that loading overlaps computing.",
-    "compute-bound": "Computing takes more of the host's time than anything else ({label}): speed comes from "
+    "host-compute-bound": "Computing takes more of the host's time than anything else ({label}): speed comes from "
     "cheaper ops, more threads, or a GPU.",
     "optimizer-bound": "The optimizer takes more of the host's time than anything else ({label}): use a foreach "
     "or fused optimizer (foreach=True, fused=True).",
@@ -85,8 +87,9 @@ HOST_VERDICTS = {
     "of it in communication ({label}): the step waits for the other ranks; look at the slowest rank, and "
     "overlap communication with computation.",
 }
-HOST_ACTIVITY_VERDICTS = {"data loading": "input-bound", "ops": "compute-bound", "backward": "compute-bound",
-                          "optimizer": "optimizer-bound", "region": "python-bound", "python": "python-bound"}
+HOST_ACTIVITY_VERDICTS = {"data loading": "input-bound", "ops": "host-compute-bound",
+                          "backward": "host-compute-bound", "optimizer": "optimizer-bound", "region": "python-bound",
+                          "python": "python-bound"}
 ACTIVITY_VERDICTS = {"data loading": "input-bound", "sync": "sync-bound", "optimizer": "optimizer-bound",
                      "python": "python-bound", "region": "python-bound", "ops": "launch-bound",
                      "backward": "launch-bound", "setup": "start-up"}

@@ -57,7 +57,7 @@ from profguide.analysis.select import (
     profiler_steps,
     steps_total_us,
 )
-from profguide.analysis.verdict import VERDICTS, measured_window
+from profguide.analysis.verdict import HOST_VERDICTS, VERDICTS, measured_window
 from profguide.errors import RecordingError, TraceError
 from profguide.site import marks, operators, recordings
 from profguide.site.data import load_once
@@ -970,7 +970,7 @@ CLOSED_SETS = {
     "idle cause": lambda: set(IDLE_CAUSES),
     "host activity": lambda: set(CPU_ACTIVITIES),
     "memory category": lambda: set(MEMORY_CATEGORIES),
-    "verdict": lambda: set(VERDICTS),
+    "verdict": lambda: {*VERDICTS, *HOST_VERDICTS},
     "rule": lambda: {rule.id for rule in (*all_rules(), *all_job_rules())},
     "diff field": lambda: set(TraceDiff.__annotations__),
     "kernel family": lambda: set(FAMILY_WORDS),

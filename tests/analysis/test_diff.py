@@ -18,7 +18,7 @@ def recording(name):
 
 def test_workers_take_data_loading_off_the_step_and_change_the_verdict():
     found = trace_diff(*file_sides(recording("reading-input-workers-0"), recording("reading-input-workers-2")))
-    assert (found["before"]["verdict"], found["after"]["verdict"]) == ("input-bound", "compute-bound")
+    assert (found["before"]["verdict"], found["after"]["verdict"]) == ("input-bound", "host-compute-bound")
     assert found["verdict_changed"] and found["per"] == "step"
     loading = found["host_us"]["data loading"]
     assert loading["after"] < loading["before"] / 2

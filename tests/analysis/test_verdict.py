@@ -13,7 +13,7 @@ from tests.helpers import make_trace as make
 @pytest.mark.parametrize(
     ("events", "expected"),
     [
-        ([cpu("aten::mm", 0, 10)], "compute-bound"),
+        ([cpu("aten::mm", 0, 10)], "host-compute-bound"),
         ([{"ph": "X", "cat": "Trace", "name": "x", "ts": 0, "dur": 5, "pid": 1, "tid": 1}], "cpu-only"),
         ([gpu("k", 0, 95), gpu("k", 96, 4)], "compute-bound"),
         ([gpu("ncclKernel_AllReduce", 0, 100, stream=20), gpu("gemm", 90, 20)], "communication-bound"),
@@ -110,7 +110,7 @@ def test_a_trace_of_gpu_events_alone_is_measured_and_its_gaps_unexplained():
     [
         (cpu("enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", 0, 70, kind="annotation"),
          "input-bound", "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__"),
-        (cpu("autograd::engine::evaluate_function: AddmmBackward0", 0, 70), "compute-bound",
+        (cpu("autograd::engine::evaluate_function: AddmmBackward0", 0, 70), "host-compute-bound",
          "autograd::engine::evaluate_function: AddmmBackward0"),
         (cpu("Optimizer.step#AdamW.step", 0, 70, kind="annotation"), "optimizer-bound", "Optimizer.step#AdamW.step"),
         (cpu("aten::mm", 0, 20), "python-bound", "outside any op"),

@@ -46,7 +46,7 @@ def test_the_verdict_list_holds_every_verdict_with_explain_s_own_words():
     for name in {*VERDICTS, *HOST_VERDICTS}:
         assert f"`{name}`\n:   " in listed
     assert "{label}" not in listed and "{categories}" not in listed
-    without_gpu = "Without GPU work: " + HOST_VERDICTS["compute-bound"].replace(" ({label})", "")
+    without_gpu = "Without GPU work: " + HOST_VERDICTS["host-compute-bound"].replace(" ({label})", "")
     assert VERDICTS["compute-bound"].replace("{label}", "") in listed and without_gpu in listed
 
 
