@@ -669,8 +669,8 @@ def sequence_numbers(data, numbers=4):
     if found is None:
         raise FragmentError("no region holds an op with an autograd sequence number")
     region, joins = found
-    rows = [(code(join["op"]), f"{join['sequence']:,}", "yes" if join["makes_node"] else "",
-             code_cell(join["backward"].removeprefix(BACKWARD_FUNCTION)) if join["makes_node"] else "")
+    rows = [(code(join["op"]), f"{join['sequence']:,}", "yes" if join["makes_node"] else "no",
+             code_cell(join["backward"].removeprefix(BACKWARD_FUNCTION)) if join["makes_node"] else "–")
             for join in joins]
     table = markdown_table(("Forward op", "Sequence number", "Made the node", "Backward function "
                             f"(<code>{BACKWARD_FUNCTION.strip()}</code> …)"), rows, "lrll")
