@@ -1,6 +1,6 @@
 """Kernels and memory traffic: time by name with its distribution, occupancy, and achieved TFLOP/s."""
 
-from typing import TypedDict
+from typing import NamedTuple, TypedDict
 
 import numpy as np
 
@@ -175,14 +175,23 @@ def gemm_flops(op: str, dims: object) -> int | None:
     return None
 
 
-def gemm_throughput(trace: Trace, window: Window = EVERYTHING) -> list[GemmRow]:
-    """Achieved TFLOP/s of the matrix multiplies whose shapes were recorded, against the device's peak, over
-    the kernels that start in the window."""
+GemmKey = tuple[str, str, str]  # (op, its input shapes as the trace records them, its input type)
+
+
+class GemmCall(NamedTuple):
+    """One matrix-multiply call whose shapes were recorded and whose kernels the trace joins to it."""
+
+    key: GemmKey
+    flops: int
+    kernel_us: float  # its kernels' durations added up
+
+
+def gemm_calls(trace: Trace, window: Window = EVERYTHING) -> list[GemmCall]:
+    """Each matrix-multiply call with its shapes, its FLOPs and the time of its kernels that start in the window."""
     kernels = np.flatnonzero((trace.kind == KIND["kernel"]) & (trace.external_id != NO_ID) & in_window(trace, window))
     order = np.argsort(trace.external_id[kernels], kind="stable")
     kernel_ids, kernel_durs = trace.external_id[kernels][order], trace.dur[kernels][order]
-    device = device_name(trace)
-    groups: dict[tuple[str, str, str], GemmTotals] = {}
+    calls: list[GemmCall] = []
     for index, (dims, types) in trace.shapes.items():
         name = trace.names[trace.name[index]]
         flops = gemm_flops(name, dims)
@@ -193,11 +202,20 @@ def gemm_throughput(trace: Trace, window: Window = EVERYTHING) -> list[GemmRow]:
         if high == low:
             continue
         dtype = str(types[GEMM_FIRST_MATRIX[name]]) if len(types) > GEMM_FIRST_MATRIX[name] else "?"
-        key = (name, str(dims), dtype)
-        group = groups.setdefault(key, {"calls": 0, "flops": 0, "kernel_us": 0.0})
+        calls.append(GemmCall((name, str(dims), dtype), flops, float(kernel_durs[low:high].sum())))
+    return calls
+
+
+def gemm_throughput(trace: Trace, window: Window = EVERYTHING) -> list[GemmRow]:
+    """Achieved TFLOP/s of the matrix multiplies whose shapes were recorded, against the device's peak, over
+    the kernels that start in the window."""
+    device = device_name(trace)
+    groups: dict[GemmKey, GemmTotals] = {}
+    for call in gemm_calls(trace, window):
+        group = groups.setdefault(call.key, {"calls": 0, "flops": 0, "kernel_us": 0.0})
         group["calls"] += 1
-        group["flops"] += flops
-        group["kernel_us"] += float(kernel_durs[low:high].sum())
+        group["flops"] += call.flops
+        group["kernel_us"] += call.kernel_us
     rows: list[GemmRow] = []
     for (name, dims, dtype), group in groups.items():
         achieved = group["flops"] / group["kernel_us"] / 1e6 if group["kernel_us"] > 0 else None
@@ -207,3 +225,16 @@ def gemm_throughput(trace: Trace, window: Window = EVERYTHING) -> list[GemmRow]:
             "pct_of_peak": 100 * achieved / peak if achieved and peak else None,
         })
     return sorted(rows, key=lambda row: -row["kernel_us"])
+
+
+def busiest_gemm_times(trace: Trace) -> Floats:
+    """The kernel time of each call of the matrix multiply (op, shapes, type) with the most kernel time: calls
+    that ask the GPU for the same work, so that their spread is the GPU's own."""
+    calls = gemm_calls(trace)
+    if not calls:
+        return np.empty(0)
+    totals: dict[GemmKey, float] = {}
+    for call in calls:
+        totals[call.key] = totals.get(call.key, 0.0) + call.kernel_us
+    busiest = max(totals, key=lambda key: totals[key])
+    return np.array([call.kernel_us for call in calls if call.key == busiest])

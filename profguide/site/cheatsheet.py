@@ -113,9 +113,10 @@ SIGNS = {
              "Time a few steps without the profiler before you trust a `launch-bound` verdict",
              "[A slow host, or a profiled one?](gpu-waits.md#a-slow-host-or-a-profiled-one), "
              "[What each option costs](footprint.md#what-each-option-costs)",
-             ("reading-a100-2rank", "even `aten::view`, which makes a new view of a tensor's sizes and does no "
-                                    "arithmetic, takes more than ten times as long here",
-              "the median `aten::view` took {times} as long as in `reading-footprint-cost`")),
+             ("reading-a100-2rank", "Even `aten::view`, which makes a new view of a tensor's sizes and does no "
+                                    "arithmetic, takes longer at the median than the median kernel, though less "
+                                    "than twice as long",
+              "the median `aten::view` took {times} as long as the median kernel of the same trace")),
         Sign("Steps slower under the profiler than without it", "The profiler's own cost, larger with each option",
              "Turn on only the options you need; profile a few steps",
              "[What each option costs](footprint.md#what-each-option-costs)",
@@ -242,11 +243,11 @@ SIGNS = {
              "[Views](../inside-a-model/linear.md#views-bookkeeping-not-arithmetic)",
              ("model-linear-eager", "under `aten::t`, `aten::transpose` ends in one `aten::as_strided`",
               "{count} `aten::as_strided` under `aten::t`, per call")),
-        Sign("No `aten::add` after a Linear's `aten::addmm`",
+        Sign("No `aten::add` (or `aten::add_`) after a Linear's `aten::addmm`",
              "The bias rides in the multiply (on a GPU, in the GEMM's epilogue)",
              "Nothing: a separate add after a Linear would be the surprise",
              "[The bias rides in the multiply](../inside-a-model/linear.md#the-bias-rides-in-the-multiply)",
-             ("model-linear-eager", "There is no `aten::add` in the 2-D input's region",
+             ("model-linear-eager", "There is no `aten::add` or `aten::add_` in the 2-D input's region",
               "{count} `aten::add` in the layer's region")),
         Sign("`aten::clone` and `aten::copy_` under `aten::masked_fill`",
              "The out-of-place fill copies the scores before it masks them",

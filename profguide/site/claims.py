@@ -29,7 +29,7 @@ from profguide.analysis.families import FAMILY_WORDS, Family, family_values, ker
 from profguide.analysis.host import CPU_ACTIVITIES, host_breakdown
 from profguide.analysis.idle import IDLE_CAUSES, busy_intervals, idle_breakdown
 from profguide.analysis.intervals import inside_any, union_length
-from profguide.analysis.kernels import gemm_throughput, kernel_rows, top_kernels
+from profguide.analysis.kernels import busiest_gemm_times, gemm_throughput, kernel_rows, top_kernels
 from profguide.analysis.launches import launch_delays, occupancy_queries, profiler_overhead, synchronisations
 from profguide.analysis.memory import CATEGORIES as MEMORY_CATEGORIES
 from profguide.analysis.memory import frees_in_region, left_at_end, memory_timeline, ratio_at_end
@@ -212,6 +212,12 @@ def table_rows(measure, data):
     return float(table_row_names(path.read_text()).count(measure.name))
 
 
+@takes(recordings.ExplainBusyShare)
+def explain_busy_share(_measure, data):
+    busy_pct = data.summary["gpu_busy_pct"]
+    return None if busy_pct is None else busy_pct / 100
+
+
 @takes(recordings.IdleShare)
 def idle_share(measure, data):
     """Idle time of one cause over the window ``profguide explain`` measures (None without GPU work)."""
@@ -227,6 +233,15 @@ def idle_share(measure, data):
 def device_setup_share(_measure, data):
     setup = data.summary["device_setup"]
     return None if setup is None else setup["pct"] / 100
+
+
+@takes(recordings.DeviceSetupCall)
+def device_setup_call(measure, data):
+    setup = data.summary["device_setup"]
+    if not setup or not setup["us"]:
+        return None
+    spent = dict(setup["top"]).get(measure.call)
+    return None if spent is None else spent / setup["us"]
 
 
 # HolisticTraceAnalysis's own temporal breakdown of every real trace, by file name, with the HTA version and the
@@ -257,6 +272,18 @@ def queueing_over_launch(_measure, data):
     found = launch_delays(data.trace)
     delay, queueing = found["launch_delay_us"].get("runtime"), found["queueing_us"]
     return queueing["p50"] / delay["p50"] if delay and queueing and delay["p50"] > 0 else None
+
+
+@takes(recordings.LaunchGap)
+def launch_gap(measure, data):
+    found = launch_delays(data.trace)
+    gaps = found["launch_delay_us"].get("runtime") if measure.kind == "launch delay" else found["queueing_us"]
+    if not gaps:
+        return None
+    if not measure.per_step:
+        return gaps["p50"]
+    step = median_step(data.trace)
+    return gaps["p50"] / step if step else None
 
 
 def in_step(starts, step):
@@ -543,6 +570,24 @@ def op_median_over(measure, data):
     if not len(here) or not len(there) or median(there) <= 0:
         return None
     return median(here) / median(there)
+
+
+@takes(recordings.BusiestGemmSpread)
+def busiest_gemm_spread(measure, data):
+    times = busiest_gemm_times(data.trace)
+    if len(times) < 2 or median(times) <= 0:
+        return None
+    top = np.percentile(times, 95) if measure.statistic == "p95" else times.max()
+    return float(top) / median(times)
+
+
+@takes(recordings.OpOverKernelMedian)
+def op_over_kernel_median(measure, data):
+    trace = data.trace
+    ops, kernels = occurrences(trace, measure.op), trace.dur[trace.kind == KIND["kernel"]]
+    if not len(ops) or not len(kernels) or median(kernels) <= 0:
+        return None
+    return median(ops) / median(kernels)
 
 
 def op_durations_inside(trace, op, region):

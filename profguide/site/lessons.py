@@ -135,10 +135,8 @@ LESSONS = (
             "elementwise kernel", ATTENTION, "low-occupancy-by-design"),
     full(1, "A long `cudaDeviceSynchronize` is the CPU waiting for the GPU, and the profiler syncs when it stops",
          TRACE, "why-is-the-sync-so-long"),
-    not_yet(1, "The same kernel on the same data takes different times from call to call (clocks, heat, power, "
-               "the driver)", WAITS, "kernel-time-that-varies-from-call-to-call",
-            "the spread shown is a communication kernel's, which waits for the other ranks; the page does not say "
-            "that a compute kernel's time varies with the GPU's clocks, heat and power"),
+    full(1, "The same kernel on the same data takes different times from call to call (clocks, heat, power, "
+            "the driver)", STEPS, "kernel-times-vary-too"),
     full(1, "Read a kernel's spread, its median and p95, not its mean", WAITS,
          "kernel-time-that-varies-from-call-to-call"),
     full(1, "`torch.compile` is Dynamo, which captures a graph, AOTAutograd and Inductor, which writes the code",

@@ -191,6 +191,15 @@ class GpuBusyShare(Measure):
 
 
 @dataclass(frozen=True)
+class ExplainBusyShare(Measure):
+    """GPU busy time over the window ``profguide explain`` measures (its ``gpu_busy_pct``): on a trace of steps,
+    the GPU ops launched in the last ``ProfilerStep`` left out, as HolisticTraceAnalysis does."""
+
+    def describe(self):
+        return "GPU busy time / explain's window"
+
+
+@dataclass(frozen=True)
 class SyncOverKernels(Measure):
     """The longest host synchronisation over the total time of the kernels."""
 
@@ -304,6 +313,17 @@ class DeviceSetupShare(Measure):
 
 
 @dataclass(frozen=True)
+class DeviceSetupCall(Measure):
+    """The host's time in the device set-up calls named ``call`` over all its time in device set-up, over the
+    window ``profguide explain`` measures (among the three calls with the most set-up time, as its report lists)."""
+
+    call: Event
+
+    def describe(self):
+        return f"device set-up in {self.call} / all device set-up"
+
+
+@dataclass(frozen=True)
 class IdleBelowHtas(Measure):
     """How much lower explain's GPU idle share of a real trace is than the one HolisticTraceAnalysis reported for
     it, which leaves out the ops launched before the trace began (percentage points of the window, over 100)."""
@@ -318,6 +338,19 @@ class QueueingOverLaunch(Measure):
 
     def describe(self):
         return "median queueing / median launch delay"
+
+
+@dataclass(frozen=True)
+class LaunchGap(Measure):
+    """The median time from a launch call's end to the start of its GPU op, for the ops that met an empty stream
+    (``"launch delay"``, runtime API launches) or queued behind earlier work (``"queueing"``): in µs, or with
+    ``per_step`` over the median ``ProfilerStep``."""
+
+    kind: Literal["launch delay", "queueing"]
+    per_step: bool = False
+
+    def describe(self):
+        return f"median {self.kind}" + (" / median ProfilerStep" if self.per_step else ", µs")
 
 
 @dataclass(frozen=True)
@@ -660,6 +693,29 @@ class OpMedianOver(Measure):
 
     def describe(self):
         return f"median {self.op}, this trace / {self.baseline}"
+
+
+@dataclass(frozen=True)
+class BusiestGemmSpread(Measure):
+    """The calls of the matrix multiply (op, input shapes, input type) with the most kernel time, the first row of
+    the TFLOP/s table: ``statistic`` of each call's kernel time over their median. The same work every call, so
+    the spread is the GPU's own."""
+
+    statistic: Literal["p95", "max"]
+
+    def describe(self):
+        return f"{self.statistic} / median kernel time of a call, the busiest matrix multiply's calls"
+
+
+@dataclass(frozen=True)
+class OpOverKernelMedian(Measure):
+    """The median duration of the op ``op`` over the median duration of the trace's kernels: the host's time for
+    one op against the GPU's for one kernel, both from one trace."""
+
+    op: Event
+
+    def describe(self):
+        return f"median {self.op} / median kernel"
 
 
 @dataclass(frozen=True)

@@ -208,24 +208,37 @@ FAMILIES = {"gemm": "matrix multiply (cuBLAS, CUTLASS, cuDNN)", "elementwise": "
             "other": "other"}
 
 
-def occupancy_table(found, limit=8):
+def no_group(_name):
+    return None
+
+
+def occupancy_table(found, group_of=no_group, limit=8):
     """``occupancy_queries``'s launches: by kernel family, then the matrix-multiply kernels one by one, each
-    with how many launches came right after an occupancy query."""
+    with how many launches came right after an occupancy query. ``group_of`` gives the label of the row a kernel
+    is counted on with others (its name counted among the row's), or None for a row of its own."""
     def row(label, flags):
         return label, f"{len(flags):,}", f"{sum(flags):,} ({sum(flags) / len(flags):.0%})"
 
-    by_family, by_kernel = {}, {}
+    by_family, by_row, names = {}, {}, {}
     for name, family, after in found["launched"]:
         by_family.setdefault(family, []).append(after)
         if family == "gemm":
-            by_kernel.setdefault(kernel_name(name), []).append(after)
-    kernels = sorted(by_kernel.items(), key=lambda item: -len(item[1]))[:limit]
+            group = group_of(name)
+            key = ("group", group) if group else ("kernel", kernel_name(name))
+            by_row.setdefault(key, []).append(after)
+            names.setdefault(key, set()).add(name)
+
+    def row_label(key):
+        kind, text = key
+        return code_cell(text) if kind == "kernel" else f"{cell(text)} ({count_of(len(names[key]), 'name')})"
+
+    kernels = sorted(by_row.items(), key=lambda item: -len(item[1]))[:limit]
     queries = found["queries"]
     return (markdown_table(("Kernels", "Launches", "Right after an occupancy query"),
                            [row(label, by_family[family]) for family, label in FAMILIES.items() if family in by_family],
                            "lrr")
             + "\n" + markdown_table(("Matrix-multiply kernel", "Launches", "Right after an occupancy query"),
-                                    [row(code_cell(name), flags) for name, flags in kernels], "lrr")
+                                    [row(row_label(key), flags) for key, flags in kernels], "lrr")
             + f"\n{queries:,} occupancy {'query' if queries == 1 else 'queries'} in all.\n")
 
 

@@ -15,6 +15,7 @@ from profguide.site.data import RealTraceData, RecordingData
 from profguide.site.recordings import (
     BackendOutsideCall,
     BackwardOverForward,
+    BusiestGemmSpread,
     CallsThatCompile,
     Claim,
     CollectivesPerStep,
@@ -27,6 +28,7 @@ from profguide.site.recordings import (
     CompileMarker,
     CompileShare,
     CpuShare,
+    DeviceSetupCall,
     DeviceSetupShare,
     DeviceShare,
     DiffRowRatio,
@@ -34,6 +36,7 @@ from profguide.site.recordings import (
     DiffValue,
     EnclosedShare,
     Encloses,
+    ExplainBusyShare,
     FirstOverMedian,
     FirstOverRest,
     FreedInside,
@@ -46,6 +49,7 @@ from profguide.site.recordings import (
     KernelSpread,
     LargestBucketShare,
     LaunchedBy,
+    LaunchGap,
     LongestSyncAfterSteps,
     MeanOverMedian,
     MedianStepRatio,
@@ -54,6 +58,7 @@ from profguide.site.recordings import (
     OccupancyQueries,
     OpMedianInRegions,
     OpMedianOver,
+    OpOverKernelMedian,
     OpsInRegion,
     OpsWithShapes,
     OutsideOps,
@@ -157,6 +162,24 @@ def test_gpu_busy_share_and_the_sync_against_the_kernels():
     assert claims.measured(GpuBusyShare(), data(cpu("aten::mm", 0, 5))) is None
 
 
+def test_explain_busy_share_leaves_out_the_ops_of_the_last_step_as_explain_does():
+    found = data(cpu("ProfilerStep#1", 0, 50, kind="annotation"),
+                 cpu("cudaLaunchKernel", 1, 2, kind="runtime", correlation=1),
+                 cpu("cudaLaunchKernel", 4, 2, kind="runtime", correlation=2),
+                 cpu("ProfilerStep#2", 50, 50, kind="annotation"),
+                 cpu("cudaLaunchKernel", 52, 2, kind="runtime", correlation=3),
+                 gpu("gemm", 10, 10, correlation=1), gpu("gemm", 30, 30, correlation=2),
+                 gpu("gemm", 80, 20, correlation=3))
+    found.summary = summarise(found.trace)
+    # The last step's kernel (80 to 100) is left out: 40 µs busy from 10 to 60, where the whole GPU window has 60
+    # of 90.
+    assert claims.measured(ExplainBusyShare(), found) == pytest.approx(40 / 50)
+    assert claims.measured(GpuBusyShare(), found) == pytest.approx(60 / 90)
+    cpu_only = data(cpu("aten::mm", 0, 5))
+    cpu_only.summary = summarise(cpu_only.trace)
+    assert claims.measured(ExplainBusyShare(), cpu_only) is None
+
+
 def test_every_kind_of_measure_is_a_dataclass_with_a_way_to_be_taken_and_some_claim_takes_it():
     kinds = {kind for kind in vars(recordings).values()
              if isinstance(kind, type) and issubclass(kind, recordings.Measure) and kind is not recordings.Measure}
@@ -241,6 +264,47 @@ def test_idle_share_by_cause_and_queueing_against_launch_delay():
     assert claims.measured(IdleShare("host"), late) == pytest.approx(20 / 40)
     assert claims.measured(QueueingOverLaunch(), late) is None
     assert claims.measured(IdleShare("host"), data(cpu("aten::mm", 0, 5))) is None
+
+
+def test_launch_gap_in_microseconds_and_over_the_median_step():
+    # As above: kernel 1 meets an empty stream 8 µs after its launch ends, kernel 2 queues 32 µs; one step of 80 µs.
+    found = data(cpu("ProfilerStep#1", 0, 80, kind="annotation"), launch(1, 0, 2), launch(2, 5, 3),
+                 gpu("k", 10, 10, correlation=1), gpu("k", 40, 10, correlation=2))
+    assert claims.measured(LaunchGap("launch delay"), found) == pytest.approx(8)
+    assert claims.measured(LaunchGap("queueing"), found) == pytest.approx(32)
+    assert claims.measured(LaunchGap("queueing", per_step=True), found) == pytest.approx(32 / 80)
+    assert claims.measured(LaunchGap("queueing"), data(launch(1, 0, 2), gpu("k", 10, 10, correlation=1))) is None
+
+
+def test_op_over_kernel_median_sets_host_and_gpu_times_of_one_trace_side_by_side():
+    found = data(cpu("aten::view", 0, 30), cpu("aten::view", 40, 10), cpu("aten::view", 60, 20),
+                 gpu("k", 0, 5), gpu("k", 10, 10), gpu("k", 30, 40))
+    assert claims.measured(OpOverKernelMedian("aten::view"), found) == pytest.approx(20 / 10)
+    assert claims.measured(OpOverKernelMedian("aten::view"), data(cpu("aten::view", 0, 30))) is None
+
+
+def test_busiest_gemm_spread_reads_the_calls_of_one_multiply_on_one_shape():
+    dims = {"Input Dims": [[64, 64], [64, 64]], "Input type": ["float", "float"]}
+    small = {"Input Dims": [[8, 8], [8, 8]], "Input type": ["float", "float"]}
+    # Three calls of one shape (10, 10 and 12 µs of kernels, the last in two kernels) and a smaller shape whose
+    # single slow call would spread far more, but holds less kernel time.
+    found = data(cpu("aten::mm", 0, 5, external_id=1, **dims), gpu("gemm", 10, 10, external_id=1),
+                 cpu("aten::mm", 20, 5, external_id=2, **dims), gpu("gemm", 30, 10, external_id=2),
+                 cpu("aten::mm", 40, 5, external_id=3, **dims), gpu("gemm", 50, 6, external_id=3),
+                 gpu("reduce", 56, 6, external_id=3),
+                 cpu("aten::mm", 70, 5, external_id=4, **small), gpu("gemm", 80, 1, external_id=4),
+                 cpu("aten::mm", 90, 5, external_id=5, **small), gpu("gemm", 100, 9, external_id=5))
+    assert claims.measured(BusiestGemmSpread("max"), found) == pytest.approx(12 / 10)
+    assert claims.measured(BusiestGemmSpread("max"), data(cpu("aten::mm", 0, 5, **dims))) is None
+
+
+def test_device_setup_call_shares_the_set_up_time_among_its_calls():
+    found = data(cpu("cudaFree", 0, 60, kind="runtime"), cpu("cudaMalloc", 60, 20, kind="runtime"),
+                 launch(1, 80, 2), gpu("k", 90, 10, correlation=1))
+    found.summary = summarise(found.trace, (0, 100))
+    assert claims.measured(DeviceSetupCall("cudaFree"), found) == pytest.approx(60 / 80)
+    assert claims.measured(DeviceSetupCall("cudaMalloc"), found) == pytest.approx(20 / 80)
+    assert claims.measured(DeviceSetupCall("cudaStreamCreate"), found) is None
 
 
 def test_syncs_in_each_step_and_the_longest_against_a_step():

@@ -60,9 +60,9 @@ def test_step_fragments(recorded):
         fragments.steps(recorded(TINY))
 
 
-def test_breakdown_says_so_when_there_is_no_gpu_work(recorded):
-    files = fragments.breakdown(recorded(STEPS))
-    assert "no GPU work" in files["breakdown.md"] and "breakdown.svg" not in files
+def test_breakdown_refuses_a_run_without_gpu_work_rather_than_say_there_is_none(recorded):
+    with pytest.raises(fragments.FragmentError, match="no GPU work"):
+        fragments.breakdown(recorded(STEPS))
 
 
 def test_breakdown_figure_for_steps_with_gpu_work():
@@ -120,7 +120,8 @@ def test_spread_marks_the_mean_beside_the_median():
 
 
 def test_tflops_needs_kernels_and_compares_each_multiply_with_the_peak(recorded):
-    assert "no GPU kernels" in fragments.achieved_tflops(recorded(TINY))["tflops.md"]
+    with pytest.raises(fragments.FragmentError, match="no kernel joined"):
+        fragments.achieved_tflops(recorded(TINY))
     dims = {"Input Dims": [[1000, 1000], [1000, 1000]], "Input type": ["float", "float"]}
     meta = {"device_name": "NVIDIA A100-SXM4-80GB", "torch": "2.13.0", "cuda": "12.8", "python": "3.11.7",
             "recorded_at": "2026-11-30", "params": {}, "recording": "steps"}
@@ -246,3 +247,10 @@ def test_variants_set_each_recording_of_a_snippet_beside_the_others_and_show_not
     with pytest.raises(fragments.FragmentError, match="figure's region"):  # STEPS names no region
         fragments.variants(RecordingData.of(STEPS, None, traces=(make_trace(
             event("ProfilerStep#1", 0, 100, kind="annotation")),)))
+
+
+def test_the_findings_say_where_each_rule_looked_as_a_time_from_the_trace_s_start_not_as_a_cost():
+    mistakes = by_id("reading-anti-patterns")
+    text = fragments.rule_findings(RecordingData(mistakes, ROOT / "docs" / "generated" / mistakes.id))["findings.md"]
+    assert "| Rule | What it measured | Seen at, from the trace's start | Try |" in text
+    assert not re.search(r"\| \+\d", text)  # no "+6.62 ms" that reads like an added cost

@@ -151,6 +151,15 @@ def test_occupancy_table_counts_launches_by_family_and_by_kernel():
     assert text.rstrip().endswith("3 occupancy queries in all.")
 
 
+def test_occupancy_table_counts_a_group_of_kernels_on_one_row_with_its_names():
+    found = {"queries": 1, "next": {"gemm": 1},
+             "launched": [("cudnn_fprop_a", "gemm", False), ("cudnn_wgrad_b", "gemm", False),
+                          ("cudnn_fprop_a", "gemm", False), ("ampere_sgemm_32x128_nt", "gemm", True)]}
+    text = render.occupancy_table(found, lambda name: "convolution kernels, cuDNN" if "cudnn" in name else None)
+    assert "| convolution kernels, cuDNN (2 names) | 3 | 0 (0%) |" in text
+    assert "ampere&#95;sgemm&#95;32x128&#95;nt</code> | 1 | 1 (100%) |" in text and "cudnn&#95;" not in text
+
+
 def test_call_tree_lines_its_times_up_after_the_longest_name_and_cuts_what_is_longer_still():
     graph = "## Call CompiledFxGraph " + "h" * 52 + " ##"  # 80 characters, as Inductor names its graphs
     entries = [{"depth": 0, "name": "compiled", "dur_us": 30.0, "launched": []},

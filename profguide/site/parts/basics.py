@@ -1,22 +1,30 @@
 """The recordings of Part 1, Basics: a matmul plus bias add, a loop of steps, a CPU-only run; and the real GPU
 traces that show what the CPU stand-ins of the first page can only predict."""
 
-from profguide.site.parts.reading_waits import tracelens_trace
+from profguide.site.parts.reading_waits import HTA, tracelens_trace
 from profguide.site.recordings import (
+    BusiestGemmSpread,
     Claim,
     CpuShare,
+    DeviceSetupCall,
+    DeviceSetupShare,
     DeviceShare,
     Encloses,
     Figure,
     FirstOverRest,
     GpuBusyShare,
+    LaunchGap,
+    OpsInRegion,
     OutsideOps,
+    RealTrace,
     Recording,
+    RegionTimeRatio,
     SlowestOverFastest,
     StepCount,
     StepNumber,
     SyncBusyShare,
     SyncOverKernels,
+    exactly,
 )
 
 FIRST_PROFILE = "snippets.basics.first_profile"
@@ -27,6 +35,11 @@ FIRST_PROFILE_FIGURE = Figure(
     region="matmul_bias",
 )
 TRAINING_STEPS = "snippets.basics.training_steps"
+STEPS = "basics/steps.md"
+LINEAR_PAGE = "inside-a-model/linear.md"
+FIRST_TRACE = "basics/first-trace.md"
+# The AlexNet benchmark's regions, named by its harness: "[param|…|warmup|forward]", "[param|…|measure|forward]".
+ALEXNET = "[param|pytorch.model.alex_net|0|0|0|"
 STEPS_CPU_PARAMS = {"size": 256}
 
 RECORDINGS = (
@@ -38,8 +51,13 @@ RECORDINGS = (
         title="Matmul plus bias add on {size}×{size} inputs",
         figure=FIRST_PROFILE_FIGURE,
         claims=(
+            # "Idle most of the time": busy under half of the GPU's window, as little as the work is small.
+            Claim("basics/index.md", "the GPU should sit idle most of the time", GpuBusyShare(), at_least=0,
+                  at_most=0.5, device="cuda"),
             Claim("basics/first-trace.md", "with the small input, most of the region is empty space",
                   CpuShare("matmul_bias", "matmul_bias"), at_least=0.5, at_most=0.9, device="cpu"),
+            *(exactly(LINEAR_PAGE, "records `aten::matmul`, `aten::mm` and then `aten::add`",
+                      OpsInRegion("matmul_bias", op), 1) for op in ("aten::matmul", "aten::mm", "aten::add")),
         ),
     ),
     Recording(
@@ -104,10 +122,16 @@ RECORDINGS = (
         title="{steps} steps recorded from the very first, size {size}",
         figure=Figure(spread="aten::mm"),
         claims=(
-            Claim("basics/steps.md", "the first step is by far the slowest", FirstOverRest("ProfilerStep"),
+            Claim(STEPS, "the first step is by far the slowest", FirstOverRest("ProfilerStep"),
                   at_least=2, at_most=100),
-            Claim("basics/steps.md", "the first step's `aten::mm` is more than twice as slow as any later one",
+            Claim(STEPS, "the first step's `aten::mm` is more than twice as slow as any later one",
                   FirstOverRest("aten::mm"), at_least=2, at_most=10, device="cpu"),
+            Claim(STEPS, "the first step's `forward` region spends more than twice as long outside its operators "
+                  "as any later one", RegionTimeRatio("forward", "forward", "outside ops"), at_least=2,
+                  at_most=100, device="cpu"),
+            # The first multiply creates the cuBLAS handle and its workspace: milliseconds, against microseconds.
+            Claim(STEPS, "on a GPU, the first step's `aten::mm` should take more than ten times as long as any "
+                  "later one", FirstOverRest("aten::mm"), at_least=10, at_most=100_000, device="cuda"),
         ),
     ),
     Recording(
@@ -132,6 +156,22 @@ REAL_TRACES = (
         claims=(
             Claim("basics/index.md", "its GPU was busy for under a tenth of the window", GpuBusyShare(), at_least=0,
                   at_most=0.1),
+            Claim(FIRST_TRACE, "its longest synchronisation lasts under a thirtieth of the time of all its kernels",
+                  SyncOverKernels(), at_least=0, at_most=1 / 30),
+            Claim(FIRST_TRACE, "the GPU is busy for under a third of that longest synchronisation", SyncBusyShare(),
+                  at_least=0, at_most=1 / 3),
+        ),
+    ),
+    RealTrace(
+        id="basics-a100-16rank",
+        file="docs/traces/a100_80gb_nccl_16rank_rank0.json.gz",
+        title="A training job on sixteen A100-80GBs, rank 0",
+        **HTA,
+        claims=(
+            Claim(FIRST_TRACE, "a kernel queued behind earlier work started, at the median, more than half a step "
+                  "after its launch", LaunchGap("queueing", per_step=True), at_least=0.5, at_most=1),
+            Claim(FIRST_TRACE, "one launched onto an empty stream started within ten microseconds",
+                  LaunchGap("launch delay"), at_least=0, at_most=10),
         ),
     ),
     tracelens_trace(
@@ -139,6 +179,27 @@ REAL_TRACES = (
         claims=(
             Claim("basics/index.md", "the GPU is busy through nearly all of the longest `cudaDeviceSynchronize`",
                   SyncBusyShare(), at_least=0.9, at_most=1),
+            Claim(STEPS, "its slowest call took less than a twentieth longer than the median one",
+                  BusiestGemmSpread("max"), at_least=1, at_most=1.05),
+        ),
+    ),
+    RealTrace(
+        id="basics-a100-alexnet",
+        file="docs/traces/a100_alexnet_cuda_sync.json.gz",
+        title="AlexNet on an A100, a warm-up forward then a measured one, under the autograd profiler",
+        **HTA,
+        claims=(
+            Claim(STEPS, "the warm-up forward took more than a hundred times as long as the measured one",
+                  RegionTimeRatio(ALEXNET + "warmup|forward]", ALEXNET + "measure|forward]", "in all"),
+                  at_least=100, at_most=1000),
+            Claim(STEPS, "nearly all of the trace's window is the device setting itself up", DeviceSetupShare(),
+                  at_least=0.9, at_most=1),
+            Claim(STEPS, "About half of that set-up time is in `cudaFree`", DeviceSetupCall("cudaFree"),
+                  at_least=0.45, at_most=0.6),
+            Claim(STEPS, "About a quarter is in launches", DeviceSetupCall("cudaLaunchKernel"), at_least=0.2,
+                  at_most=0.3),
+            Claim(STEPS, "about a sixth is in `cudaMalloc`", DeviceSetupCall("cudaMalloc"), at_least=0.13,
+                  at_most=0.2),
         ),
     ),
 )

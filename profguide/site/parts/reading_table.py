@@ -8,6 +8,7 @@ from profguide.site.recordings import (
     FreedInside,
     FreedOutsideOps,
     OpShare,
+    OpTotal,
     Recording,
     RowValue,
     Table,
@@ -64,6 +65,8 @@ REAL_TRACES = (
         claims=(
             Claim(PAGE, "the same kernel time appears on the rows of `aten::linear` and again on those of "
                   "`aten::addmm`", OpShare("aten::linear", "aten::addmm", "device_us"), at_least=0.99, at_most=1.01),
+            Claim(PAGE, "`aten::linear` has no self device time", OpTotal("aten::linear", "self_device_us"),
+                  at_least=0, at_most=0),
             Claim(PAGE, "its one step frees on the GPU, between its ops, all the device memory that its ops "
                   "allocated", FreedOutsideOps("ProfilerStep#6"), at_least=0.99, at_most=1.01),
         ),
