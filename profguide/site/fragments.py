@@ -16,6 +16,7 @@ from profguide.analysis import collectives, kernel_resources, memory
 from profguide.analysis import compile as compile_analysis
 from profguide.analysis.communication import communication, step_communication
 from profguide.analysis.compiled_calls import compiled_calls
+from profguide.analysis.families import CONVOLUTION, kernel_family
 from profguide.analysis.host import host_breakdown
 from profguide.analysis.job import trace_summary
 from profguide.analysis.kernels import gemm_throughput
@@ -137,10 +138,10 @@ def spread(data):
 
 
 def breakdown(data):
-    """Each step's GPU busy time and idle time by cause, or a line saying there is no GPU work to split."""
+    """Each step's GPU busy time and idle time by cause. A run without GPU work has none to split: a page shows
+    a real GPU trace's instead, never a fragment that says there is nothing."""
     if not data.facts["kernel_count"]:
-        return {"breakdown.md": "*This recording has no GPU work (a CPU stand-in, or a CPU-only run), so there "
-                                "is no GPU time to split into busy and idle.*\n"}
+        raise FragmentError("no GPU work to split into busy and idle: include a GPU run's breakdown")
     svg = charts.breakdown_svg(charts.step_breakdowns(data.trace),
                                title=attributed(data, "GPU time: busy and idle by cause"))
     caption = ("Each step's window, from its start until the GPU finished what it launched, split into GPU busy "
@@ -180,12 +181,13 @@ def events(data):
 
 
 def achieved_tflops(data):
-    """Achieved TFLOP/s of each matrix multiply whose shapes were recorded, against the datasheet's peak."""
+    """Achieved TFLOP/s of each matrix multiply whose shapes were recorded, against the datasheet's peak. A run
+    without kernels joined to such multiplies has none: a page shows a real GPU trace's instead."""
     rows = gemm_throughput(data.trace)
-    text = render.tflops_table(rows, data.meta["device_name"]) if rows else (
-        "*This recording has no GPU kernels (a CPU stand-in, or a CPU-only run): there is no kernel time to "
-        "divide the FLOPs by.*\n")
-    return {"tflops.md": text + "\n" + render.provenance_note(data.meta)}
+    if not rows:
+        raise FragmentError("no kernel joined to a matrix multiply with its shapes: include a GPU run's rates")
+    return {"tflops.md": render.tflops_table(rows, data.meta["device_name"]) + "\n"
+            + render.provenance_note(data.meta)}
 
 
 def chains(data):
@@ -204,12 +206,22 @@ def chains(data):
     return {"chains.md": "```text\n" + "\n".join(blocks) + "```\n\n" + render.provenance_note(data.meta)}
 
 
+def convolution_group(name):
+    """The occupancy table's row for a convolution's kernels, all of one library together (cuDNN names each of its
+    many kernels its own way), or None for a GEMM, which has a row of its own."""
+    decoded = kernel_family(name)
+    if decoded.family != CONVOLUTION:
+        return None
+    return f"convolution kernels, {decoded.library}" if decoded.library else "convolution kernels"
+
+
 def occupancy(data):
     """Launches by kernel family, and how many came right after an occupancy query."""
     found = occupancy_queries(data.trace)
     if not found["queries"]:
         raise FragmentError("no cudaOccupancy… query in this trace")
-    return {"occupancy.md": render.occupancy_table(found) + "\n" + render.provenance_note(data.meta)}
+    return {"occupancy.md": render.occupancy_table(found, convolution_group) + "\n"
+            + render.provenance_note(data.meta)}
 
 
 def memory_figure(data):
@@ -552,10 +564,11 @@ def rule_findings(data):
         raise FragmentError("no rule finds anything on this run: a page that shows its findings has none to show")
     origin = float(data.trace.ts.min())
     rows = [(f"[`{row['rule']}`](../reference/explain.md#rule-{row['rule']})", cell(row["evidence"], markdown=True),
-             f"+{format_duration(row['at_us'] - origin)}" if row["at_us"] is not None else "–",
+             format_duration(row["at_us"] - origin) if row["at_us"] is not None else "–",
              cell(row["change"], markdown=True)) for row in found]
-    # pg-reflow: on a phone each row reads as a block of labelled cells (docs/assets/figures.css).
-    table = markdown_table(("Rule", "What it measured", "At", "Try"), rows, "llrl")
+    # pg-reflow: on a phone each row reads as a block of labelled cells (docs/assets/figures.css). The time is
+    # where to look, not a cost: its heading says so.
+    table = markdown_table(("Rule", "What it measured", "Seen at, from the trace's start", "Try"), rows, "llrl")
     return {"findings.md": render.standin_notice(data.meta) + f'<div class="pg-reflow" markdown>\n\n{table}\n</div>\n'
             + source_note(data)}
 

@@ -79,11 +79,14 @@ def test_breakdown_figure_for_steps_with_gpu_work():
 
 
 def test_every_fragment_writes_the_file_pages_include_by_its_name(recorded, tmp_path):
-    # Some fragments need what only one recording has (a memory timeline, timings, a GPU's launches): the
-    # committed recordings and a real GPU trace stand beside the two made here.
+    # Some fragments need what only one recording has (a memory timeline, timings, a GPU's launches, kernels
+    # joined to multiplies with their shapes): the committed recordings and real GPU traces stand beside the two
+    # made here.
     committed = [RecordingData(r, ROOT / "docs" / "generated" / r.id) for r in RECORDINGS]
+    with_shapes = dataclasses.replace(TWO_RANKS, id="qwen", file="docs/traces/h100_qwen1.5_0.5b_inference.json.gz")
     found = [recorded(recording) for recording in (STEPS, CALLS)] + committed + [
-        RealTraceData(dataclasses.replace(TWO_RANKS, figure=Figure(trees=("aten::mm",))), ROOT, tmp_path)]
+        RealTraceData(dataclasses.replace(TWO_RANKS, figure=Figure(trees=("aten::mm",))), ROOT, tmp_path),
+        RealTraceData(with_shapes, ROOT, tmp_path)]
     for name, make in fragments.FRAGMENTS.items():
         written = []
         for data in found:
