@@ -52,6 +52,12 @@ COPY = "void at::native::elementwise_kernel<128, 4, at::native::direct_copy_kern
 FILL = "void at::native::vectorized_elementwise_kernel<4, at::native::masked_fill_kernel>(int)"  # elementwise
 SOFTMAX = "void (anonymous namespace)::softmax_warp_forward<float, float, float, 10, false, false>(float*)"
 NORM = "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float>>>(int)"
+FLASH = ("void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, "
+         "cutlass::bfloat16_t>, false, true, false, false, false, true, false>(pytorch_flash::Flash_fwd_params)")
+TRIL = "void at::native::triu_tril_kernel<bool, int, false, 4, true>(at::cuda::detail::TensorInfo<bool, int>)"
+WHERE = "void at::native::elementwise_kernel<128, 4, at::native::where_kernel_impl>(int)"  # elementwise
+ISNEGINF = "void at::native::vectorized_elementwise_kernel<4, at::native::isneginf_kernel_impl>(int)"
+ALL = "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<bool, at::native::and_kernel_cuda>>(int)"
 ALL_REDUCE = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"  # communication, NCCL
 
 
@@ -68,9 +74,10 @@ def ops(calls, start, ids):
         now += 1
         for kernel, us in kernels:
             launch = next(ids)
-            # Triton's own launcher calls the driver; ATen's and the libraries' kernels go through the runtime.
-            call, kind = ("cuLaunchKernelEx", "driver") if kernel.startswith("triton_") else ("cudaLaunchKernel",
-                                                                                             "runtime")
+            # Triton's own launcher and cuDNN's generated kernels call the driver; ATen's and the other libraries'
+            # kernels go through the runtime.
+            call, kind = (("cuLaunchKernelEx", "driver") if kernel.startswith(("triton_", "cudnn_generated"))
+                          else ("cudaLaunchKernel", "runtime"))
             events.append(cpu(call, now, 3, kind=kind, correlation=launch, external_id=own))
             gpu_free = max(now + 5, gpu_free)
             events.append(gpu(kernel, gpu_free, us, correlation=launch, external_id=own))
@@ -147,12 +154,40 @@ def mlp_compiled():
 
 
 def attention_by_hand(fill, copy):
-    # Scores, the causal mask, softmax, the weighted sum; out of place, masked_fill clones the scores first.
-    filled = op("aten::masked_fill", (FILL, 10), under=(op("aten::clone", (COPY, 12)),)) if copy else \
-        op("aten::masked_fill_", (FILL, 10))
+    # Scores, the causal mask, softmax, the weighted sum; out of place, masked_fill clones the scores (allocating
+    # the copy and copying into it), then fills the clone in place, as the CPU run's tree has it.
+    filled = op("aten::masked_fill_", (FILL, 10))
+    if copy:
+        clone = op("aten::clone", under=(op("aten::empty_like", under=(op("aten::empty"),)),
+                                         op("aten::copy_", (COPY, 12))))
+        filled = op("aten::masked_fill", under=(clone, filled))
     return steps(in_region("attention", [op("aten::matmul", under=(op("aten::bmm", (GEMM, 30)),)),
                                          op("aten::div", (MUL, 5)), filled, op("aten::softmax", (SOFTMAX, 9)),
                                          op("aten::matmul", under=(op("aten::bmm", (GEMM, 30)),))]), 3, counter())
+
+
+def sdpa_math():
+    # The math backend on bfloat16 inputs, as its CPU run's tree has it, each op that computes a kernel: the query,
+    # key and value up to float32 (3 copies), the query and key scaled (2), the causal mask built (a fill, tril, the
+    # -inf scalar's fill, where: 4), the scores (an FP32 GEMM) and the mask added (2), the safe softmax (softmax,
+    # isneginf, all, the zero's fill, where: 5), the weights' bfloat16 copy, the second FP32 GEMM and the output's
+    # copy (3): 19 kernels a call, two of them GEMMs, both FP32.
+    def copy():
+        return op("aten::to", under=(op("aten::_to_copy", under=(op("aten::copy_", (COPY, 5)),)),))
+
+    def scalar():
+        return op("aten::scalar_tensor", under=(op("aten::fill_", (FILL, 2)),))
+
+    math = op("aten::_scaled_dot_product_attention_math", under=(
+        copy(), copy(), copy(), op("aten::mul", (MUL, 4)), op("aten::mul", (MUL, 4)),
+        op("aten::ones", under=(op("aten::fill_", (FILL, 2)),)), op("aten::tril", (TRIL, 3)), scalar(),
+        op("aten::where", (WHERE, 3)), op("aten::matmul", under=(op("aten::bmm", (GEMM_FP32, 30)),)),
+        op("aten::add_", (ADD, 8)),
+        op("aten::_safe_softmax", under=(op("aten::softmax", under=(op("aten::_softmax", (SOFTMAX, 9)),)),
+                                         op("aten::isneginf", (ISNEGINF, 6)), op("aten::all", (ALL, 6)), scalar(),
+                                         op("aten::where", (WHERE, 6)))),
+        copy(), op("aten::matmul", under=(op("aten::bmm", (GEMM_FP32, 30)),)), copy()))
+    return steps(in_region("attention", [op("aten::scaled_dot_product_attention", under=(math,))]), 3, counter())
 
 
 def sdpa(op_name, kernel):
@@ -286,23 +321,22 @@ PREDICTIONS = {
     "model-attention-masked-fill-inplace": Prediction(attention_by_hand("aten::masked_fill_", copy=False), {
         "the diff should find that one kernel gone": 1, "and none new": 0,
         "five kernels a step where the out-of-place run launched six": 6 / 5}),
-    # The math backend on float32 inputs: its two batched multiplies are FP32 GEMMs, both of them.
-    "model-attention-sdpa-math": Prediction(steps(in_region("attention", [op("aten::scaled_dot_product_attention",
-        under=(op("aten::_scaled_dot_product_attention_math", under=(
-            op("aten::matmul", under=(op("aten::bmm", (GEMM_FP32, 30)),)), op("aten::_softmax", (SOFTMAX, 9)),
-            op("aten::matmul", under=(op("aten::bmm", (GEMM_FP32, 30)),)))),))]), 3, counter()),
-        {"all of them should be fp32 GEMMs": 1}),
+    "model-attention-sdpa-flash": Prediction(sdpa("aten::_scaled_dot_product_flash_attention", FLASH), {}),
+    "model-attention-sdpa-math": Prediction(sdpa_math(), {
+        "it should launch between fifteen and twenty-five kernels a call": 19, "all of them should be fp32 GEMMs": 1}),
     "model-attention-sdpa-efficient": Prediction(sdpa(
         "aten::_scaled_dot_product_efficient_attention",
         "fmha_cutlassF_bf16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<cutlass::bfloat16_t, "
         "cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params)"), {
         "the efficient backend's region should hold one `aten::_scaled_dot_product_efficient_attention`": 1,
-        "whose kernels should all decode as memory-efficient attention": 1}),
+        "whose kernels should all decode as memory-efficient attention": 1, "one kernel a call": 1,
+        "in bfloat16": 1}),
     "model-attention-sdpa-cudnn": Prediction(sdpa(
         "aten::_scaled_dot_product_cudnn_attention",
         "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_bf16_knob_3_64x64x64_4x1x1_kernel0_0"), {
         "the cuDNN backend's region should hold one `aten::_scaled_dot_product_cudnn_attention`": 1,
-        "and no `aten::transpose`": 0, "its kernels should decode as cuDNN's": 1}),
+        "and no `aten::transpose` at all": 0, "its kernels should decode as cuDNN's": 1,
+        "launched by `cuLaunchKernelEx`": 1}),
     # Twelve kernels a step eager, seven compiled: 12 / 7; the MLP's 250 µs of 430 are the largest part's.
     "model-block-eager": Prediction(block(compiled=False), {
         "the MLP should still take the largest share of device time": 1}),
