@@ -96,3 +96,26 @@ def ops_in_each_call(trace: Trace, region: str, prefix: str = "") -> list[int]:
         inside = ops[(trace.lane[ops] == lane) & (trace.ts[ops] >= start) & (trace.end[ops] <= end)]
         counts.append(int((inside != call).sum()))
     return counts
+
+
+class PythonCallsRow(TypedDict):
+    """One ``record_function`` region's ops and Python calls (``python_calls_by_region``)."""
+
+    region: str
+    ops: int
+    python_calls: int
+
+
+def python_calls_by_region(trace: Trace) -> list[PythonCallsRow]:
+    """Each ``record_function`` region of the trace (a ``ProfilerStep`` too), in order of start: how many ops and
+    how many Python calls start inside it on its thread, at any depth. A Python call is a ``python_function``
+    event: with ``with_stack``, the profiler's Python tracer records one for each call of a Python function, a
+    built-in one too; without it, the trace holds none."""
+    regions = np.flatnonzero(trace.kind == KIND["annotation"])
+    ops, python = trace.kind == KIND["cpu_op"], trace.kind == KIND["python"]
+    rows: list[PythonCallsRow] = []
+    for region in regions[np.argsort(trace.ts[regions], kind="stable")].tolist():
+        inside = (trace.lane == trace.lane[region]) & (trace.ts >= trace.ts[region]) & (trace.end <= trace.end[region])
+        rows.append({"region": trace.names[trace.name[region]], "ops": int((inside & ops).sum()),
+                     "python_calls": int((inside & python).sum())})
+    return rows

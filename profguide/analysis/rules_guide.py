@@ -29,9 +29,9 @@ COLD_STEPS_AT_LEAST = 3
 # Device set-up this share of the window (CUDA context, allocator, lazy module loads) skews every other share in
 # it; the verdict calls a window start-up from ``startup.STARTUP_PCT`` (50%), this rule warns well before.
 DEVICE_SETUP_PCT = 10
-# reading-output/footprint.md measures with_stack as the costliest option per op (it walks the Python stack at
-# every op); a trace recorded with it holds a python_function event per frame, one or more per op, and a trace
-# without it none, so a tenth of the host's events is far from both.
+# with_stack starts the profiler's Python tracer, which records a python_function event at every Python call
+# (reading-output/footprint.md): a training step recorded with it holds about as many as it holds ops, more in the
+# forward and fewer in the backward, and a trace without it none, so a tenth of the host's events is far from both.
 WITH_STACK_PYTHON_PCT = 10
 # torch-compile/when-it-pays.md: a step is launch-bound when the GPU waits for the host launching small ops;
 # the verdict's launch-bound needs that wait to be the largest idle cause, this rule half the window.
@@ -275,8 +275,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         id="profiler-overhead-options",
         source="guide",
-        detects="the profiler's options (with_stack, and record_shapes and profile_memory beside it) slowing the "
-                "host's every op",
+        detects="the profiler's options slowing the host: with_stack at every Python call, and record_shapes and "
+                "profile_memory beside it at every op",
         measures=f"python_function events (with_stack) as a share of the host's events, at least "
                  f"{WITH_STACK_PYTHON_PCT}%",
         change="profile with the defaults first and turn on with_stack, record_shapes or profile_memory only for "

@@ -44,7 +44,13 @@ from profguide.analysis.ops import (
     positions_inside,
     region_rows,
 )
-from profguide.analysis.regions import ops_in_each_call, ops_in_region, region_calls, region_tree
+from profguide.analysis.regions import (
+    ops_in_each_call,
+    ops_in_region,
+    python_calls_by_region,
+    region_calls,
+    region_tree,
+)
 from profguide.analysis.rules import all_job_rules, all_rules
 from profguide.analysis.select import (
     first_of,
@@ -350,6 +356,16 @@ def communication_exposed(measure, data):
 def ops_in(measure, data):
     found = ops_in_region(data.trace, measure.region, measure.op)
     return None if found is None else float(found)
+
+
+@takes(recordings.PythonCallsInRegion)
+def python_calls_in_region(measure, data):
+    row = next((row for row in python_calls_by_region(data.trace) if row["region"] == measure.region), None)
+    if row is None:
+        return None
+    if measure.count == "calls per op":
+        return row["python_calls"] / row["ops"] if row["ops"] else None
+    return float(row["python_calls"] if measure.count == "calls" else row["ops"])
 
 
 def memory_sizes(data):

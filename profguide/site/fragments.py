@@ -31,7 +31,7 @@ from profguide.analysis.ops import (
     region_rows,
     sequence_joins,
 )
-from profguide.analysis.regions import ops_in_each_call, region_calls, region_tree
+from profguide.analysis.regions import ops_in_each_call, python_calls_by_region, region_calls, region_tree
 from profguide.analysis.select import first_of, profiler_steps, step_window, steps_total_us
 from profguide.errors import RecordingError, UsageError
 from profguide.figures import charts
@@ -788,6 +788,20 @@ def host_only_ops(data, limit=15):
     return {"host-only-ops.md": table + "\n" + sentence + "\n" + source_note(data)}
 
 
+def python_calls(data):
+    """Each ``record_function`` region of rank 0's trace with its ops and the Python calls that ``with_stack``
+    recorded inside it, and the calls per op."""
+    rows = python_calls_by_region(data.trace)
+    if not any(row["python_calls"] for row in rows):
+        raise FragmentError("no Python call in any region: the trace was recorded without with_stack")
+    cells = [(code_cell(row["region"]), f"{row['ops']:,}", f"{row['python_calls']:,}",
+              f"{row['python_calls'] / row['ops']:.2f}" if row["ops"] else "–") for row in rows]
+    table = markdown_table(("Region", "Ops", "Python calls", "Python calls per op"), cells, "lrrr")
+    sentence = ("Each region counts the ops and the Python calls that start inside it, at any depth; a Python "
+                "call is one `python_function` event, a built-in function's too.")
+    return {"python-calls.md": table + "\n" + sentence + "\n\n" + render.provenance_note(data.meta)}
+
+
 FRAGMENTS = {
     "resources.md": resources,
     "host-only-ops.md": host_only_ops,
@@ -823,4 +837,5 @@ FRAGMENTS = {
     "events.md": events,
     "tflops.md": achieved_tflops,
     "host-steps.md": host_steps,
+    "python-calls.md": python_calls,
 }

@@ -243,6 +243,20 @@ class OpsInRegion(Measure):
 
 
 @dataclass(frozen=True)
+class PythonCallsInRegion(Measure):
+    """The first occurrence of the ``record_function`` region ``region``: how many Python calls (``"calls"``: the
+    ``python_function`` events that ``with_stack`` records) or ops (``"ops"``) start inside it on its thread, or
+    the first over the second (``"calls per op"``)."""
+
+    region: Event
+    count: Literal["calls", "ops", "calls per op"]
+
+    def describe(self):
+        what = {"calls": "Python calls", "ops": "ops", "calls per op": "Python calls / ops"}[self.count]
+        return f"{what} in the first {self.region}"
+
+
+@dataclass(frozen=True)
 class OccupancyQueries(Measure):
     """Occupancy queries against launches of one kernel family (``gemm``, ``elementwise``, ``other``):
     ``of="queries"``, the share of queries whose next launch is of the family; ``of="launches"``, the share

@@ -8,7 +8,7 @@ import pytest
 from profguide import ops_view
 from profguide.analysis import ops
 from profguide.analysis.ops import region_rows
-from profguide.analysis.regions import ops_in_region, region_calls, region_tree
+from profguide.analysis.regions import ops_in_region, python_calls_by_region, region_calls, region_tree
 from profguide.text import format_duration
 from tests.helpers import event as cpu
 from tests.helpers import gpu_event as gpu
@@ -253,3 +253,14 @@ def test_sequence_joins_follow_a_regions_ops_to_the_backward_of_their_numbers():
         ("aten::linear", 1, False, BACKWARD + "TBackward0"), ("aten::t", 1, True, BACKWARD + "TBackward0"),
         ("aten::addmm", 2, True, BACKWARD + "AddmmBackward0")]
     assert ops.sequence_joins(make(*two_op_region()), "absent") == []
+
+
+def test_python_calls_by_region_count_the_ops_and_python_calls_inside_each_region_on_its_thread():
+    t = make(cpu("backward", 100, 50, kind="annotation"), cpu("forward", 0, 50, kind="annotation"),
+             cpu("model.py(3): forward", 1, 40, kind="python"), cpu("<built-in function linear>", 2, 20, kind="python"),
+             cpu("aten::linear", 3, 10), cpu("aten::addmm", 4, 5),
+             cpu("torch/_tensor.py(566): backward", 101, 2, kind="python"), cpu("aten::mm", 110, 5),
+             cpu("aten::mm", 120, 5), cpu("aten::sum", 130, 5),
+             cpu("other.py(1): f", 10, 5, kind="python", tid=2))  # another thread: in no region
+    assert python_calls_by_region(t) == [{"region": "forward", "ops": 2, "python_calls": 2},
+                                         {"region": "backward", "ops": 3, "python_calls": 1}]

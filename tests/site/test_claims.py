@@ -64,6 +64,7 @@ from profguide.site.recordings import (
     OutsideOps,
     OverheadEvents,
     PeakShare,
+    PythonCallsInRegion,
     QueriesInside,
     QueueingOverLaunch,
     RankHostShare,
@@ -798,3 +799,16 @@ def test_calls_that_compile_count_the_calls_holding_a_compilation_on_their_own_t
                  cpu("call", 300, 100, kind="annotation"), cpu("dynamo", 305, 50))
     assert claims.measured(CallsThatCompile("call"), found) == 2
     assert claims.measured(CallsThatCompile("absent"), found) is None  # no call to count
+
+
+def test_python_calls_in_a_region_and_per_op():
+    found = data(cpu("forward", 0, 50, kind="annotation"), cpu("model.py(3): forward", 1, 40, kind="python"),
+                 cpu("<built-in function linear>", 2, 20, kind="python"), cpu("nn.py(9): relu", 30, 5, kind="python"),
+                 cpu("aten::linear", 3, 10), cpu("aten::relu", 31, 3),
+                 cpu("zero_grad", 60, 5, kind="annotation"), cpu("optimizer.py(1): zero_grad", 61, 2, kind="python"))
+    assert claims.measured(PythonCallsInRegion("forward", "calls"), found) == 3
+    assert claims.measured(PythonCallsInRegion("forward", "ops"), found) == 2
+    assert claims.measured(PythonCallsInRegion("forward", "calls per op"), found) == 1.5
+    assert claims.measured(PythonCallsInRegion("zero_grad", "ops"), found) == 0
+    assert claims.measured(PythonCallsInRegion("zero_grad", "calls per op"), found) is None  # no op to divide by
+    assert claims.measured(PythonCallsInRegion("absent", "calls"), found) is None

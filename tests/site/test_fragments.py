@@ -252,6 +252,17 @@ def test_variants_set_each_recording_of_a_snippet_beside_the_others_and_show_not
             event("ProfilerStep#1", 0, 100, kind="annotation")),)))
 
 
+def test_python_calls_count_each_regions_ops_and_python_calls_and_need_with_stack(recorded):
+    traced = make_trace(event("forward", 0, 50, kind="annotation"), event("m.py(3): forward", 1, 40, kind="python"),
+                        event("<built-in function linear>", 2, 20, kind="python"), event("aten::linear", 3, 10),
+                        event("zero_grad", 60, 5, kind="annotation"), event("o.py(1): zero_grad", 61, 2, kind="python"))
+    text = fragments.python_calls(RecordingData.of(STEPS, None, traces=(traced,), meta=recorded(STEPS).meta))
+    rows = [line for line in text["python-calls.md"].splitlines() if line.startswith("| <code>")]
+    assert rows == ["| <code>forward</code> | 1 | 2 | 2.00 |", "| <code>zero&#95;grad</code> | 0 | 1 | – |"]
+    with pytest.raises(fragments.FragmentError, match="without with_stack"):
+        fragments.python_calls(recorded(STEPS))
+
+
 def test_the_findings_say_where_each_rule_looked_as_a_time_from_the_trace_s_start_not_as_a_cost():
     mistakes = by_id("reading-anti-patterns")
     text = fragments.rule_findings(RecordingData(mistakes, ROOT / "docs" / "generated" / mistakes.id))["findings.md"]

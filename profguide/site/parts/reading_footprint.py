@@ -1,9 +1,19 @@
 """The recordings of Part 2, Reading the output: The profiler's own footprint."""
 
-from profguide.site.recordings import Claim, Figure, OpsInStep, Recording, StepNumber, StepTimeRatio
+from profguide.site.recordings import (
+    Claim,
+    Figure,
+    OpsInStep,
+    PythonCallsInRegion,
+    Recording,
+    StepNumber,
+    StepTimeRatio,
+    exactly,
+)
 
 PAGE = "reading-output/footprint.md"
 FOOTPRINT = "snippets.reading.footprint"
+PYTHON_CALLS = "snippets.reading.python_calls"
 
 RECORDINGS = (
     Recording(
@@ -19,6 +29,26 @@ RECORDINGS = (
                   at_most=2),
             Claim(PAGE, "`with_stack` costs more than the defaults", StepTimeRatio("with_stack", "defaults"),
                   at_least=1.02, at_most=2),
+        ),
+    ),
+    Recording(
+        id="reading-footprint-python-calls",
+        module=PYTHON_CALLS,
+        function="profile_python_calls",
+        params={"warmup_steps": 3},
+        device="cpu",
+        title="One training step under with_stack=True, its forward and its backward each in a region",
+        claims=(
+            Claim(PAGE, "The forward pass makes more Python calls than it runs ops",
+                  PythonCallsInRegion("forward", "calls per op"), at_least=1.01),
+            Claim(PAGE, "so does the optimizer's step",
+                  PythonCallsInRegion("Optimizer.step#Adam.step", "calls per op"), at_least=1.01),
+            Claim(PAGE, "The backward pass makes fewer than one for every three ops",
+                  PythonCallsInRegion("backward", "calls per op"), at_most=1 / 3),
+            exactly(PAGE, "`zero_grad` runs no op at all", PythonCallsInRegion(
+                "Optimizer.zero_grad#Adam.zero_grad", "ops"), 0),
+            Claim(PAGE, "yet it makes Python calls", PythonCallsInRegion("Optimizer.zero_grad#Adam.zero_grad",
+                                                                           "calls"), at_least=1),
         ),
     ),
     Recording(
