@@ -102,7 +102,7 @@ LESSONS = (
     not_yet(1, "A cheap operator called very many times can be the bottleneck: read `# of Calls`", FIRST,
             "what-do-the-columns-mean",
             "the page defines the column but does not say that a high count of a cheap op is a candidate to fuse "
-            "or batch"),
+            "or batch; Where the GPU waits says that each of many small launches costs, without the column"),
     full(1, "CPU time far above GPU time means an idle GPU: the work is overhead-bound", FIRST,
          "small-inputs-against-large-ones"),
     full(1, "Larger work moves a step from overhead-bound to compute-bound", FIRST,
@@ -119,14 +119,13 @@ LESSONS = (
     full(1, "The chain under a line of Python: step, region, `aten::matmul`, `aten::mm`, then `aten::add`",
          DISPATCH, "reading-the-chains"),
     full(1, "Batched 3-D operands go to `aten::bmm` instead of `aten::mm`", DISPATCH, "reading-the-chains"),
-    partly(1, "A first Activity Buffer Request offsets the GPU lane from the CPU lane", FOOTPRINT,
-           "on-a-gpu-the-activity-buffer-request",
-           "the page explains the profiler's buffer requests, not the lane offset one makes at the start",
-           GPU_ONLY_EVENT),
-    partly(1, "A gap between two kernels of one step can be the profiler's buffer request: record more steps, "
-              "and one that shows once is the profiler's", FOOTPRINT, "on-a-gpu-the-activity-buffer-request",
-           "the page names the event and the step it distorts, but not how more steps tell it from your code's "
-           "gaps", GPU_ONLY_EVENT),
+    full(1, "The GPU lane runs behind the CPU lane: follow a launch's arrow to its kernel", TRACE,
+         "on-a-gpu-three-more-things-to-see"),
+    partly(1, "The profiler's own buffer requests (Activity Buffer Request) delay the GPU lane at the start and "
+              "open gaps between kernels: record more steps, and a gap that shows once is the profiler's",
+           FOOTPRINT, "on-a-gpu-the-activity-buffer-request",
+           "no trace of the guide holds a buffer request: the page tells the event and the test of more steps "
+           "from the post's run", GPU_ONLY_EVENT),
     full(1, "An occupancy query asks how many blocks of a kernel fit on one SM", DISPATCH,
          "on-a-gpu-the-launch-and-the-kernel"),
     full(1, "Occupancy queries come before matrix-multiply launches, not elementwise ones: they mark a heavy "
@@ -185,14 +184,13 @@ LESSONS = (
          "kernels-that-inductor-generated"),
     full(2, "Fusing wins by keeping the intermediate on chip: one trip through memory fewer", MLP,
          "compiled-the-multiplies-stay-the-pointwise-ops-fuse"),
-    not_yet(2, "A hand-written kernel from the Hub (the `kernels` library) fuses the block with no compile "
-               "wrappers in the trace", MLP, "what-to-change",
-            "the page names the Liger kernel but profiles no hand-written one"),
-    not_yet(2, "Prebuilt, version-pinned kernels spare every user the build", MLP, "what-to-change",
-            "not taught"),
-    not_yet(2, "A generic kernel runs any shape; Inductor's is specialised to one shape and recompiles for "
-               "another", "torch-compile/cost.md", "a-new-shape",
-            "the page shows the recompile for a new shape, not the trade against a generic kernel"),
+    partly(2, "A hand-written kernel from the Hub (the `kernels` library) fuses the block with no compile "
+              "wrappers in the trace", MLP, "a-kernel-from-the-hub-or-inductors",
+           "the `kernels` library needs CUDA and the network, so the page tells the trace from the post's run",
+           "This guide holds no trace of a Hub kernel"),
+    full(2, "Prebuilt, version-pinned kernels spare every user the build", MLP, "why-a-prebuilt-pinned-kernel"),
+    full(2, "A generic kernel runs any shape; Inductor's is specialised to one shape and recompiles for another",
+         MLP, "made-for-one-shape-or-for-any"),
     # Part 3: attention by hand, in place, and SDPA's backends.
     full(3, "Attention by hand is a multiply, a scale, a mask, a softmax and a multiply: guess the operators, then "
             "look", ATTENTION, "by-hand-the-copy-that-masked_fill-makes"),

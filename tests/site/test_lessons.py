@@ -115,3 +115,8 @@ def test_the_lessons_page_includes_the_table_and_the_nav_lists_it():
 def test_the_build_makes_the_table_for_the_page_that_includes_it():
     files = build.site_files(ROOT, [], {lessons.FRAGMENT: [lessons.PAGE]})
     assert files[lessons.FRAGMENT] == lessons.lessons_table(DOCS)
+
+
+def test_the_data_teaches_at_least_55_of_the_lessons_in_full():
+    """Issue 31's target, on the records the page renders: a lesson that falls back to partial must say why."""
+    assert lessons.counts(lessons.LESSONS)["full"] >= 55
