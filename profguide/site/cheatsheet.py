@@ -179,7 +179,7 @@ SIGNS = {
              "The rank with the long one waited for the other: the one with the shortest is the straggler",
              "`profguide explain DIR` on the folder of rank traces; then find what delays the straggler",
              "[The straggler](../multi-gpu/straggler.md#measured-wait-per-rank)",
-             ("multigpu-straggler", "rank 0 spends nearly nine tenths of its time waiting for it",
+             ("multigpu-straggler", "rank 0 spends about nine tenths of its time waiting for it",
               "the longest wait for the straggler: {share} of that rank's window")),
         Sign("NCCL kernels alone on their stream while the compute stream is empty",
              "Exposed communication: the step waits for the data of the other ranks",
