@@ -39,16 +39,16 @@ RECORDINGS = (
         device="cpu",
         title="One training step under with_stack=True, its forward and its backward each in a region",
         claims=(
-            Claim(PAGE, "The forward pass makes more Python calls than it runs ops",
-                  PythonCallsInRegion("forward", "calls per op"), at_least=1.01),
+            Claim(PAGE, "The forward pass makes more Python calls than it runs ops, though not twice as many",
+                  PythonCallsInRegion("forward", "calls per op"), at_least=1.01, at_most=2),
             Claim(PAGE, "so does the optimizer's step",
-                  PythonCallsInRegion("Optimizer.step#Adam.step", "calls per op"), at_least=1.01),
+                  PythonCallsInRegion("Optimizer.step#Adam.step", "calls per op"), at_least=1.01, at_most=2),
             Claim(PAGE, "The backward pass makes fewer than one for every three ops",
-                  PythonCallsInRegion("backward", "calls per op"), at_most=1 / 3),
+                  PythonCallsInRegion("backward", "calls per op"), at_least=0, at_most=1 / 3),
             exactly(PAGE, "`zero_grad` runs no op at all", PythonCallsInRegion(
                 "Optimizer.zero_grad#Adam.zero_grad", "ops"), 0),
-            Claim(PAGE, "yet it makes Python calls", PythonCallsInRegion("Optimizer.zero_grad#Adam.zero_grad",
-                                                                           "calls"), at_least=1),
+            Claim(PAGE, "yet it makes a dozen or so Python calls",
+                  PythonCallsInRegion("Optimizer.zero_grad#Adam.zero_grad", "calls"), at_least=10, at_most=16),
         ),
     ),
     Recording(
