@@ -31,7 +31,7 @@ class Family(NamedTuple):
 
     family: str  # gemm, convolution, attention, triton, elementwise, reduction, normalization, copy, … other
     library: str | None = None  # cuBLAS, cuBLASLt, CUTLASS, cuDNN, hipBLASLt/Tensile, NCCL, DeepEP …
-    precision: str | None = None  # fp8, int8, bf16, fp16, tf32, fp32, fp64: the inputs' type (matrix families)
+    precision: str | None = None  # matrix families: the inputs' type, fp8, bf16, tf32, fp32, complex fp32 …
     tensor_cores: bool | None = None  # on NVIDIA's tensor cores or AMD's matrix cores (MFMA)
     backend: str | None = None  # attention: flash, memory-efficient, cuDNN, Triton …
     kind: str | None = None  # Triton: pointwise, reduction …; convolution: fprop, dgrad, wgrad; a collective;
@@ -124,7 +124,9 @@ CONVOLUTION_LIBRARIES = (("cuDNN", re.compile(r"cudnn|cask_")), ("MIOpen", re.co
 # The inputs' precision in CUDA libraries' names, lowest first: a kernel names its inputs' type before the
 # accumulator's (bf16bf16_bf16f32), s1688 without another type is Ampere's TF32 tensor-core instruction, and a
 # name with bf16 in it never reaches fp16's "f16". FP4 is E2M1 (trtllm-gen's MxE2m1 weights beside MxE4m3 activations
-# read as fp4, the lower of the two).
+# read as fp4, the lower of the two). BLAS names a GEMM on single-precision complex numbers cgemm: cuDNN's FFT
+# convolutions run one (ampere_gcgemm_…) between the forward transforms (fft2d_r2c, real floats to float2) and the
+# inverse one.
 PRECISIONS = (
     ("fp4", MarkedPattern(("e2m1", "fp4"))),
     ("fp8", MarkedPattern(("e4m3", "e5m2", "fp8"))),
@@ -132,12 +134,15 @@ PRECISIONS = (
     ("bf16", MarkedPattern(("bf16", "bfloat16"))),
     ("fp16", MarkedPattern(("f16", "fp16", "half", "h884", "h1688", "h16816", "h161616", "hgemm", "hmma"))),
     ("tf32", MarkedPattern(("tf32", "tfloat32", "xf32", "s1688"))),
+    ("complex fp32", MarkedPattern(("cgemm",))),
     ("fp64", MarkedPattern(("dgemm", "d884", "dmma", "f64f64", "double"),
                            r"dgemm|d884|dmma|f64f64|(?<![a-z])double(?![a-z0-9_])")),
     ("fp32", MarkedPattern(("sgemm", "scudnn", "f32f32", "float"),
                            r"sgemm|scudnn|f32f32|(?<![a-z])float(?![a-z0-9_])")),
 )
-# Tensile's type code, the field after the layouts (Cijk_Ailk_Bljk_BBS_…): its first letters name the inputs.
+# Tensile's type code, the field after the layouts: its first letters name the inputs (B in …_Bljk_B_BS_BH_…, where
+# BS is the output's and the sums' types and BH says a beta and high-precision sums; older names ran them together,
+# BBS_BH, and SB for FP32 with a beta).
 TENSILE_TYPE = re.compile(r"^cijk_a[a-z]+_b[a-z]+_([a-z0-9]+)")
 TENSILE_PRECISIONS = (("f8", "fp8"), ("b8", "fp8"), ("i8", "int8"), ("4xi8", "int8"), ("x", "tf32"),
                       ("b", "bf16"), ("h", "fp16"), ("s", "fp32"), ("d", "fp64"))
@@ -276,8 +281,12 @@ def triton_family(lowered: str, prefix: re.Match[str]) -> Family:
 
 
 def attention_family(lowered: str, backend: str | None) -> Family:
-    """Attention: flash and cuDNN's kernels exist only for fp16 and bf16, on tensor cores."""
+    """Attention: flash's kernels exist only for fp16 and bf16, cuDNN's for those and fp8, all on tensor cores.
+    cuDNN's generated kernels write f16 for either 16-bit type (a bf16 run's is …_wmma_f16_… too), so that says no
+    more than 16 bits."""
     inputs = precision(lowered)
+    if backend == "cuDNN" and inputs == "fp16":
+        inputs = None
     cores = tensor_cores(lowered)
     if backend in ("flash", "cuDNN") or (backend == "memory-efficient" and inputs in ("fp16", "bf16")):
         cores = True

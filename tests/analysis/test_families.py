@@ -30,6 +30,9 @@ DECODED = [
      "tensorop_f16_s161616gemm_f16_32x32_64x2_tn_align8::Params)", {"precision": "fp16", "tensor_cores": True}),
     ("void cutlass::Kernel<cutlass_80_simt_sgemm_128x32_8x5_nn_align1>(cutlass_80_simt_sgemm_128x32_8x5_nn_align1::"
      "Params)", {"family": "gemm", "precision": "fp32", "tensor_cores": False}),
+    # A GEMM on single-precision complex numbers (BLAS's cgemm), which cuDNN's FFT convolution in the A100 AlexNet
+    # trace runs between its forward and inverse transforms.
+    ("ampere_gcgemm_64x64_nt", {"family": "gemm", "library": "cuBLAS", "precision": "complex fp32"}),
     ("void gemv2T_kernel_val<int, int, float, float, float, float, 128, 16, 2, 2, false, false, cublasGemvParams<"
      "cublasGemvTensorStridedBatched<float const>", {"family": "gemm", "library": "cuBLAS", "kind": "gemv",
                                                     "tensor_cores": False}),
@@ -70,8 +73,9 @@ DECODED = [
      {"family": "attention", "backend": "flash", "precision": "bf16", "tensor_cores": True}),
     ("fmha_cutlassF_bf16_aligned_64x64_rf_sm80",
      {"family": "attention", "backend": "memory-efficient", "precision": "bf16", "tensor_cores": True}),
+    # The Hugging Face post's cuDNN kernel, from a bf16 run: cuDNN writes f16 for either 16-bit type.
     ("cudnn_generated_fort_native_sdpa_sm80_flash_fprop_wmma_f16_knob_6_128x64x64_4x1x1_cga1x1x1_kernel0_0",
-     {"family": "attention", "backend": "cuDNN", "precision": "fp16", "tensor_cores": True}),
+     {"family": "attention", "backend": "cuDNN", "precision": None, "tensor_cores": True}),
     ("attn_fwd", {"family": "attention", "backend": "Triton"}),
     # TensorRT-LLM's generated kernels in vLLM on a B200: attention, and the mixture of experts' GEMMs of FP4 weights
     # (MxE2m1) and FP8 activations (MxE4m3), whose output is FP8 for the first and bf16 for the second.
@@ -124,6 +128,7 @@ SHAPES = [
     ("ampere_sgemm_32x32_sliced1x4_tn", {"layout": "tn", "tile": "32x32_sliced1x4"}),
     ("ampere_sgemm_128x128_tt", {"layout": "tt", "tile": "128x128"}),
     ("volta_sgemm_128x32_nt", {"layout": "nt", "tile": "128x32", "tensor_cores": False}),
+    ("ampere_gcgemm_64x64_nt", {"layout": "nt", "tile": "64x64"}),
     # CUTLASS: M×N of the thread block, then its K and the pipeline's stages.
     ("void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_256x64_16x4_tt_align4>(cutlass_80_tensorop_s1688gemm_256x64_"
      "16x4_tt_align4::Params)", {"layout": "tt", "tile": "256x64x16", "precision": "tf32"}),
