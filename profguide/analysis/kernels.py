@@ -184,6 +184,7 @@ class GemmCall(NamedTuple):
     key: GemmKey
     flops: int
     kernel_us: float  # its kernels' durations added up
+    kernels: tuple[str, ...]  # its kernels' names
 
 
 def gemm_calls(trace: Trace, window: Window = EVERYTHING) -> list[GemmCall]:
@@ -191,6 +192,7 @@ def gemm_calls(trace: Trace, window: Window = EVERYTHING) -> list[GemmCall]:
     kernels = np.flatnonzero((trace.kind == KIND["kernel"]) & (trace.external_id != NO_ID) & in_window(trace, window))
     order = np.argsort(trace.external_id[kernels], kind="stable")
     kernel_ids, kernel_durs = trace.external_id[kernels][order], trace.dur[kernels][order]
+    kernel_codes = trace.name[kernels][order]
     calls: list[GemmCall] = []
     for index, (dims, types) in trace.shapes.items():
         name = trace.names[trace.name[index]]
@@ -202,7 +204,8 @@ def gemm_calls(trace: Trace, window: Window = EVERYTHING) -> list[GemmCall]:
         if high == low:
             continue
         dtype = str(types[GEMM_FIRST_MATRIX[name]]) if len(types) > GEMM_FIRST_MATRIX[name] else "?"
-        calls.append(GemmCall((name, str(dims), dtype), flops, float(kernel_durs[low:high].sum())))
+        calls.append(GemmCall((name, str(dims), dtype), flops, float(kernel_durs[low:high].sum()),
+                              tuple(trace.names[code] for code in kernel_codes[low:high].tolist())))
     return calls
 
 

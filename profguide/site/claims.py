@@ -29,7 +29,7 @@ from profguide.analysis.families import FAMILY_WORDS, Family, family_values, ker
 from profguide.analysis.host import CPU_ACTIVITIES, host_breakdown
 from profguide.analysis.idle import IDLE_CAUSES, busy_intervals, idle_breakdown
 from profguide.analysis.intervals import inside_any, union_length
-from profguide.analysis.kernels import busiest_gemm_times, gemm_throughput, kernel_rows, top_kernels
+from profguide.analysis.kernels import busiest_gemm_times, gemm_calls, gemm_throughput, kernel_rows, top_kernels
 from profguide.analysis.launches import launch_delays, occupancy_queries, profiler_overhead, synchronisations
 from profguide.analysis.memory import CATEGORIES as MEMORY_CATEGORIES
 from profguide.analysis.memory import frees_in_region, left_at_end, memory_timeline, ratio_at_end
@@ -597,6 +597,31 @@ def busiest_gemm_spread(measure, data):
     return float(top) / median(times)
 
 
+def calls_on(trace, op, shapes):
+    """The calls of the matrix multiply ``op`` on inputs of the shapes ``shapes`` (``gemm_calls``)."""
+    return [call for call in gemm_calls(trace) if call.key[:2] == (op, shapes)]
+
+
+@takes(recordings.GemmCallsNamed)
+def gemm_calls_named(measure, data):
+    calls = calls_on(data.trace, measure.op, measure.shapes)
+    if not calls:
+        return None
+    part = measure.contains.lower()
+    named = [all(part in name.lower() for name in call.kernels if kernel_family(name).family == "gemm")
+             for call in calls]
+    return sum(named) / len(calls)
+
+
+@takes(recordings.GemmCallRatio)
+def gemm_call_ratio(measure, data):
+    one, other = (calls_on(data.trace, measure.op, shapes) for shapes in (measure.shapes, measure.other))
+    if not one or not other:
+        return None
+    below = median(np.array([call.kernel_us for call in other]))
+    return median(np.array([call.kernel_us for call in one])) / below if below > 0 else None
+
+
 @takes(recordings.OpOverKernelMedian)
 def op_over_kernel_median(measure, data):
     trace = data.trace
@@ -1127,6 +1152,8 @@ def allowed(kind, measure, data):
         return family_values(measure.field)  # None for a tile or fused ops, parts of a name looked up as such
     if kind == "compile marker":
         return set(compile_markers(data.trace))
+    if kind == "gemm shapes":
+        return {call.key[1] for call in gemm_calls(data.trace)}
     if kind == "run":
         from profguide.site.catalogue import REAL_TRACES, RECORDINGS
 

@@ -176,10 +176,8 @@ LESSONS = (
     full(2, "A 3-D input is folded into rows for one matrix multiply", LINEAR, "a-3-d-input"),
     full(2, "A compiled MLP calls three bare `aten::mm`, without the linear chains, and keeps the same GEMMs",
          MLP, "compiled-the-multiplies-stay-the-pointwise-ops-fuse"),
-    partly(2, "GEMMs of the same FLOPs but other shapes get other tiles, and other times", MLP,
-           "on-a-gpu-the-gemms-their-tiles-and-the-occupancy-queries",
-           "in the real trace every projection runs the same tile, so the page cannot show two tiles side by "
-           "side", "The H100's cuBLASLt chose otherwise for Qwen"),
+    full(2, "GEMMs of the same FLOPs but other shapes get other tiles, and other times", MLP,
+         "on-a-gpu-the-gemms-their-tiles-and-the-occupancy-queries"),
     full(2, "A fused kernel's name says who wrote it, its kind and the operators it fused", NAMES,
          "kernels-that-inductor-generated"),
     full(2, "Fusing wins by keeping the intermediate on chip: one trip through memory fewer", MLP,

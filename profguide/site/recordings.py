@@ -34,6 +34,8 @@ CompileKey = Annotated[str, "compile marker"]
 DiffField = Annotated[str, "diff field"]
 DiffKey = Annotated[str, "diff key"]  # an entry of a diff field by key (its host activities, its idle causes)
 DiffRow = Annotated[str, "diff row"]  # a row of the diff's kernels or ops: a name, or a kernel family by role
+# A matrix multiply's input shapes as the trace records them ("[[8944, 1024], [1024, 2816]]"): one of the run's
+GemmShapes = Annotated[str, "gemm shapes"]
 Configuration = Annotated[str, "configuration"]  # a configuration the snippet measured (``results.json``)
 LogMessage = Annotated[str, "log message"]  # a message the snippet kept from torch's log (``results.json``)
 DeviceKey = Annotated[str, "device property"]  # a key of the trace's ``deviceProperties`` (``numSms``…)
@@ -719,6 +721,32 @@ class BusiestGemmSpread(Measure):
 
     def describe(self):
         return f"{self.statistic} / median kernel time of a call, the busiest matrix multiply's calls"
+
+
+@dataclass(frozen=True)
+class GemmCallsNamed(Measure):
+    """The share of the calls of the matrix multiply ``op`` on inputs of the shapes ``shapes`` whose GEMM kernels
+    all hold ``contains`` in their names (a tile, ``MT128x224x64``): the kernel a library picked for one shape."""
+
+    op: Event
+    shapes: GemmShapes
+    contains: NamePart
+
+    def describe(self):
+        return f"calls of {self.op} on {self.shapes} whose GEMM kernels are named *{self.contains}* / all of them"
+
+
+@dataclass(frozen=True)
+class GemmCallRatio(Measure):
+    """The median kernel time of a call of the matrix multiply ``op`` on inputs of the shapes ``shapes`` over that
+    of a call of ``op`` on ``other``: two multiplies of one trace, such as two of the same FLOPs in other shapes."""
+
+    op: Event
+    shapes: GemmShapes
+    other: GemmShapes
+
+    def describe(self):
+        return f"median kernel time of a call of {self.op} on {self.shapes} / on {self.other}"
 
 
 @dataclass(frozen=True)
