@@ -179,7 +179,7 @@ SIGNS = {
              "The rank with the long one waited for the other: the one with the shortest is the straggler",
              "`profguide explain DIR` on the folder of rank traces; then find what delays the straggler",
              "[The straggler](../multi-gpu/straggler.md#measured-wait-per-rank)",
-             ("multigpu-straggler", "rank 0 spends nearly nine tenths of its time waiting for it",
+             ("multigpu-straggler", "rank 0 spends about nine tenths of its time waiting for it",
               "the longest wait for the straggler: {share} of that rank's window")),
         Sign("NCCL kernels alone on their stream while the compute stream is empty",
              "Exposed communication: the step waits for the data of the other ranks",
@@ -223,8 +223,8 @@ SIGNS = {
              "The compiled code's own overhead (guards, wrappers) is larger than what it saves",
              "Compile larger pieces of work; on a GPU, `mode=\"reduce-overhead\"` (CUDA graphs)",
              "[Small and large](../torch-compile/when-it-pays.md#small-and-large)",
-             ("compile-pays-small", "At the small size, compiling did not pay: the compiled step was about a "
-                                    "quarter slower than the eager one",
+             ("compile-pays-small", "At the small size, compiling did not pay: the compiled step was between "
+                                    "a fifth and two fifths slower than the eager one",
               "the median compiled step took {times} as long as the eager one")),
     ),
     "Memory": (

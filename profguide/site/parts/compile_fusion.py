@@ -88,8 +88,9 @@ RECORDINGS = (
         params={"width": 64, "hidden": 256, "batch": 8, "steps": 5, "rounds": 20},
         title="Eager against compiled, small MLP ({width} → {hidden} → {width}, batch {batch})",
         claims=(
-            Claim(PAYS_PAGE, "At the small size, compiling did not pay: the compiled step was about a quarter slower "
-                  "than the eager one", StepTimeRatio("compiled", "eager"), at_least=1.15, at_most=1.4),
+            Claim(PAYS_PAGE, "At the small size, compiling did not pay: the compiled step was between a fifth and "
+                  "two fifths slower than the eager one", StepTimeRatio("compiled", "eager"), at_least=1.2,
+                  at_most=1.4),
         ),
     ),
     Recording(
@@ -100,8 +101,8 @@ RECORDINGS = (
         cpu_params={"width": 1024, "hidden": 4096, "batch": 256, "rounds": 10},
         title="Eager against compiled, large MLP ({width} → {hidden} → {width}, batch {batch})",
         claims=(
-            Claim(PAYS_PAGE, "On the CPU, compiling made the large step slower too, by about a fifth",
-                  StepTimeRatio("compiled", "eager"), at_least=1.1, at_most=1.3, device="cpu"),
+            Claim(PAYS_PAGE, "On the CPU, compiling made the large step slower too, by a tenth to a quarter",
+                  StepTimeRatio("compiled", "eager"), at_least=1.1, at_most=1.25, device="cpu"),
             Claim(PAYS_PAGE, "most of each compiled call's time went to `aten::addmm`",
                   CpuShare("aten::addmm", "Torch-Compiled Region: 0/0", self_time=False), at_least=0.5,
                   at_most=0.9, device="cpu"),

@@ -48,6 +48,8 @@ RECORDINGS = (
               "asked for it", BackendOutsideCall(), at_least=1, at_most=1, device="cpu"),
         Claim(COLLECTIVES, "every `c10d::allreduce_` is called from inside an `AccumulateGrad`",
               EnclosedShare("c10d::allreduce_", "AccumulateGrad"), at_least=1, at_most=1),
+        Claim(COLLECTIVES, "No `c10d::allreduce_` here holds a `record_param_comms`",
+              NestedIn("c10d::allreduce_", "record_param_comms"), at_least=0, at_most=0, device="cpu"),
         # "More than one" is a few: a step of dozens of buckets needs other words.
         Claim(COLLECTIVES, "every step all-reduces its gradients in more than one bucket", CollectivesPerStep(),
               at_least=2, at_most=10),
@@ -87,6 +89,8 @@ REAL_TRACES = (
                   BackendOutsideCall(), at_least=0, at_most=0),
             Claim(COLLECTIVES, "NCCL's kernels have their stream to themselves", CommStreamShare(), at_least=1,
                   at_most=1),
+            Claim(COLLECTIVES, "each `c10d::allreduce_` here holds one `record_param_comms`",
+                  NestedIn("c10d::allreduce_", "record_param_comms"), at_least=1, at_most=1),
             Claim(COLLECTIVES, "each kernel that `nccl:all_reduce` launches is an `ncclKernel_AllReduce_…`",
                   CommunicationKernelNamed("ncclKernel_AllReduce", "nccl:all_reduce"), at_least=1, at_most=1),
             Claim(COLLECTIVES, "each one that `nccl:broadcast` launches an `ncclKernel_Broadcast_…`",
