@@ -12,7 +12,7 @@ registers; the shared memory, with the part the system reserves for each block; 
 the blocks an SM holds. The *theoretical occupancy* is the warps of those blocks over the most an SM holds.
 
 The trace's own column is another number: Kineto computes it with the same calculator
-(``kernelOccupancy`` in ``libkineto/src/CudaDeviceProperties.cpp``) but tells it that the kernel did not opt
+(``kernelOccupancy`` in ``libkineto/src/DeviceProperties.cpp``) but tells it that the kernel did not opt
 in to more shared memory than the default per-block limit (``sharedMemPerBlock``), and caps the blocks by the
 grid (blocks over SMs). A kernel that uses more shared memory than that limit gets no block from the
 calculator, and its column reads 0 however it runs; a kernel whose grid leaves SMs empty reads less than its

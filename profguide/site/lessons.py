@@ -194,10 +194,10 @@ LESSONS = (
             "look", ATTENTION, "by-hand-the-copy-that-masked_fill-makes"),
     full(3, "An out-of-place `masked_fill` copies the whole score matrix", ATTENTION,
          "by-hand-the-copy-that-masked_fill-makes"),
-    full(3, "`masked_fill_` drops the copy: one kernel fewer a forward, in every layer", ATTENTION,
+    full(3, "`masked_fill_` drops the copy: one device-to-device copy fewer a forward, in every layer", ATTENTION,
          "in-place-masked_fill_"),
     full(3, "In place is safe only where no backward pass needs the old values, and it saves the copy's memory",
-         ATTENTION, "in-place-and-autograd"),
+         ATTENTION, "in-place-masked_fill_"),
     partly(3, "SDPA's math backend is slower than attention by hand, with far more kernels", ATTENTION,
            "the-math-backend", "the CPU run counts its operators; no real trace runs the math backend, so its "
            "kernels are a prediction", "no real trace in the guide runs the math backend"),
@@ -210,8 +210,8 @@ LESSONS = (
          ATTENTION, "the-math-backend"),
     partly(3, "The memory-efficient backend is one `fmha_cutlassF` kernel, whose name says how it was built",
            ATTENTION, "memory-efficient-and-cudnn-on-a-gpu",
-           "the page decodes the name's parts from the pattern PyTorch writes them with; no real trace runs the "
-           "backend, so its operators and kernel are predictions", NO_CUDNN_TRACE),
+           "Reading a kernel's name decodes the name's parts from the pattern PyTorch writes them with; no real "
+           "trace runs the backend, so its operators and kernel are predictions", NO_CUDNN_TRACE),
     full(3, "The flash backend is FlashAttention-2, one fused kernel a call", ATTENTION, "what-a-gpu-trace-adds"),
     full(3, "Flash exists because the scores would go to memory and back: tiles and a running softmax keep them on "
             "chip", ATTENTION, "the-flash-backend"),
@@ -224,8 +224,10 @@ LESSONS = (
     full(3, "An occupancy of 0 % is not a stalled GPU: work it out from the footprint; some kernels launch "
             "through the driver (`cuLaunchKernelEx`)", ATTENTION, "when-the-column-reads-0"),
     partly(3, "cuDNN's cost moves to the CPU: fewer operators, more host time inside the library, so a cleaner "
-              "trace is not less work", ATTENTION, "memory-efficient-and-cudnn-on-a-gpu",
-           "the page reports the post's finding; no trace of the guide times cuDNN on the host", NO_CUDNN_TRACE),
+              "trace is not less work", ATTENTION, "all-the-variants-side-by-side",
+           "the CPU runs show work hidden inside one operator (flash's one op against the math backend's many); "
+           "the page reports the post's cuDNN finding, which no trace of the guide times on the host",
+           NO_CUDNN_TRACE),
     partly(3, "Which backend is fastest depends on the shape and the GPU", ATTENTION, "what-to-change",
            "no trace of the guide times the backends against each other on a GPU",
            "no real trace in the guide runs the memory-efficient or the cuDNN backend"),

@@ -61,7 +61,7 @@ def attend(variant, q, k, v, later):
 
 # --8<-- [start:profile]
 def profile_attention(variant="masked_fill", steps=5, warmup_calls=2, batch=4, heads=16, tokens=1024, head_dim=64,
-                      dtype="bfloat16", threads=None, device=None, on_trace_ready=None):
+                      dtype="bfloat16", threads=None, profile_memory=False, device=None, on_trace_ready=None):
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
     if threads:
         torch.set_num_threads(threads)
@@ -71,7 +71,7 @@ def profile_attention(variant="masked_fill", steps=5, warmup_calls=2, batch=4, h
         for _ in range(warmup_calls):
             attend(variant, q, k, v, later)
         with profile(activities=activities, schedule=schedule(wait=0, warmup=1, active=steps),
-                     on_trace_ready=on_trace_ready) as prof:
+                     profile_memory=profile_memory, on_trace_ready=on_trace_ready) as prof:
             for _ in range(1 + steps):
                 with record_function(REGION):
                     attend(variant, q, k, v, later)

@@ -49,6 +49,8 @@ ADD = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor
 GELU = "void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl>(int)"  # elementwise
 MUL = "void at::native::vectorized_elementwise_kernel<4, at::native::MulFunctor<float>>(int)"  # elementwise
 COPY = "void at::native::elementwise_kernel<128, 4, at::native::direct_copy_kernel_cuda>(int)"  # copy
+# A contiguous copy of one type on one GPU: cudaMemcpyAsync, not a kernel (ATen's copy_device_to_device).
+MEMCPY_DTOD = "Memcpy DtoD (Device -> Device)"
 FILL = "void at::native::vectorized_elementwise_kernel<4, at::native::masked_fill_kernel>(int)"  # elementwise
 SOFTMAX = "void (anonymous namespace)::softmax_warp_forward<float, float, float, 10, false, false>(float*)"
 NORM = "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float>>>(int)"
@@ -63,9 +65,10 @@ ALL_REDUCE = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4
 
 def ops(calls, start, ids):
     """Ops one after another on one host thread from ``start``, each a (name, kernels, ops under it) where the
-    kernels are (name, µs) that the op launches itself: each launch call takes 3 µs, 1 µs apart, and its kernel
-    starts 5 µs after its launch, or once the GPU is free (one stream, first come first served). ``ids`` gives
-    each op its External id and each launch its correlation. Returns (events, the host's end, the GPU's end)."""
+    kernels are (name, µs) that the op launches itself (a ``Memcpy …`` a memory copy): each launch call takes
+    3 µs, 1 µs apart, and its kernel starts 5 µs after its launch, or once the GPU is free (one stream, first
+    come first served). ``ids`` gives each op its External id and each launch its correlation. Returns (events,
+    the host's end, the GPU's end)."""
     events, now, gpu_free = [], start, start
 
     def lay(name, kernels, inner):
@@ -77,10 +80,12 @@ def ops(calls, start, ids):
             # Triton's own launcher and cuDNN's generated kernels call the driver; ATen's and the other libraries'
             # kernels go through the runtime.
             call, kind = (("cuLaunchKernelEx", "driver") if kernel.startswith(("triton_", "cudnn_generated"))
+                          else ("cudaMemcpyAsync", "runtime") if kernel.startswith("Memcpy")
                           else ("cudaLaunchKernel", "runtime"))
             events.append(cpu(call, now, 3, kind=kind, correlation=launch, external_id=own))
             gpu_free = max(now + 5, gpu_free)
-            events.append(gpu(kernel, gpu_free, us, correlation=launch, external_id=own))
+            events.append(gpu(kernel, gpu_free, us, kind="memcpy" if kernel.startswith("Memcpy") else "kernel",
+                              correlation=launch, external_id=own))
             gpu_free += us
             now += 4
         for child in inner:
@@ -154,15 +159,16 @@ def mlp_compiled():
 
 
 def attention_by_hand(fill, copy):
-    # Scores, the causal mask, softmax, the weighted sum; out of place, masked_fill clones the scores (allocating
-    # the copy and copying into it), then fills the clone in place, as the CPU run's tree has it.
+    # Scores, scaled, the causal mask, softmax, the weighted sum; out of place, masked_fill clones the scores
+    # (allocating the copy and copying into it), then fills the clone in place, as the CPU run's tree has it. The
+    # scores and their clone are contiguous and of one type: the copy is a Memcpy DtoD, not a kernel.
     filled = op("aten::masked_fill_", (FILL, 10))
     if copy:
         clone = op("aten::clone", under=(op("aten::empty_like", under=(op("aten::empty"),)),
-                                         op("aten::copy_", (COPY, 12))))
+                                         op("aten::copy_", (MEMCPY_DTOD, 12))))
         filled = op("aten::masked_fill", under=(clone, filled))
     return steps(in_region("attention", [op("aten::matmul", under=(op("aten::bmm", (GEMM, 30)),)),
-                                         op("aten::div", (MUL, 5)), filled, op("aten::softmax", (SOFTMAX, 9)),
+                                         op("aten::mul", (MUL, 5)), filled, op("aten::softmax", (SOFTMAX, 9)),
                                          op("aten::matmul", under=(op("aten::bmm", (GEMM, 30)),))]), 3, counter())
 
 
@@ -315,12 +321,14 @@ PREDICTIONS = {
     "model-mlp-compiled": Prediction(mlp_compiled(), {
         "On a GPU, the compiled step should launch four kernels for every five of the eager one": 5 / 4,
         "the two elementwise kernels of the eager run should be gone": 2, "and one generated kernel new": 1}),
-    # Out of place, six kernels a step (two GEMMs, the scaling, the clone's copy, the fill, softmax); in place,
-    # the copy is gone: 6 / 5, one kernel gone, none new.
-    "model-attention-masked-fill": Prediction(attention_by_hand("aten::masked_fill", copy=True), {}),
+    # Out of place, six GPU ops a call: five kernels (two GEMMs, the scaling, the fill, softmax) and the clone's
+    # Memcpy DtoD, the clone's only one; in place, the same five kernels and no copy: the diff, which compares
+    # kernels, finds none gone and none new.
+    "model-attention-masked-fill": Prediction(attention_by_hand("aten::masked_fill", copy=True), {
+        "the clone should launch one `Memcpy DtoD`": 1, "and nothing else": 1,
+        "the out-of-place run should launch six GPU operations a call": 6}),
     "model-attention-masked-fill-inplace": Prediction(attention_by_hand("aten::masked_fill_", copy=False), {
-        "the diff should find that one kernel gone": 1, "and none new": 0,
-        "five kernels a step where the out-of-place run launched six": 6 / 5}),
+        "the in-place run five": 5, "the diff should find no kernel gone": 0, "and none new": 0}),
     "model-attention-sdpa-flash": Prediction(sdpa("aten::_scaled_dot_product_flash_attention", FLASH), {}),
     "model-attention-sdpa-math": Prediction(sdpa_math(), {
         "it should launch between fifteen and twenty-five kernels a call": 19, "all of them should be fp32 GEMMs": 1}),

@@ -8,7 +8,10 @@ from functools import partial
 from profguide.site.parts.reading_waits import TRACELENS, tracelens_trace
 from profguide.site.recordings import (
     Claim,
+    ColumnShare,
+    CpuShare,
     DiffRows,
+    DiffValue,
     Figure,
     KernelFootprint,
     KernelsDecoded,
@@ -20,9 +23,9 @@ from profguide.site.recordings import (
     OccupancyReadsZero,
     OpsInRegion,
     OpsPerCall,
-    PerStepFall,
     RealTrace,
     Recording,
+    RowValue,
 )
 from profguide.site.recordings import exactly as exact_claim
 
@@ -33,6 +36,8 @@ SIZES = {"batch": 4, "heads": 16, "tokens": 1024, "head_dim": 64, "dtype": "bflo
 # each waited milliseconds for a second thread, and the call trees would show that wait as their time.
 SIZES_ON_CPU = {"batch": 2, "heads": 4, "tokens": 128, "threads": 1}
 REGION = "attention"
+SDPA = "aten::scaled_dot_product_attention"
+BY_HAND = ("masked_fill", "masked_fill_")
 OUT_OF_PLACE, MATH = "model-attention-masked-fill", "model-attention-sdpa-math"
 # The CPU has no efficient or cuDNN backend: their stand-ins run its only fused one.
 ON_CPU_INSTEAD = {"efficient": "flash", "cudnn": "flash"}
@@ -44,11 +49,13 @@ def attention_run(variant, claims, compared_with="", figure=WHOLE_REGION):
     recording_id = {"masked_fill": OUT_OF_PLACE, "masked_fill_": OUT_OF_PLACE + "-inplace"}.get(
         variant, f"model-attention-sdpa-{variant}")
     instead = {"variant": ON_CPU_INSTEAD[variant]} if variant in ON_CPU_INSTEAD else {}
+    # The two written by hand record memory too: what the copy allocates.
+    memory = {"profile_memory": True} if variant in BY_HAND else {}
     return Recording(
         id=recording_id,
         module=ATTENTION,
         function="profile_attention",
-        params={"variant": variant, "steps": 5, **SIZES},
+        params={"variant": variant, "steps": 5, **SIZES, **memory},
         cpu_params={**SIZES_ON_CPU, **instead},
         title="Causal attention, {variant}, on {batch} × {heads} heads × {tokens} tokens × {head_dim} ({dtype}): "
               "{steps} steps",
@@ -67,6 +74,13 @@ RECORDINGS = (
         exactly("which ends in one `aten::copy_`", OpsInRegion("aten::masked_fill", "aten::copy_"), 1),
         exactly("then one `aten::masked_fill_` fills the copy", OpsInRegion("aten::masked_fill", "aten::masked_fill_"),
                 1),
+        exactly("the clone should launch one `Memcpy DtoD`", KernelsInside(op="aten::clone", named="Memcpy DtoD"), 1,
+                device="cuda"),
+        exactly("and nothing else", KernelsInside(op="aten::clone"), 1, device="cuda"),
+        exactly("the out-of-place `aten::masked_fill` allocates as much as the scaling's `aten::mul`",
+                ColumnShare("aten::masked_fill", "aten::mul", "cpu_memory_bytes"), 1, device="cpu"),
+        exactly("the out-of-place run should launch six GPU operations a call", KernelsPerCall(region=REGION), 6,
+                device="cuda"),
     ), figure=Figure(trees=("aten::masked_fill",), region=REGION)),
     attention_run("masked_fill_", (
         exactly("The in-place run's region holds no `aten::clone`", OpsInRegion(REGION, "aten::clone"), 0),
@@ -76,10 +90,13 @@ RECORDINGS = (
         exactly("and none added", DiffRows("ops", "added"), 0),
         exactly("On the CPU, the in-place region still holds one `aten::copy_`", OpsInRegion(REGION, "aten::copy_"), 1,
                 device="cpu"),
-        exactly("the diff should find that one kernel gone", DiffRows("kernels", "removed"), 1, device="cuda"),
+        exactly("`aten::masked_fill_` allocates nothing", RowValue("aten::masked_fill_", "cpu_memory_bytes"), 0,
+                device="cpu"),
+        exactly("the diff finds the same peak of allocated memory in both runs",
+                DiffValue("memory_peak_bytes", "ratio", key="cpu"), 1, device="cpu"),
+        exactly("the in-place run five", KernelsPerCall(region=REGION), 5, device="cuda"),
+        exactly("the diff should find no kernel gone", DiffRows("kernels", "removed"), 0, device="cuda"),
         exactly("and none new", DiffRows("kernels", "added"), 0, device="cuda"),
-        exactly("five kernels a step where the out-of-place run launched six", PerStepFall("kernels", OUT_OF_PLACE),
-                1.2, device="cuda"),
     ), compared_with=OUT_OF_PLACE, figure=Figure(trees=("aten::masked_fill_",), region=REGION)),
     attention_run("math", (
         exactly("The math backend's region holds one `aten::_scaled_dot_product_attention_math`",
@@ -92,6 +109,8 @@ RECORDINGS = (
         Claim(PAGE, "it should launch between fifteen and twenty-five kernels a call", KernelsPerCall(region=REGION),
               at_least=15, at_most=25, device="cuda"),
         exactly("all of them should be fp32 GEMMs", KernelsDecoded("gemm", "precision", "fp32"), 1, device="cuda"),
+        Claim(PAGE, "The math backend's `aten::_scaled_dot_product_attention_math` spends next to none of it in its "
+                    "own", CpuShare("aten::_scaled_dot_product_attention_math", SDPA), at_most=0.05, device="cpu"),
     )),
     attention_run("flash", (
         exactly("On the CPU, the flash backend's region holds one `aten::_scaled_dot_product_flash_attention_for_cpu`",
@@ -102,6 +121,9 @@ RECORDINGS = (
                 device="cpu"),
         exactly("and two added", DiffRows("ops", "added"), 2, device="cpu"),
         exactly("a call of the CPU's flash backend holds nineteen `aten::` ops", OpsPerCall(REGION), 19, device="cpu"),
+        Claim(PAGE, "Flash's `aten::_scaled_dot_product_flash_attention_for_cpu` spends nearly all of its SDPA call's "
+                    "time in its own code", CpuShare("aten::_scaled_dot_product_flash_attention_for_cpu", SDPA),
+              at_least=0.9, at_most=1, device="cpu"),
     ), compared_with=MATH),
     attention_run("efficient", (
         exactly("the efficient backend's region should hold one `aten::_scaled_dot_product_efficient_attention`",
@@ -124,7 +146,6 @@ RECORDINGS = (
 FLASH_KERNEL = "flash_fwd"  # pytorch_flash::flash_fwd_kernel<…>, SDPA's flash backend on NVIDIA GPUs
 FLASH_OP = "aten::_scaled_dot_product_flash_attention"
 FLASH_FORWARD = "aten::_flash_attention_forward"
-SDPA = "aten::scaled_dot_product_attention"
 VLLM_ATTENTION = "vllm::unified_attention_with_output"  # vLLM's attention op, around FlashInfer's call
 
 REAL_TRACES = (
@@ -163,8 +184,11 @@ REAL_TRACES = (
     tracelens_trace(
         "model-h100-qwen-attention", "h100-qwen",
         claims=(
+            exactly("each `aten::contiguous` of the H100's Qwen pass holds one `aten::clone`",
+                    NestedIn("aten::contiguous", "aten::clone"), 1),
             exactly("each `aten::clone` of the H100's Qwen pass launches one copy kernel",
                     KernelsInside(op="aten::clone", family="copy"), 1),
+            exactly("and no `Memcpy DtoD`", KernelsInside(op="aten::clone", named="Memcpy DtoD"), 0),
             exactly("the one FP32 GEMM of the H100's Qwen pass runs on the CUDA cores",
                     KernelsDecoded("gemm", "tensor_cores", "no", count=True), 1),
             exactly("Registers are what limits the flash kernel", OccupancyLimit(FLASH_KERNEL, "registers"), 1),
@@ -188,6 +212,9 @@ REAL_TRACES = (
             exactly("the one `aten::masked_fill_` of the B200's trace launches a single kernel",
                     KernelsInside(op="aten::masked_fill_"), 1),
             exactly("and holds no `aten::copy_`", NestedIn("aten::masked_fill_", "aten::copy_"), 0),
+            exactly("each `vllm::all_reduce` of the B200's trace holds two `aten::copy_`",
+                    NestedIn("vllm::all_reduce", "aten::copy_"), 2),
+            exactly("which launch two `Memcpy DtoD`", KernelsInside(op="vllm::all_reduce", named="Memcpy DtoD"), 2),
             exactly("the B200's cuBLAS GEMMs (`nvjet_…`) are all launched by `cuLaunchKernelEx`",
                     LaunchedBy(("cuLaunchKernelEx",), "nvjet"), 1),
             exactly("and so are its attention kernels (`fmhaSm100aKernel_…`)", LaunchedBy(("cuLaunchKernelEx",),

@@ -1,6 +1,6 @@
-"""snippets/model/attention.py: masked_fill copies the scores and masked_fill_ does not; SDPA's math backend
-rebuilds the mask and upcasts, its CPU flash backend is one op; all of them compute the same attention; and the
-in-place mask trains as the out-of-place one does, since nothing autograd keeps is overwritten."""
+"""snippets/model/attention.py: masked_fill copies the scores, allocating a score matrix, and masked_fill_ does not;
+SDPA's math backend rebuilds the mask and upcasts, its CPU flash backend is one op; all of them compute the same
+attention; and the in-place mask trains as the out-of-place one does, since nothing autograd keeps is overwritten."""
 
 import pytest
 import torch
@@ -64,6 +64,19 @@ def test_out_of_place_masking_copies_the_scores_and_in_place_does_not(tmp_path):
     assert ops_in_region(in_place, REGION, "aten::clone") == 0
     assert ops_in_region(in_place, REGION, "aten::masked_fill") == 0
     assert ops_in_region(in_place, REGION, "aten::masked_fill_") == 1
+
+
+def test_profiling_memory_shows_the_copy_as_one_score_matrix_allocated_that_in_place_does_not_allocate():
+    # The page's claims: out of place, masked_fill allocates as much as the scaling's mul, one score matrix
+    # (batch × heads × tokens × tokens in bfloat16); masked_fill_ allocates nothing.
+    rows = {}
+    for variant in ("masked_fill", "masked_fill_"):
+        profile_attention(variant, steps=1, warmup_calls=1, device="cpu", profile_memory=True, **TINY,
+                          on_trace_ready=lambda p, variant=variant: rows.update(
+                              {variant: {row.key: row.cpu_memory_usage for row in p.key_averages()}}))
+    scores = 1 * 2 * 8 * 8 * torch.bfloat16.itemsize
+    assert rows["masked_fill"]["aten::masked_fill"] == rows["masked_fill"]["aten::mul"] == scores
+    assert rows["masked_fill_"]["aten::masked_fill_"] == 0 and "aten::masked_fill" not in rows["masked_fill_"]
 
 
 def test_the_math_backend_rebuilds_the_mask_and_upcasts_and_cpu_flash_is_one_op(tmp_path):
