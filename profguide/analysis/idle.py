@@ -5,7 +5,7 @@ import numpy.typing as npt
 
 from profguide.analysis.host import idle_by_activity
 from profguide.analysis.intervals import Floats, Intervals, Mask, Window, clip, inside_any, merge
-from profguide.analysis.select import Indices, gpu_work, host_syncs, kinds_mask, launch_of
+from profguide.analysis.select import Indices, gpu_work, host_syncs, hta_ops, kinds_mask, launch_of
 from profguide.analysis.summary import IdleBreakdown, IdleCause
 from profguide.trace.model import KIND, NO_ID, Trace
 
@@ -23,6 +23,16 @@ def idle_gaps(busy: Intervals, window: Window) -> Intervals:
     gap_ends = np.concatenate((starts, [window[1]]))
     keep = gap_ends > gap_starts
     return gap_starts[keep], gap_ends[keep]
+
+
+def idle_pct_by_htas_rule(trace: Trace, window: Window) -> float:
+    """The GPU's idle share of ``window``, in percent, with busy time from the ops HolisticTraceAnalysis's
+    temporal breakdown counts (``hta_ops``), at the trace's own times, which HTA rounds to whole µs."""
+    start, end = window
+    if end <= start:
+        return 0.0
+    busy_starts, busy_ends = busy_intervals(trace, window, hta_ops(trace))
+    return 100 * (end - start - float((busy_ends - busy_starts).sum())) / (end - start)
 
 
 IDLE_CAUSES = {

@@ -19,7 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from profguide.analysis import diff, ops, summary
+from profguide.analysis.idle import idle_pct_by_htas_rule
 from profguide.analysis.rules import all_job_rules, all_rules
+from profguide.analysis.select import hta_ops
 from profguide.analysis.verdict import summarise
 from profguide.errors import RecordingError, TraceError
 from profguide.figures import charts
@@ -40,6 +42,7 @@ LAYOUT_RESULTS = "benchmarks/results/layout_memory.json"
 DIFF_RESULTS = "benchmarks/results/diff_and_rules.json"
 TRACES = "docs/traces"  # the real traces from other machines, with their sources and licences
 REAL_VERDICTS = "real-trace-verdicts.md"
+HTA_AGREEMENT = "hta-agreement.md"
 CHEAT_SHEET = "reading-output/cheat-sheet.md"
 # The JSON Schemas of the commands' --json output, which the reference page links: (types, title) by file.
 SCHEMAS = {"explain.schema.json": (summary.OUTPUTS, "profguide explain --json"),
@@ -195,6 +198,27 @@ def benchmark_files(root):
     return files
 
 
+def hta_comparison(path, reference):
+    """A real trace's GPU idle share by HTA (``reference``, its entry in the HTA reference file) beside the ones
+    profguide measures."""
+    trace = load_once(path)
+    found = summarise(trace)
+    if not found["window"]:
+        return render.HtaComparison(path.name, found["device"], None, 0, None, None, reference)
+    window = (found["window"]["start_us"], found["window"]["end_us"])
+    gpu_ops = int((hta_ops(trace) & (trace.ts >= window[0]) & (trace.ts <= window[1])).sum())
+    return render.HtaComparison(path.name, found["device"], found["window"]["dur_us"], gpu_ops,
+                                idle_pct_by_htas_rule(trace, window), found["gpu_idle_pct"], reference)
+
+
+def hta_agreement(root):
+    """Every real trace's GPU idle share by HTA beside profguide's, as the reference page shows them."""
+    reference = benchmark_results(root, claims.HTA_REFERENCE)
+    comparisons = [hta_comparison(path, reference["traces"][path.name])
+                   for path in sorted((Path(root) / TRACES).glob("*.json.gz"))]
+    return render.hta_agreement_fragment(comparisons, reference)
+
+
 def site_files(root, checks, included):
     """The site's own fragments that pages include (every claim's check, the benchmark results, the rules with
     what each measured on its run, and the cheat sheet, which quotes the rules' and the claims' measurements),
@@ -217,6 +241,7 @@ def site_files(root, checks, included):
         "explain-fields.md": lambda: {"explain-fields.md": summary.field_tables()},
         REAL_VERDICTS: lambda: {REAL_VERDICTS: render.real_verdicts_table(
             [(path.name, summarise(load_once(path))) for path in sorted((Path(root) / TRACES).glob("*.json.gz"))])},
+        HTA_AGREEMENT: lambda: {HTA_AGREEMENT: hta_agreement(root)},
         lessons.FRAGMENT: lambda: {lessons.FRAGMENT: lessons.lessons_table(Path(root) / "docs")},
         "kernel-families.md": lambda: {"kernel-families.md": kernel_table.families_table(
             [(path.name, load_once(path)) for path in sorted((Path(root) / TRACES).glob("*.json.gz"))])},

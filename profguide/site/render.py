@@ -7,6 +7,7 @@ committed twice; each figure comes with its caption, its provenance, a link
 to download its trace and a button that opens the trace in Perfetto.
 """
 
+from typing import Any, NamedTuple
 from xml.sax.saxutils import escape
 
 from profguide.text import (
@@ -378,6 +379,78 @@ def real_verdicts_table(summaries):
             for name, summary in summaries]
     return markdown_table(("Trace", "Device", "Window", "Verdict", "Decided by"), rows, "llrll")
 
+
+
+HTA_AGREEMENT_POINTS = 2.0  # how close the idle share by HTA's rule keeps to HTA's own, in percentage points
+
+
+class HtaComparison(NamedTuple):
+    """One real trace's GPU idle share as HolisticTraceAnalysis reported it and as profguide measures it."""
+
+    name: str  # the trace's file name
+    device: str | None
+    window_us: float | None  # explain's window; None without GPU work
+    gpu_ops: int  # the ops HTA's rule counts, inside that window
+    by_htas_rule: float | None  # idle %, HTA's rule on the trace's own times
+    gpu_idle_pct: float | None  # explain's own idle %
+    reference: dict[str, Any]  # HTA's answer for the trace, or its error, from the reference file
+
+
+def hta_points(comparison):
+    """HTA's idle share less the one by its rule, in percentage points."""
+    return comparison.reference["idle_pct_exact"] - comparison.by_htas_rule
+
+
+def hta_us_per_op(comparison):
+    """HTA's extra idle time (``hta_points``) over the window, in µs per GPU op HTA's rule counts in it."""
+    return hta_points(comparison) / 100 * comparison.window_us / comparison.gpu_ops if comparison.gpu_ops else 0.0
+
+
+def hta_agreement_row(comparison):
+    device = cell(comparison.device or "not named") if comparison.window_us is not None else "no GPU work"
+    explains = "–" if comparison.gpu_idle_pct is None else f"{comparison.gpu_idle_pct:.2f}%"
+    if "error" in comparison.reference:
+        return code(comparison.name), device, "–", "fails", "–", "–", "–", explains
+    # Only where HTA rounds the times is the difference spread over the ops: elsewhere it has other causes.
+    rounded = comparison.reference["ts_rounded_to_us"]
+    return (code(comparison.name), device, "fractions of a µs" if rounded else "whole µs",
+            f"{comparison.reference['idle_pct_exact']:.2f}%", f"{comparison.by_htas_rule:.2f}%",
+            f"{hta_points(comparison):+.2f}", f"{hta_us_per_op(comparison):+.2f} µs" if rounded else "–", explains)
+
+
+def hta_agreement_fragment(comparisons, reference):
+    """Markdown: each real trace's GPU idle share by HolisticTraceAnalysis (``reference``, as
+    ``benchmarks/hta_reference.py`` wrote it) beside the idle share by HTA's rule and ``gpu_idle_pct``, and what
+    the comparison finds, in sentences made from the same numbers."""
+    table = markdown_table(
+        ("Trace", "Device", "Times written in", f"HTA {escape(reference['hta_version'])}", "HTA's rule, here",
+         "Difference, points", "Difference per GPU op", "<code>gpu_idle_pct</code>"),
+        [hta_agreement_row(comparison) for comparison in comparisons], "lllrrrrr")
+    read = [c for c in comparisons if "error" not in c.reference]
+    outside = [c for c in read if abs(hta_points(c)) > HTA_AGREEMENT_POINTS]
+    whole = [c for c in read if not c.reference["ts_rounded_to_us"]]
+    fractional = [hta_us_per_op(c) for c in read if c.reference["ts_rounded_to_us"]]
+    failed = [code(c.name) for c in comparisons if "error" in c.reference]
+    sentences = [f"HTA reads {len(read)} of these {len(comparisons)} traces. On {len(read) - len(outside)} of them "
+                 f"the idle share by its rule is within {HTA_AGREEMENT_POINTS:g} percentage points of HTA's"
+                 + "".join(f"; on {code(c.name)} HTA's is {abs(hta_points(c)):.2f} points "
+                           f"{'higher' if hta_points(c) > 0 else 'lower'}" for c in outside) + "."]
+    if whole:
+        sentences.append(f"On the {len(whole)} written in whole microseconds, the two agree to within "
+                         f"{max(abs(hta_points(c)) for c in whole):.2f} points.")
+    if fractional and min(fractional) >= 0:
+        sentences.append(f"On the {len(fractional)} with fractions of a microsecond, HTA's is never lower, and "
+                         f"higher by at most {max(fractional):.2f} µs of idle time per GPU op.")
+    elif fractional:
+        sentences.append(f"On the {len(fractional)} with fractions of a microsecond, HTA's differs from it by "
+                         f"{min(fractional):+.2f} to {max(fractional):+.2f} µs of idle time per GPU op.")
+    if failed:
+        sentences.append(f"HTA stops with an error on {', '.join(failed)}; the reference file holds each error.")
+    return (table + "\n" + " ".join(sentences) + "\n\n"
+            f"<small>HTA's values: HolisticTraceAnalysis {escape(reference['hta_version'])}, obtained "
+            f"{escape(reference['obtained'])}, kept in `benchmarks/results/hta_temporal_breakdown.json`; "
+            "profguide's: measured by this build. `tests/analysis/test_hta_agreement.py` checks the two against each "
+            "other.</small>\n")
 
 RANKS_SPEEDUP_GOAL = 1.6  # explain DIR on two cores against one, on the benchmark's largest folder
 

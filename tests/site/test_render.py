@@ -206,3 +206,23 @@ def test_the_diff_benchmark_says_which_goal_the_run_met():
     lines = render.diff_benchmark_fragment(slow).splitlines()
     assert next(line for line in lines if "`diff A B" in line).endswith("✗ |")
     assert next(line for line in lines if "the rules" in line).endswith("✓ |")  # at the goal is within it
+
+
+def hta_comparison(name, hta_idle, by_rule, rounded=True, window_us=1000.0, gpu_ops=10):
+    reference = {"idle_pct_exact": hta_idle, "ts_rounded_to_us": rounded}
+    return render.HtaComparison(name, "GPU", window_us, gpu_ops, by_rule, by_rule, reference)
+
+
+def test_the_hta_agreement_names_what_falls_outside_the_bound_and_what_hta_cannot_read():
+    comparisons = [hta_comparison("close.json.gz", 50.5, 50.0), hta_comparison("far.json.gz", 13.0, 10.0),
+                   hta_comparison("whole.json.gz", 40.0, 40.0, rounded=False),
+                   render.HtaComparison("broken.json.gz", None, None, 0, None, None, {"error": "IndexError"})]
+    text = render.hta_agreement_fragment(comparisons, {"hta_version": "0.5.0", "obtained": "once"})
+    assert "HTA reads 3 of these 4 traces. On 2 of them the idle share by its rule is within 2 percentage points" \
+        in text
+    assert "; on <code>far.json.gz</code> HTA's is 3.00 points higher." in text
+    assert "| +0.50 | +0.50 µs |" in text  # half a point of 1,000 µs over 10 ops
+    assert "| <code>whole.json.gz</code> | GPU | whole µs | 40.00% | 40.00% | +0.00 | – |" in text
+    assert "never lower, and higher by at most 3.00 µs of idle time per GPU op" in text
+    assert "HTA stops with an error on <code>broken.json.gz</code>" in text
+    assert "| <code>broken.json.gz</code> | no GPU work | – | fails |" in text
