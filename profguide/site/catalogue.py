@@ -19,6 +19,7 @@ from profguide.site.parts import (
     reading_memory,
     reading_table,
     reading_waits,
+    reference_around,
     reference_traces,
 )
 
@@ -38,6 +39,7 @@ RECORDINGS = (
     *model_mlp.RECORDINGS,
     *model_attention.RECORDINGS,
     *model_block.RECORDINGS,
+    *reference_around.RECORDINGS,
 )
 # Traces from machines this project does not own, which pages show with their source (never recorded).
 REAL_TRACES = (*basics.REAL_TRACES, *reading_table.REAL_TRACES, *reading_dispatch.REAL_TRACES,

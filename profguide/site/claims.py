@@ -14,13 +14,14 @@ otherwise pass for an absent one.
 import functools
 import json
 import textwrap
+from collections import Counter
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Annotated, Literal, get_args, get_origin, get_type_hints
 
 import numpy as np
 
-from profguide.analysis import collectives, kernel_resources
+from profguide.analysis import collectives, kernel_resources, stacks
 from profguide.analysis.communication import communication, step_communication
 from profguide.analysis.compile import compile_markers, step_counts
 from profguide.analysis.compiled_calls import compiled_calls
@@ -1044,6 +1045,58 @@ def call_count(measure, data):
     trace = data.trace
     calls = kinds_mask(trace, ("runtime", "driver")) & names_where(trace, lambda name: name.startswith(measure.prefix))
     return float(calls.sum())
+
+
+@takes(recordings.TimerRatio)
+def timer_ratio(measure, data):
+    durations = occurrences(data.trace, measure.op)
+    try:
+        timer_us = data.results["timer"]["median_us"]
+    except (RecordingError, KeyError, TypeError):
+        return None
+    return float(np.median(durations)) / timer_us if len(durations) and timer_us else None
+
+
+def exported_stacks(data, which="verbose"):
+    """The stacks ``export_stacks`` wrote in the run (``results.json``), parsed; None without them."""
+    try:
+        return stacks.folded(data.results["stacks" if which == "verbose" else "stacks_without_option"])
+    except (RecordingError, KeyError, TypeError):
+        return None
+
+
+@takes(recordings.StackLines)
+def stack_lines(measure, data):
+    found = exported_stacks(data, measure.which)
+    return None if found is None else float(len(found))
+
+
+@takes(recordings.StackTime)
+def stack_time(measure, data):
+    found = exported_stacks(data)
+    whole = stacks.time_under(found, measure.over) if found else 0
+    return stacks.time_under(found, measure.frame) / whole if whole else None
+
+
+@takes(recordings.ExecutionTraceCovers)
+def execution_trace_covers(_measure, data):
+    try:
+        nodes = Counter(data.results["nodes_by_name"])
+    except (RecordingError, KeyError, TypeError):
+        return None
+    trace = data.trace
+    events = Counter(trace.names[code] for code in trace.name[kinds_mask(trace, ("cpu_op", "annotation"))])
+    total = sum(events.values())
+    return sum((events & nodes).values()) / total if total else None
+
+
+@takes(recordings.LastCollective)
+def last_collective(measure, data):
+    try:
+        collectives = data.results["ranks"][measure.rank]
+        return float(max(collective["seq"] for collective in collectives)) if collectives else None
+    except (RecordingError, KeyError, IndexError, TypeError):
+        return None
 
 
 def measured(measure, data):

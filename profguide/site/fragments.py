@@ -12,7 +12,7 @@ from xml.sax.saxutils import escape
 from profguide import diff as diff_view
 from profguide import explain
 from profguide import ops_view as ops_markdown
-from profguide.analysis import collectives, kernel_resources, memory
+from profguide.analysis import collectives, kernel_resources, memory, stacks
 from profguide.analysis import compile as compile_analysis
 from profguide.analysis.communication import communication, step_communication
 from profguide.analysis.compiled_calls import compiled_calls
@@ -35,6 +35,7 @@ from profguide.analysis.regions import ops_in_each_call, python_calls_by_region,
 from profguide.analysis.select import first_of, profiler_steps, step_window, steps_total_us
 from profguide.errors import RecordingError, UsageError
 from profguide.figures import charts
+from profguide.figures.flame import flame_svg
 from profguide.figures.host_steps import host_steps_svg
 from profguide.figures.memory import memory_timeline_svg
 from profguide.figures.ranks import job_svg
@@ -788,6 +789,103 @@ def host_only_ops(data, limit=15):
     return {"host-only-ops.md": table + "\n" + sentence + "\n" + source_note(data)}
 
 
+def results_of(data, what, *keys):
+    """The run's ``results.json`` and the entries ``keys`` of it; FragmentError naming ``what`` when it lacks them."""
+    try:
+        found = data.results
+        return [found[key] for key in keys]
+    except (RecordingError, KeyError, TypeError):
+        raise FragmentError(f"results.json is missing or does not hold {what}") from None
+
+
+def timer_comparison(data):
+    """The Timer's measurement as it prints, and the profiler's median for the same op beside it."""
+    op, timer, printed = results_of(data, "a Timer's measurement", "op", "timer", "printed")
+    durations = charts.op_durations(data.trace, op)
+    if not len(durations):
+        raise FragmentError(f"no {op} in this recording's trace")
+    profiled = median(durations)
+    rows = [("`torch.utils.benchmark.Timer`", format_duration(timer["median_us"]),
+             f"{timer['blocks']:,} blocks of {count_of(timer['runs_per_block'], 'run')}"),
+            (f"`torch.profiler`: {code(op)} events", format_duration(profiled), count_of(len(durations), "call"))]
+    table = markdown_table(("Measured by", "Median", "From"), rows, "lrl")
+    sentence = f"The profiler's median over the Timer's: {profiled / timer['median_us']:.2f}."
+    return {"timer.md": f"```text\n{printed}\n```\n\n{table}\n{sentence}\n\n" + render.provenance_note(data.meta)}
+
+
+def exported_stack_lines(data):
+    (lines,) = results_of(data, "the lines export_stacks wrote", "stacks")
+    if not lines:
+        raise FragmentError("export_stacks wrote no line in this recording")
+    return lines
+
+
+def stack_lines(data, shown=3):
+    """The first lines of the stacks file that end in the snippet's own code, as ``export_stacks`` wrote them."""
+    lines, snippet = exported_stack_lines(data), data.recording.snippet
+    ending = [line for line in lines if line.rpartition(" ")[0].rpartition(";")[2].startswith(snippet)]
+    distinct = {line.rpartition(" ")[0] for line in lines}
+    sentence = (f"The file holds {count_of(len(lines), 'line')}, one for each op with its stack, "
+                f"and {count_of(len(distinct), 'distinct stack')}; above, the first {shown} that end in "
+                f"{code(snippet)}.")
+    return {"stacks.md": "```text\n" + "\n".join(ending[:shown]) + "\n```\n\n" + sentence + "\n\n"
+            + render.provenance_note(data.meta)}
+
+
+def flame(data):
+    """The flame graph of the stacks ``export_stacks`` wrote."""
+    lines, snippet = exported_stack_lines(data), data.recording.snippet
+    svg = flame_svg(stacks.folded(lines), (snippet,), title=f"Flame graph: {data.title}")
+    caption = (f"The {count_of(len(lines), 'line')} that `export_stacks` wrote, drawn as a flame graph: each bar "
+               "is a Python frame, as wide as the self CPU time of the ops below it, and the frames it called sit "
+               "on top of it. Hover over a bar for its file, line and time.")
+    return {"flame.svg": svg, "flame.md": render.extra_figure_fragment(svg_path(data, "flame.svg"), caption)
+            + "\n" + render.provenance_note(data.meta)}
+
+
+EXECUTION_TRACE_KEYS = ("id", "name", "ctrl_deps", "inputs", "outputs")  # a node's fields, less its long attrs
+
+
+def execution_trace(data, rows=10):
+    """One node of the execution trace, and its nodes by name beside the profiler's events of the same name."""
+    schema, by_name, example = results_of(data, "an execution trace's summary", "schema", "nodes_by_name",
+                                          "example")
+    trace = data.trace
+    events = {name: int((trace.name == trace.names.index(name)).sum()) if name in trace.names else 0
+              for name in by_name}
+    node = {key: example[key] for key in EXECUTION_TRACE_KEYS if key in example}
+    node["attrs"] = [attr for attr in example.get("attrs", []) if attr["name"] == "op_schema"]
+    table = markdown_table(("Node name", "Nodes", "Events in the profiler's trace"),
+                           [(code(name), count, events[name]) for name, count in list(by_name.items())[:rows]],
+                           "lrr")
+    besides = [name for name, count in events.items() if not count]
+    sentence = (f"The execution trace ({code(schema)}) holds {count_of(sum(by_name.values()), 'node')} under "
+                f"{count_of(len(by_name), 'name')}; above, the {rows} most frequent. Names with no event in the "
+                f"profiler's trace: {', '.join(code(name) for name in besides) or 'none'}. The node shown is its "
+                f"first {code(example['name'])}, with only its operator schema among its attributes.")
+    return {"execution-trace.md": f"```json\n{two_levels(node)}\n```\n\n{table}\n{sentence}\n\n"
+            + render.provenance_note(data.meta)}
+
+
+def two_levels(value, indent=""):
+    """JSON with a line for each key of ``value`` and of the objects it holds, deeper values on their key's line."""
+    if not isinstance(value, dict):
+        return json.dumps(value)
+    inner = indent + "  "
+    lines = [f"{inner}{json.dumps(key)}: {two_levels(item, inner) if not indent else json.dumps(item)}"
+             for key, item in value.items()]
+    return "{\n" + ",\n".join(lines) + f"\n{indent}}}"
+
+
+def flight_recorder(data):
+    """Each rank's flight recorder: its collectives, in order."""
+    (ranks,) = results_of(data, "the ranks' flight recorders", "ranks")
+    rows = [(rank, collective["seq"], code(collective["name"]), code(json.dumps(collective["sizes"])))
+            for rank, collectives in enumerate(ranks) for collective in collectives]
+    table = markdown_table(("Rank", "Collective", "Name", "Input sizes"), rows, "rrll")
+    return {"flight-recorder.md": table + "\n" + render.provenance_note(data.meta)}
+
+
 def python_calls(data):
     """Each ``record_function`` region of rank 0's trace with its ops and the Python calls that ``with_stack``
     recorded inside it, and the calls per op."""
@@ -803,6 +901,11 @@ def python_calls(data):
 
 
 FRAGMENTS = {
+    "timer.md": timer_comparison,
+    "stacks.md": stack_lines,
+    "flame.md": flame,
+    "execution-trace.md": execution_trace,
+    "flight-recorder.md": flight_recorder,
     "resources.md": resources,
     "host-only-ops.md": host_only_ops,
     "step-parts.md": step_parts,

@@ -1212,6 +1212,62 @@ class CallCount(Measure):
 
 
 @dataclass(frozen=True)
+class TimerRatio(Measure):
+    """The median duration of the op ``op`` in the trace over the median of ``torch.utils.benchmark``'s Timer
+    for the same op, in the same process (``results.json``: ``{"timer": {"median_us": …}}``)."""
+
+    op: Event
+
+    def describe(self):
+        return f"median {self.op} in the trace / the Timer's median"
+
+
+@dataclass(frozen=True)
+class StackLines(Measure):
+    """How many lines ``export_stacks`` wrote, after a profile with ``experimental_config=_ExperimentalConfig(
+    verbose=True)`` (``verbose``) or without it (``plain``) (``results.json``: ``{"stacks": [line, …],
+    "stacks_without_option": [line, …]}``)."""
+
+    which: Literal["verbose", "plain"]
+
+    def describe(self):
+        return f"lines export_stacks wrote ({self.which} profile)"
+
+
+@dataclass(frozen=True)
+class StackTime(Measure):
+    """The time of the exported stacks that pass through a frame whose function is ``frame``, over that of the
+    stacks through ``over`` (all of them when empty) (``results.json``, as ``StackLines``)."""
+
+    frame: NamePart
+    over: NamePart = ""
+
+    def describe(self):
+        return f"stack time under {self.frame} / under {self.over or 'any frame'}"
+
+
+@dataclass(frozen=True)
+class ExecutionTraceCovers(Measure):
+    """The share of the trace's ops and ``record_function`` regions that the execution trace recorded beside it
+    holds a node of the same name for, name by name and call by call (``results.json``:
+    ``{"nodes_by_name": {name: count}}``)."""
+
+    def describe(self):
+        return "ops and regions with an execution-trace node / ops and regions in the trace"
+
+
+@dataclass(frozen=True)
+class LastCollective(Measure):
+    """The number of the last collective in rank ``rank``'s flight recorder (``results.json``: ``{"ranks":
+    [[{"seq": …, "name": …}, …], …]}``, each rank's collectives in order)."""
+
+    rank: int
+
+    def describe(self):
+        return f"the last collective in rank {self.rank}'s flight recorder"
+
+
+@dataclass(frozen=True)
 class Claim:
     """A sentence of the guide about a recording, and the measurement that must back it.
 
