@@ -355,8 +355,23 @@ def communication_exposed(measure, data):
 
 @takes(recordings.OpsInRegion)
 def ops_in(measure, data):
+    if measure.under:
+        return ops_under(region_tree(data.trace, measure.region), measure.op, measure.under)
     found = ops_in_region(data.trace, measure.region, measure.op)
     return None if found is None else float(found)
+
+
+def ops_under(tree, op, under):
+    """How many ``op`` entries of a region's call tree (``region_tree``) have an ``under`` entry among the
+    entries that enclose them; None without the region."""
+    if not tree:
+        return None
+    found, enclosing = 0, []
+    for entry in tree:
+        del enclosing[entry["depth"]:]
+        found += entry["name"] == op and under in enclosing
+        enclosing.append(entry["name"])
+    return float(found)
 
 
 @takes(recordings.PythonCallsInRegion)

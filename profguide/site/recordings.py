@@ -235,13 +235,16 @@ class ColumnShare(Measure):
 
 @dataclass(frozen=True)
 class OpsInRegion(Measure):
-    """How many ``op`` events the first occurrence of the region ``region`` holds, at any depth."""
+    """How many ``op`` events the first occurrence of the region ``region`` holds, at any depth; with ``under``,
+    only those nested, at any depth, in an ``under`` event of it."""
 
     region: Event
     op: Event
+    under: Event = ""
 
     def describe(self):
-        return f"{self.op} in {self.region}"
+        nested = f" under {self.under}" if self.under else ""
+        return f"{self.op}{nested} in {self.region}"
 
 
 @dataclass(frozen=True)

@@ -383,6 +383,18 @@ def test_ops_in_a_region_and_occupancy_queries_before_launches():
     assert claims.measured(OccupancyQueries("gemm", "queries"), data(cpu("aten::mm", 0, 5))) is None
 
 
+def test_ops_in_a_region_under_another_op_count_only_those_it_encloses():
+    found = data(cpu("case", 0, 100, kind="annotation"), cpu("aten::matmul", 10, 80),
+                 cpu("aten::reshape", 12, 20), cpu("aten::copy_", 14, 10),
+                 cpu("aten::mm", 40, 40), cpu("aten::clone", 42, 20), cpu("aten::copy_", 44, 10))
+    assert claims.measured(OpsInRegion("case", "aten::copy_"), found) == 2
+    assert claims.measured(OpsInRegion("case", "aten::copy_", under="aten::mm"), found) == 1
+    assert claims.measured(OpsInRegion("case", "aten::copy_", under="aten::matmul"), found) == 2
+    assert claims.measured(OpsInRegion("case", "aten::copy_", under="aten::clone"), found) == 1
+    assert claims.measured(OpsInRegion("case", "aten::mm", under="aten::reshape"), found) == 0
+    assert claims.measured(OpsInRegion("absent", "aten::copy_", under="aten::mm"), found) is None
+
+
 def test_communication_hidden_over_the_trace_and_exposed_in_the_least_and_most_exposed_step():
     found = data(cpu("ProfilerStep#1", 0, 100, kind="annotation"), cpu("ProfilerStep#2", 100, 100, kind="annotation"),
                  gpu("gemm", 0, 50), gpu("ncclKernel_AllReduce", 25, 50, stream=20),

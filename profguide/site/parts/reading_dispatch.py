@@ -52,7 +52,7 @@ RECORDINGS = (
                   "in-place `aten::add_`", OpsInRegion("nn.Linear, transposed 3-D input", "aten::add_"), at_least=1,
                   at_most=1),
             Claim(PAGE, "`aten::mm` itself copies the strided slice",
-                  OpsInRegion("x[:, ::2] @ w, strided", "aten::copy_"), at_least=1, at_most=1),
+                  OpsInRegion("x[:, ::2] @ w, strided", "aten::copy_", under="aten::mm"), at_least=1, at_most=1),
         ),
     ),
 )
