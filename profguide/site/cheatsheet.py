@@ -47,13 +47,18 @@ SIGNS = {
              "`with_stack` records Python functions as events",
              "Read the op rows; group by stack to find the caller",
              "[`group_by_stack_n`](table.md#group_by_stack_n)"),
-        Sign("The same CUDA time on several rows", "Device time is attributed up the nesting",
-             "Add up *Self CUDA*, never *CUDA total*",
+        Sign("The same CUDA time on several rows",
+             "Device time is attributed up the nesting, and each kernel's time is on its own row and on its "
+             "operator's",
+             "Read the *Self CUDA time total* line, or add up *Self CUDA* over the operator rows only; never add "
+             "up *CUDA total*",
              "[On a GPU](table.md#on-a-gpu-device-time-and-three-known-confusions)",
              ("reading-table-h100-bert", "the same kernel time appears on the rows of `aten::linear` and again on "
                                          "those of `aten::addmm`",
               "`aten::linear`'s device time: {times} `aten::addmm`'s")),
-        Sign("*Self CUDA %* above 100", "A region's GPU-side annotation counted as device time",
+        Sign("*Self CUDA %* above 100",
+             "A region's GPU-side annotation: its row holds the region's span on the GPU, which the total leaves "
+             "out",
              "Read the region's device time off the trace",
              "[On a GPU](table.md#on-a-gpu-device-time-and-three-known-confusions)"),
         Sign("A negative *Self CPU Mem*",

@@ -99,10 +99,8 @@ LESSONS = (
     full(1, "The table finds the hotspots, sorted by the column that answers your question; the trace says when "
             "each thing ran, and where", FIRST, "which-column-do-i-sort-by"),
     full(1, "Self time leaves out the operators called inside; total time counts them", TABLE, "self-and-total"),
-    not_yet(1, "A cheap operator called very many times can be the bottleneck: read `# of Calls`", FIRST,
-            "what-do-the-columns-mean",
-            "the page defines the column but does not say that a high count of a cheap op is a candidate to fuse "
-            "or batch; Where the GPU waits says that each of many small launches costs, without the column"),
+    full(1, "A cheap operator called very many times can be the bottleneck: read `# of Calls`", FIRST,
+         "what-do-the-columns-mean"),
     full(1, "CPU time far above GPU time means an idle GPU: the work is overhead-bound", FIRST,
          "small-inputs-against-large-ones"),
     full(1, "Larger work moves a step from overhead-bound to compute-bound", FIRST,

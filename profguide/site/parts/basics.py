@@ -24,6 +24,7 @@ from profguide.site.recordings import (
     StepNumber,
     SyncBusyShare,
     SyncOverKernels,
+    VerdictIs,
     exactly,
 )
 
@@ -86,14 +87,16 @@ RECORDINGS = (
                   CpuShare("aten::mm", "matmul_bias"), at_least=0.85, at_most=0.95, device="cpu"),
             Claim("basics/index.md", "the time in no operator fades to under a hundredth of the region",
                   CpuShare("matmul_bias", "matmul_bias"), at_least=0, at_most=0.01, device="cpu"),
+            exactly("basics/index.md", "`profguide explain` calls this CPU run `host-compute-bound`",
+                    VerdictIs("host-compute-bound"), 1, device="cpu"),
             Claim("basics/index.md", "the multiply's kernel should take nearly all of the kernel time",
                   DeviceShare("aten::mm"), at_least=0.9, at_most=1, device="cuda"),
             Claim("basics/index.md", "`aten::matmul` has a small self time and `aten::mm` a large one",
                   CpuShare("aten::matmul", "aten::mm"), at_least=0, at_most=0.1, device="cpu"),
             Claim("basics/first-trace.md", "with the large one, `aten::mm` fills about nine tenths of it",
                   CpuShare("aten::mm", "matmul_bias"), at_least=0.85, at_most=0.95, device="cpu"),
-            # "About as long as": the sync lasts about as long as the kernels it waits for.
-            Claim("basics/first-trace.md", "for the large input, about as long as the multiply's kernel",
+            # "About as long as": the sync lasts about as long as the kernels it waits for, all of them.
+            Claim("basics/first-trace.md", "for the large input, about as long as the GPU's kernels together",
                   SyncOverKernels(), at_least=0.8, at_most=1.25, device="cuda"),
         ),
     ),
