@@ -413,7 +413,7 @@ def hta_agreement_row(comparison):
         return code(comparison.name), device, "–", "fails", "–", "–", "–", explains
     # Only where HTA rounds the times is the difference spread over the ops: elsewhere it has other causes.
     rounded = comparison.reference["ts_rounded_to_us"]
-    return (code(comparison.name), device, "fractions of a µs" if rounded else "whole µs",
+    return (code(comparison.name), device, "sub-µs" if rounded else "whole µs",
             f"{comparison.reference['idle_pct_exact']:.2f}%", f"{comparison.by_htas_rule:.2f}%",
             f"{hta_points(comparison):+.2f}", f"{hta_us_per_op(comparison):+.2f} µs" if rounded else "–", explains)
 
@@ -423,7 +423,7 @@ def hta_agreement_fragment(comparisons, reference):
     ``benchmarks/hta_reference.py`` wrote it) beside the idle share by HTA's rule and ``gpu_idle_pct``, and what
     the comparison finds, in sentences made from the same numbers."""
     table = markdown_table(
-        ("Trace", "Device", "Times written in", f"HTA {escape(reference['hta_version'])}", "HTA's rule, here",
+        ("Trace", "Device", "Times", f"HTA {escape(reference['hta_version'])}", "HTA's rule, here",
          "Difference, points", "Difference per GPU op", "<code>gpu_idle_pct</code>"),
         [hta_agreement_row(comparison) for comparison in comparisons], "lllrrrrr")
     read = [c for c in comparisons if "error" not in c.reference]
@@ -446,7 +446,8 @@ def hta_agreement_fragment(comparisons, reference):
                          f"{min(fractional):+.2f} to {max(fractional):+.2f} µs of idle time per GPU op.")
     if failed:
         sentences.append(f"HTA stops with an error on {', '.join(failed)}; the reference file holds each error.")
-    return (table + "\n" + " ".join(sentences) + "\n\n"
+    # pg-reflow: on a phone each row reads as a block of labelled cells (docs/assets/figures.css).
+    return (f'<div class="pg-reflow" markdown>\n\n{table}\n</div>\n\n' + " ".join(sentences) + "\n\n"
             f"<small>HTA's values: HolisticTraceAnalysis {escape(reference['hta_version'])}, obtained "
             f"{escape(reference['obtained'])}, kept in `benchmarks/results/hta_temporal_breakdown.json`; "
             "profguide's: measured by this build. `tests/analysis/test_hta_agreement.py` checks the two against each "

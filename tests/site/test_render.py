@@ -221,8 +221,8 @@ def test_the_hta_agreement_names_what_falls_outside_the_bound_and_what_hta_canno
     assert "HTA reads 3 of these 4 traces. On 2 of them the idle share by its rule is within 2 percentage points" \
         in text
     assert "; on <code>far.json.gz</code> HTA's is 3.00 points higher." in text
-    assert "| +0.50 | +0.50 µs |" in text  # half a point of 1,000 µs over 10 ops
     assert "| <code>whole.json.gz</code> | GPU | whole µs | 40.00% | 40.00% | +0.00 | – |" in text
+    assert "| <code>close.json.gz</code> | GPU | sub-µs | 50.50% | 50.00% | +0.50 | +0.50 µs |" in text
     assert "never lower, and higher by at most 3.00 µs of idle time per GPU op" in text
     assert "HTA stops with an error on <code>broken.json.gz</code>" in text
     assert "| <code>broken.json.gz</code> | no GPU work | – | fails |" in text
