@@ -110,7 +110,8 @@ RECORDINGS = (
               at_least=15, at_most=25, device="cuda"),
         exactly("all of them should be fp32 GEMMs", KernelsDecoded("gemm", "precision", "fp32"), 1, device="cuda"),
         Claim(PAGE, "The math backend's `aten::_scaled_dot_product_attention_math` spends next to none of it in its "
-                    "own", CpuShare("aten::_scaled_dot_product_attention_math", SDPA), at_most=0.05, device="cpu"),
+                    "own", CpuShare("aten::_scaled_dot_product_attention_math", SDPA), at_least=0, at_most=0.05,
+              device="cpu"),
     )),
     attention_run("flash", (
         exactly("On the CPU, the flash backend's region holds one `aten::_scaled_dot_product_flash_attention_for_cpu`",
