@@ -61,6 +61,8 @@ WHERE = "void at::native::elementwise_kernel<128, 4, at::native::where_kernel_im
 ISNEGINF = "void at::native::vectorized_elementwise_kernel<4, at::native::isneginf_kernel_impl>(int)"
 ALL = "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<bool, at::native::and_kernel_cuda>>(int)"
 ALL_REDUCE = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"  # communication, NCCL
+SUM = "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::func_wrapper_t<float, " \
+      "at::native::sum_functor<float, float, float>>>>(int)"  # reduction
 
 
 def ops(calls, start, ids):
@@ -255,7 +257,43 @@ def rank_step(kernel_start, kernel_us, straggle_us=0):
     return tuple(events)
 
 
+def steps_page_step(start, ids):
+    """A step of the steps page's loop from ``start``, for ``steps``: the forward region's aten::mm launches a
+    400 µs GEMM and aten::add a 10 µs kernel, queued behind it; the reduce region's aten::sum a 5 µs kernel. The
+    first step's aten::mm (the one from 0) first creates cuBLAS's handle and workspace: 2000 µs of host time
+    before its launch."""
+    ready = start + (2000 if start == 0 else 0)  # the set-up done, the step goes on
+    mm, add, total = ((next(ids), next(ids)) for _ in range(3))
+    events = [cpu("forward", start, ready - start + 30, kind="annotation"),
+              cpu("aten::matmul", start + 1, ready - start + 10),
+              cpu("aten::mm", start + 2, ready - start + 9, external_id=mm[0]),
+              cpu("cudaLaunchKernel", ready + 6, 3, kind="runtime", correlation=mm[1], external_id=mm[0]),
+              gpu(GEMM, ready + 11, 400, correlation=mm[1], external_id=mm[0]),
+              cpu("aten::add", ready + 14, 10, external_id=add[0]),
+              cpu("cudaLaunchKernel", ready + 18, 3, kind="runtime", correlation=add[1], external_id=add[0]),
+              gpu(ADD, ready + 411, 10, correlation=add[1], external_id=add[0]),
+              cpu("reduce", ready + 31, 20, kind="annotation"), cpu("aten::sum", ready + 33, 12, external_id=total[0]),
+              cpu("cudaLaunchKernel", ready + 38, 3, kind="runtime", correlation=total[1], external_id=total[0]),
+              gpu(SUM, ready + 421, 5, correlation=total[1], external_id=total[0])]
+    return events, ready + 51, ready + 426
+
+
 PREDICTIONS = {
+    # A 64×64 multiply's GEMM runs 4 µs and the add's kernel 2 µs, launched 40 µs apart by the host: the GPU's
+    # window runs from the GEMM's start (30) to the add kernel's end (72), busy 6 µs of its 42: 6 / 42.
+    "basics-matmul-64": Prediction(
+        (cpu("matmul_bias", 0, 80, kind="annotation"), cpu("aten::matmul", 5, 30, external_id=1),
+         cpu("aten::mm", 8, 24, external_id=2), cpu("cudaLaunchKernel", 20, 5, kind="runtime", correlation=3),
+         gpu(GEMM, 30, 4, correlation=3, external_id=2), cpu("aten::add", 45, 25, external_id=4),
+         cpu("cudaLaunchKernel", 60, 5, kind="runtime", correlation=5), gpu(ADD, 70, 2, correlation=5,
+                                                                              external_id=4),
+         cpu("cudaDeviceSynchronize", 75, 5, kind="runtime")),
+        {"the GPU should sit idle most of the time": 6 / 42}),
+    # Five steps from the first (steps_page_step): the first aten::mm lasts 2000 + 9 µs, each later one 9 µs:
+    # (2000 + 9) / 9. The first step (2427 µs) is under six times as long as a later one (427 µs).
+    "basics-steps-from-first": Prediction(steps(steps_page_step, 5, counter()),
+                                          {"on a GPU, the first step's `aten::mm` should take more than ten times "
+                                           "as long as any later one": (2000 + 9) / 9}),
     # aten::mm's GEMM runs 4000 µs and aten::add's kernel 100 µs: the multiply's share is 4000 / 4100; the
     # profiler's sync when it stops waits out both, 4050 µs of it after their launch: 4050 / 4100.
     "basics-matmul-4096": Prediction(
@@ -266,7 +304,7 @@ PREDICTIONS = {
                                                                                 external_id=4),
          cpu("cudaDeviceSynchronize", 70, 4050, kind="runtime")),
         {"the multiply's kernel should take nearly all of the kernel time": 4000 / 4100,
-         "for the large input, about as long as the multiply's kernel": 4050 / 4100}),
+         "for the large input, about as long as the GPU's kernels together": 4050 / 4100}),
     # The first zero_grad frees six gradients on the GPU: six [memory] instants of negative bytes on its thread.
     "reading-memory": Prediction(
         (cpu("ProfilerStep#1", 0, 100, kind="annotation"),
