@@ -42,8 +42,9 @@ def flame_svg(stacks: Iterable[Stack], yours: tuple[str, ...], title: str, unit:
     found: list[tuple[Node, float, int, float]] = []
     bars(root, LEFT, 1, (right - LEFT) / root.value if root.value else 0, found)
     files = ", ".join(yours)
-    legend, top = legend_svg([(fill, label.format(files=files)) for fill, _, label in FRAME_STYLE.values()],
-                             top=8)
+    drawn = {"other"} | {frame_kind(node.frame, yours) for node, *_ in found}  # the root is "other"
+    legend, top = legend_svg([(fill, label.format(files=files)) for kind, (fill, _, label) in FRAME_STYLE.items()
+                              if kind in drawn], top=8)
     depth = max((d for _, _, d, _ in found), default=0) + 1
     base = top + depth * ROW  # the root's row, at the bottom
     parts = [legend]

@@ -28,6 +28,7 @@ def test_frames_are_coloured_by_whose_code_and_invisible_ones_left_out():
     assert rect_of(svg, "model.py(10):_block").get("fill") == flame.FRAME_STYLE["yours"][0]
     assert rect_of(svg, "run.py(3):_main").get("fill") == flame.FRAME_STYLE["other"][0]
     assert "torch/profiler/profiler.py(1118):___enter__" not in groups_by_tooltip(svg)  # far under a pixel
+    assert "PyTorch's Python code" not in svg  # the legend names only what is drawn
 
 
 def test_a_label_keeps_what_fits():
