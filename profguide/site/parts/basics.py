@@ -14,7 +14,9 @@ from profguide.site.recordings import (
     FirstOverRest,
     GpuBusyShare,
     LaunchGap,
+    OpShare,
     OpsInRegion,
+    OpTotal,
     OutsideOps,
     RealTrace,
     Recording,
@@ -159,6 +161,12 @@ REAL_TRACES = (
         claims=(
             Claim("basics/index.md", "its GPU was busy for under a tenth of the window", GpuBusyShare(), at_least=0,
                   at_most=0.1),
+            Claim("basics/index.md", "`aten::empty` is called several dozen times", OpTotal("aten::empty", "calls"),
+                  at_least=36, at_most=119),
+            exactly("basics/index.md", "launches no GPU work", OpTotal("aten::empty", "device_us"), 0),
+            Claim("basics/index.md", "its calls together take between two and three times the CPU time of the "
+                  "`aten::_flash_attention_forward` calls", OpShare("aten::empty", "aten::_flash_attention_forward",
+                                                                    "self_cpu_us"), at_least=2, at_most=3),
             Claim(FIRST_TRACE, "its longest synchronisation lasts under a thirtieth of the time of all its kernels",
                   SyncOverKernels(), at_least=0, at_most=1 / 30),
             Claim(FIRST_TRACE, "the GPU is busy for under a third of that longest synchronisation", SyncBusyShare(),
