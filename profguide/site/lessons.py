@@ -72,10 +72,6 @@ def partly(part, says, page, anchor, why, page_says):
     return Lesson(part, says, page, anchor, Partly(why, page_says))
 
 
-def not_yet(part, says, page, anchor, why):
-    return Lesson(part, says, page, anchor, NotYet(why))
-
-
 FIRST = "basics/index.md"
 TRACE = "basics/first-trace.md"
 STEPS = "basics/steps.md"
