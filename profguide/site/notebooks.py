@@ -1,4 +1,4 @@
-"""One Jupyter notebook per page of Parts 1–4 that has code to run, made from the page's own blocks.
+"""One Jupyter notebook per page with code to run (the parts and the reference), made from the page's own blocks.
 
 A notebook's cells are the page's headings (as markdown) and its Python
 blocks in page order: the ```python fences Sybil runs, and the snippet
@@ -25,7 +25,7 @@ from pathlib import Path
 
 from profguide.site.catalogue import RECORDINGS
 
-PARTS = ("basics", "reading-output", "multi-gpu", "torch-compile", "inside-a-model")
+PARTS = ("basics", "reading-output", "multi-gpu", "torch-compile", "inside-a-model", "reference")
 FOLDER = "notebooks"  # under docs/generated/
 # A fenced block, possibly indented (inside an admonition): its indent, info string and body.
 FENCE = re.compile(r"^(?P<indent>[ \t]*)```(?P<info>[^\n]*)\n(?P<body>.*?)^(?P=indent)```[ \t]*$",
@@ -269,7 +269,7 @@ def notebook(page, text, root, recordings=()):
 
 
 def notebook_files(root):
-    """{notebook file name: its text} for every page of Parts 1–4 with Python to run."""
+    """{notebook file name: its text} for every page of the parts and the reference with Python to run."""
     docs = Path(root) / "docs"
     files = {}
     for part in PARTS:

@@ -14,7 +14,7 @@ from torch import nn
 from torch.profiler import ExecutionTraceObserver, ProfilerActivity, profile
 
 
-def make_training(width=32, batch=8):
+def make_classifier(width=32, batch=8):
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(width, width), nn.ReLU(), nn.Linear(width, 4))
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -24,7 +24,7 @@ def make_training(width=32, batch=8):
 # --8<-- [start:record]
 def record_execution_trace(path, width=32, batch=8, on_trace_ready=None):
     """One training step under the profiler, with an execution trace written to ``path`` as it runs."""
-    model, optimizer, inputs, labels = make_training(width, batch)
+    model, optimizer, inputs, labels = make_classifier(width, batch)
     observer = ExecutionTraceObserver().register_callback(str(path))
     with profile(activities=[ProfilerActivity.CPU], execution_trace_observer=observer,
                  on_trace_ready=on_trace_ready):
