@@ -8,13 +8,26 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from urllib.parse import urljoin
 
+from profguide.errors import RecordingError
 from profguide.site.recordings import Claim, CpuShare, Recording
 
 ROOT = Path(__file__).resolve().parents[1]
 # Real traces from other machines, with their licence and source (docs/traces/README.md).
 TRACES = ROOT / "docs" / "traces"
+
+
+class Results(SimpleNamespace):
+    """A recording's data as far as a measure of its ``results.json`` reads it: ``found`` is the file's content,
+    or None where the recording wrote none."""
+
+    @property
+    def results(self):
+        if self.found is None:
+            raise RecordingError("no results.json")
+        return self.found
 
 
 def page_links(page, text):

@@ -1,24 +1,14 @@
 """TimesLogged: what a snippet kept of torch's log (``results.json``'s ``logged``), counted, and the messages a claim
 may name; on the block's compiled recording, Dynamo's word on the regions."""
 
-from types import SimpleNamespace
 
-from profguide.errors import RecordingError
 from profguide.site import claims
 from profguide.site.catalogue import by_id
 from profguide.site.data import RecordingData
 from profguide.site.recordings import TimesLogged
-from tests.helpers import ROOT
+from tests.helpers import ROOT, Results
 
 IGNORED = "Profiler record function <class 'torch.autograd.profiler.record_function'> will be ignored"
-
-
-class Results(SimpleNamespace):
-    @property
-    def results(self):
-        if self.found is None:
-            raise RecordingError("no results.json")
-        return self.found
 
 
 def test_times_logged_counts_one_message_and_says_none_without_a_log():

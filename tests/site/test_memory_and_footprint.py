@@ -12,18 +12,10 @@ from profguide.site import claims, fragments
 from profguide.site.catalogue import by_id
 from profguide.site.data import RecordingData
 from profguide.site.recordings import MemoryLeftAtEnd, MemoryRatioAtEnd, OpsInStep, StepTimeRatio
-from tests.helpers import event, make_trace
+from tests.helpers import Results, event, make_trace
 
 META = {"recording": "r", "device": "cpu", "device_name": "cpu", "torch": "2", "python": "3", "recorded_at": "2026",
         "params": {}}
-
-
-class Results(SimpleNamespace):
-    @property
-    def results(self):
-        if self.found is None:
-            raise RecordingError("no results.json")
-        return self.found
 
 
 def timings(**medians):

@@ -4,11 +4,9 @@ Dynamo decides when to compile, whatever the backend: the tests use the eager ba
 milliseconds, so that no test waits for Inductor.
 """
 
-import functools
 import json
 
 import pytest
-import torch
 
 from profguide.analysis.compiled_calls import compiled_calls
 from profguide.trace import load
@@ -16,14 +14,6 @@ from snippets.compile.cost import profile_calls
 from tests.helpers import ROOT, run_script
 
 SCRIPT = ROOT / "snippets" / "compile" / "cost.py"
-
-
-@pytest.fixture
-def eager_backend(monkeypatch):
-    torch._dynamo.reset()
-    monkeypatch.setattr(torch, "compile", functools.partial(torch.compile, backend="eager"))
-    yield
-    torch._dynamo.reset()
 
 
 def calls(tmp_path, dynamic):

@@ -5,10 +5,8 @@ Dynamo's wrappers and the regions do not depend on the backend: the fast tests u
 compiles in milliseconds; the script runs Inductor, in a process of its own.
 """
 
-import functools
 
 import pytest
-import torch
 
 from profguide import trace
 from profguide.analysis.regions import region_calls
@@ -18,14 +16,6 @@ from tests.helpers import ROOT, run_script
 
 SCRIPT = ROOT / "snippets" / "compile" / "turns.py"
 TINY = {"width": 8, "hidden": 16, "batch": 2}
-
-
-@pytest.fixture
-def eager_backend(monkeypatch):
-    torch._dynamo.reset()
-    monkeypatch.setattr(torch, "compile", functools.partial(torch.compile, backend="eager"))
-    yield
-    torch._dynamo.reset()
 
 
 def test_each_round_calls_eager_then_compiled_and_both_call_the_multiply(tmp_path, eager_backend):

@@ -5,11 +5,9 @@ Dynamo decides when to compile, whatever the backend: the fast test uses the eag
 milliseconds; the script runs Inductor, in a process of its own.
 """
 
-import functools
 import json
 
 import pytest
-import torch
 
 from profguide.analysis.compiled_calls import compiled_calls
 from profguide.trace import load
@@ -18,14 +16,6 @@ from tests.helpers import ROOT, run_script
 
 SCRIPT = ROOT / "snippets" / "model" / "mlp_shapes.py"
 TINY = {"width": 8, "hidden": 32, "batch": 2}
-
-
-@pytest.fixture
-def eager_backend(monkeypatch):
-    torch._dynamo.reset()
-    monkeypatch.setattr(torch, "compile", functools.partial(torch.compile, backend="eager"))
-    yield
-    torch._dynamo.reset()
 
 
 @pytest.mark.parametrize(("dynamic", "compiling"), [(None, [1, 0, 1, 0, 0]), (False, [1, 0, 1, 0, 1])])
