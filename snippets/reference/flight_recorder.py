@@ -15,11 +15,6 @@ import torch
 import torch.distributed as dist
 from torch.profiler import ProfilerActivity, profile
 
-# The flight recorder keeps each rank's last N collectives, N read from this variable when the process group
-# starts (TORCH_NCCL_TRACE_BUFFER_SIZE is its older name; 0 turns the recorder off, the default of older releases).
-os.environ.setdefault("TORCH_FR_BUFFER_SIZE", "2000")
-
-
 # --8<-- [start:read]
 def flight_recorder():
     """This rank's flight recorder, as the dump on a timeout would hold it. A private function: the
@@ -36,6 +31,9 @@ def recorded(buffer):
 
 # --8<-- [start:hang]
 def skip_a_collective(collectives=3, on_trace_ready=None):
+    # The flight recorder keeps each rank's last N collectives, N read from this variable when the process group
+    # starts (TORCH_NCCL_TRACE_BUFFER_SIZE is its older name; 0 turns the recorder off, older releases' default).
+    os.environ.setdefault("TORCH_FR_BUFFER_SIZE", "2000")
     dist.init_process_group("gloo")
     rank, store = dist.get_rank(), dist.distributed_c10d._get_default_store()
     tensor = torch.ones(4)
@@ -57,5 +55,7 @@ def skip_a_collective(collectives=3, on_trace_ready=None):
 
 
 if __name__ == "__main__":
-    for number, found in enumerate(skip_a_collective()["ranks"]):
-        print(f"rank {number}: " + ", ".join(f"{c['seq']} {c['name']}" for c in found))
+    ranks = skip_a_collective()["ranks"]
+    if os.environ.get("RANK", "0") == "0":  # every rank holds every buffer: one of them prints
+        for number, found in enumerate(ranks):
+            print(f"rank {number}: " + ", ".join(f"{c['seq']} {c['name']}" for c in found))
