@@ -105,8 +105,8 @@ SVG(timeline_svg(loaded, step_window(loaded, step), title=f"ProfilerStep#{step} 
 runs = {workers: trace_summary(trace.load(docs / "generated" / f"reading-input-workers-{workers}" / "trace.json.gz"),
                                f"{workers} workers")
         for workers in (0, 2)}
-print(f"{'':>14}" + "".join(f"{f'{workers} workers':>16}" for workers in runs))
-print(f"{'verdict':>14}" + "".join(f"{run['verdict']:>16}" for run in runs.values()))
+print(f"{'':>14}" + "".join(f"{f'{workers} workers':>20}" for workers in runs))
+print(f"{'verdict':>14}" + "".join(f"{run['verdict']:>20}" for run in runs.values()))
 for activity in runs[0]["host"]["by_activity"]:
     times = [run["host"]["by_activity"][activity]["us"] / 1000 for run in runs.values()]
-    print(f"{activity:>14}" + "".join(f"{t:>13.1f} ms" for t in times))
+    print(f"{activity:>14}" + "".join(f"{t:>17.1f} ms" for t in times))
