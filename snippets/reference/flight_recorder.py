@@ -15,6 +15,7 @@ import torch
 import torch.distributed as dist
 from torch.profiler import ProfilerActivity, profile
 
+
 # --8<-- [start:read]
 def flight_recorder():
     """This rank's flight recorder, as the dump on a timeout would hold it. A private function: the
