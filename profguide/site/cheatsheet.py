@@ -1,18 +1,21 @@
 """The cheat sheet: what a table or trace shows, what it means, what to try, where the guide shows it,
 and the number one of the guide's runs measured for it (a claim's, so the build checks it)."""
 
+import re
 from dataclasses import dataclass
 
 from profguide.site.claims import DEVICE_WORDS, WAITS
 from profguide.site.fragments import FragmentError
+from profguide.text import count_of
 
 
 @dataclass(frozen=True)
 class Sign:
     """One row: what you see, what it means, what to try, where it is shown (markdown, relative to the cheat
-    sheet's page), and the claim whose measurement stands for it: (recording or real trace id, the claim's
-    words, what it measures in words with the value's place: ``{share}``, ``{times}``, ``{count}`` or
-    ``{yes_no}``)."""
+    sheet's page), and the claims whose measurements stand for it: (recording or real trace id, the claims'
+    words, what they measure in words with a place for each value: ``{share}``, ``{times}``, ``{count}`` or
+    ``{yes_no}``). Where several claims of the recording share the words (one sentence, several measures), the
+    words have a place for each, in the order the recording lists them."""
 
     see: str
     means: str
@@ -217,7 +220,7 @@ SIGNS = {
              "`torch._dynamo.explain` or `TORCH_LOGS=\"graph_breaks\"` to name the cause; keep values on the device",
              "[Reading the break](../torch-compile/graph-breaks.md#reading-the-break)",
              ("compile-graph-break", "each call runs two compiled regions",
-              "{count} compiled graphs in each call")),
+              "{count} `Torch-Compiled Region`s in each call, calling {count} compiled graphs")),
         Sign("Fewer ops per step once compiled, the elementwise ones gone", "Inductor fused them into generated code",
              "Nothing; on a GPU, count the kernels too",
              "[Ops and kernels per step](../torch-compile/fusion.md#ops-and-kernels-per-step)",
@@ -253,7 +256,7 @@ SIGNS = {
              "Nothing: a separate add after a Linear would be the surprise",
              "[The bias rides in the multiply](../inside-a-model/linear.md#the-bias-rides-in-the-multiply)",
              ("model-linear-eager", "There is no `aten::add` or `aten::add_` in the 2-D input's region",
-              "{count} `aten::add` in the layer's region")),
+              "{count} `aten::add` and {count} `aten::add_` in the layer's region")),
         Sign("`aten::clone` and `aten::copy_` under `aten::masked_fill`",
              "The out-of-place fill copies the scores before it masks them",
              "`masked_fill_` where the scores are yours to change, or SDPA with `is_causal=True`",
@@ -289,6 +292,9 @@ SIGNS = {
 }
 
 
+PLACE = re.compile(r"\{(share|times|count|yes_no)\}")
+
+
 def value_words(value):
     """A measured value in each of the ways a row's words may put it: as a share, a ratio, a count, yes or no."""
     percent = 100 * value
@@ -297,22 +303,28 @@ def value_words(value):
             "count": f"{value:,.0f}", "yes_no": "yes" if value else "no"}
 
 
-def evidence_cell(check, words):
-    """What one of the guide's runs measured for a row, in ``words`` (``Sign.evidence``), and which run."""
-    if check.outcome == WAITS:
-        return f"waits for a {DEVICE_WORDS[check.claim.device]} run (`{check.recording}`)"
-    if check.value is None:
-        return f"could not be measured (`{check.recording}`)"
-    return f"{words.format(**value_words(check.value))} (`{check.recording}`, a {DEVICE_WORDS[check.device]} run)"
+def evidence_cell(checks, words):
+    """What one of the guide's runs measured for a row, in ``words`` (``Sign.evidence``): each place takes the
+    value of the next of ``checks`` (the claims that share the row's words); and which run."""
+    recording = checks[0].recording
+    waiting = [check for check in checks if check.outcome == WAITS]
+    if waiting:
+        return f"waits for a {DEVICE_WORDS[waiting[0].claim.device]} run (`{recording}`)"
+    if any(check.value is None for check in checks):
+        return f"could not be measured (`{recording}`)"
+    values = iter(checks)
+    said = PLACE.sub(lambda place: value_words(next(values).value)[place[1]], words)
+    return f"{said} (`{recording}`, a {DEVICE_WORDS[checks[0].device]} run)"
 
 
 def cheat_sheet(checks):
-    """Markdown: a table per section, each row with the number its claim measured in the guide's runs."""
-    by_claim = {}
+    """Markdown: a table per section, each row with the numbers its claims measured in the guide's runs."""
+    by_words = {}  # (recording, words): {measure: check}, in the recording's order
     for check in checks:  # a claim made twice (once per device) is quoted by the check that applies
-        key = (check.recording, check.claim.says)
-        if key not in by_claim or by_claim[key].outcome == WAITS:
-            by_claim[key] = check
+        same = by_words.setdefault((check.recording, check.claim.says), {})
+        measure = check.claim.measure
+        if measure not in same or same[measure].outcome == WAITS:
+            same[measure] = check
     blocks = []
     for section, signs in SIGNS.items():
         # pg-reflow: on a phone each row reads as a block of labelled cells (docs/assets/figures.css).
@@ -322,9 +334,15 @@ def cheat_sheet(checks):
             evidence = "–"
             if sign.evidence:
                 recording, says, words = sign.evidence
-                if (recording, says) not in by_claim:
+                if (recording, says) not in by_words:
                     raise FragmentError(f"no claim {says!r} of {recording} for the cheat sheet")
-                evidence = evidence_cell(by_claim[recording, says], words)
+                quoted = list(by_words[recording, says].values())
+                places = len(PLACE.findall(words))
+                if places != len(quoted):
+                    raise FragmentError(f"{count_of(len(quoted), 'claim')} {says!r} of {recording}, but the "
+                                        f"cheat sheet's words {words!r} have {count_of(places, 'place')} for "
+                                        "their values")
+                evidence = evidence_cell(quoted, words)
             lines.append(f"| {sign.see} | {sign.means} | {sign.try_} | {sign.shown} | {evidence} |")
         blocks.append("\n".join([*lines, "", "</div>"]))
     return "\n\n".join(blocks) + "\n"

@@ -223,8 +223,7 @@ LESSONS = (
            "the page reports the post's cuDNN finding, which no trace of the guide times on the host",
            NO_CUDNN_TRACE),
     partly(3, "Which backend is fastest depends on the shape and the GPU", ATTENTION, "what-to-change",
-           "no trace of the guide times the backends against each other on a GPU",
-           "no real trace in the guide runs the memory-efficient or the cuDNN backend"),
+           "no trace of the guide times the backends against each other on a GPU", NO_CUDNN_TRACE),
 )
 
 

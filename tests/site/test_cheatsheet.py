@@ -16,8 +16,8 @@ SIGNS = {"Section": (cheatsheet.Sign("X", "means", "try", "[page](p.md)",
                      cheatsheet.Sign("Y", "means", "try", "[page](p.md)"))}
 
 
-def check(says, value, outcome, device="cpu", recording="rec", claim_device=None):
-    return ClaimCheck(recording, Claim("p.md", says, RowValue("forward", "self_cpu_memory_bytes"),
+def check(says, value, outcome, device="cpu", recording="rec", claim_device=None, row="forward"):
+    return ClaimCheck(recording, Claim("p.md", says, RowValue(row, "self_cpu_memory_bytes"),
                                        device=claim_device), value, outcome, device)
 
 
@@ -48,6 +48,20 @@ def test_a_claim_made_for_each_device_is_quoted_by_the_check_that_applies(monkey
     assert "freed 25% (`rec`" in text and "waits" not in text
 
 
+def test_claims_that_share_their_words_are_each_quoted_in_the_recordings_order(monkeypatch):
+    monkeypatch.setattr(cheatsheet, "SIGNS", {"Section": (cheatsheet.Sign(
+        "X", "means", "try", "[page](p.md)", ("rec", "it holds", "{count} in `forward`, {count} in `backward`")),)})
+    both = [check("it holds", 3, HOLDS), check("it holds", 0, HOLDS, row="backward")]
+    assert "| 3 in `forward`, 0 in `backward` (`rec`, a CPU run) |" in cheatsheet.cheat_sheet(both)
+    assert "| 0 in `forward`, 3 in `backward` (`rec`" in cheatsheet.cheat_sheet(
+        [check("it holds", 0, HOLDS), check("it holds", 3, HOLDS, row="backward")])
+    with pytest.raises(FragmentError, match="1 claim 'it holds' of rec, but .* have 2 places"):
+        cheatsheet.cheat_sheet(both[:1])
+    monkeypatch.setattr(cheatsheet, "SIGNS", SIGNS)  # words with one place: the second claim would go unquoted
+    with pytest.raises(FragmentError, match="2 claims 'it holds' of rec, but .* have 1 place "):
+        cheatsheet.cheat_sheet(both)
+
+
 def test_a_row_that_names_no_claim_is_an_error(monkeypatch):
     monkeypatch.setattr(cheatsheet, "SIGNS", SIGNS)
     with pytest.raises(FragmentError, match="no claim 'it holds' of rec"):
@@ -63,10 +77,14 @@ def test_every_row_of_the_guide_names_a_claim_that_a_recording_or_real_trace_mak
 def test_every_row_of_the_guide_says_its_measurement_in_words_with_the_value_measured():
     """The last column reads as words with the run's value in them, not as the claim's expression
     (``aten::linear self CPU time / … = 0.00966``)."""
-    claims = {(item.id, claim.says): claim for item in (*RECORDINGS, *REAL_TRACES) for claim in item.claims}
+    claims = {}  # (recording, words): every claim of the recording with those words
+    for item in (*RECORDINGS, *REAL_TRACES):
+        for claim in item.claims:
+            claims.setdefault((item.id, claim.says), []).append(claim)
     rows = [sign for signs in cheatsheet.SIGNS.values() for sign in signs if sign.evidence]
     for value in (0.4321, 3.0):
-        checks = [ClaimCheck(sign.evidence[0], claims[sign.evidence[:2]], value, HOLDS, "cpu") for sign in rows]
+        checks = [ClaimCheck(sign.evidence[0], claim, value, HOLDS, "cpu") for sign in rows
+                  for claim in claims[sign.evidence[:2]]]
         cells = [line.rsplit("|", 2)[1] for line in cheatsheet.cheat_sheet(checks).splitlines()
                  if line.startswith("| ") and not line.startswith("| If you see")]
         said = [cell for cell in cells if cell.strip() != "–"]
@@ -74,8 +92,9 @@ def test_every_row_of_the_guide_says_its_measurement_in_words_with_the_value_mea
         for cell in said:
             assert " / " not in cell and "=" not in cell, cell
             assert any(words in cell for words in cheatsheet.value_words(value).values()), cell
-    for sign in rows:
-        assert len(re.findall(r"\{(share|times|count|yes_no)\}", sign.evidence[2])) == 1, sign.evidence
+    for sign in rows:  # a place for each claim with the row's words
+        assert len(re.findall(r"\{(share|times|count|yes_no)\}", sign.evidence[2])) \
+            == len(claims[sign.evidence[:2]]), sign.evidence
 
 
 def test_every_row_links_the_page_whose_sentence_its_number_checks():

@@ -1,9 +1,6 @@
 """snippets/compile/graph_breaks.py: a graph break is two compiled regions with eager code between them."""
 
-import functools
-
 import pytest
-import torch
 
 from snippets.compile.graph_breaks import profile_graph_break
 from snippets.reading.dispatch import op_tree
@@ -12,12 +9,9 @@ from tests.helpers import ROOT, run_script
 SCRIPT = ROOT / "snippets" / "compile" / "graph_breaks.py"
 
 
-def test_each_call_runs_two_regions_with_the_item_between(monkeypatch):
+def test_each_call_runs_two_regions_with_the_item_between(eager_backend):
     # Dynamo breaks the graph whatever the backend; the eager one compiles in milliseconds.
-    torch._dynamo.reset()
-    monkeypatch.setattr(torch, "compile", functools.partial(torch.compile, backend="eager"))
     prof = profile_graph_break(size=8, calls=2, device="cpu")
-    torch._dynamo.reset()
     trees = [[line.strip() for line in op_tree(event)[1:]] for event in prof.events() if event.name == "call"]
     assert len(trees) == 2
     for tree in trees:
