@@ -35,6 +35,13 @@ def idle_pct_by_htas_rule(trace: Trace, window: Window) -> float:
     return 100 * (end - start - float((busy_ends - busy_starts).sum())) / (end - start)
 
 
+def hta_ops_in(trace: Trace, window: Window) -> int:
+    """How many of the GPU ops HolisticTraceAnalysis's temporal breakdown counts (``hta_ops``) start inside
+    ``window``: the ops whose times HTA rounds to whole µs where it measures ``idle_pct_by_htas_rule``."""
+    start, end = window
+    return int((hta_ops(trace) & (trace.ts >= start) & (trace.ts <= end)).sum())
+
+
 IDLE_CAUSES = {
     "host": "the GPU waited for the host to launch the next op",
     "sync": "the host was blocked in a synchronisation or a blocking copy (cudaMemcpy, hipMemcpyWithStream) when the "

@@ -4,7 +4,7 @@ from typing import TypedDict
 
 import numpy as np
 
-from profguide.analysis.intervals import union_length
+from profguide.analysis.intervals import Mask, union_length
 from profguide.analysis.select import gpu_work, kinds_mask, launch_of, names_where, nesting_depths
 from profguide.trace.model import KIND, Trace
 
@@ -18,12 +18,22 @@ class TreeEntry(TypedDict):
     launched: list[tuple[str, float]]
 
 
+def wholly_inside(trace: Trace, call: int) -> Mask:
+    """Mask of the events that lie wholly inside the event ``call`` on its thread: they start at or after its start
+    and end at or before its end (``call`` among them). What "inside a call" means for the host events this
+    module counts: one that starts inside the call and ends after it (the ``record_function.__exit__`` that closes
+    a region returns after the region's end) is not inside it."""
+    return (trace.lane == trace.lane[call]) & (trace.ts >= trace.ts[call]) & (trace.end <= trace.end[call])
+
+
 def region_calls(trace: Trace, name: str) -> list[dict[str, float]]:
     """Every occurrence of the region ``name`` (a ``record_function`` or op), in order of start.
 
     For each: its duration, the time covered by the ops directly under it
     (``in_ops_us``; the rest is time in no op), and the GPU time of the work
-    launched from inside it (``kernel_us``).
+    launched from inside it (``kernel_us``). An op is under the call when it
+    lies wholly inside it (``wholly_inside``); GPU work, when its launch
+    starts inside it.
     """
     if name not in trace.names:
         return []
@@ -33,9 +43,9 @@ def region_calls(trace: Trace, name: str) -> list[dict[str, float]]:
     launch = launch_of(trace, work)
     launch_ts = np.where(launch >= 0, trace.ts[np.maximum(launch, 0)], np.nan)
     calls: list[dict[str, float]] = []
-    for index in np.flatnonzero((trace.name == code) & host):
-        start, end, lane = trace.ts[index], trace.end[index], trace.lane[index]
-        inside = np.flatnonzero(host & (trace.lane == lane) & (trace.ts >= start) & (trace.end <= end))
+    for index in np.flatnonzero((trace.name == code) & host).tolist():
+        start, end = trace.ts[index], trace.end[index]
+        inside = np.flatnonzero(host & wholly_inside(trace, index))
         inside = inside[inside != index]
         children = inside[nesting_depths(trace.ts[inside], trace.end[inside]) == 0]
         launched = work[(launch_ts >= start) & (launch_ts < end)]
@@ -49,7 +59,8 @@ def region_calls(trace: Trace, name: str) -> list[dict[str, float]]:
 
 
 def region_tree(trace: Trace, name: str) -> list[TreeEntry]:
-    """The first occurrence of region ``name`` and every host event nested in it, as the call tree.
+    """The first occurrence of region ``name`` and every host event that lies wholly inside it (``wholly_inside``),
+    as the call tree.
 
     Each entry: ``depth`` (0 for the region), ``name``, ``dur_us``, and for a
     call that launched GPU work, ``launched``: the name and duration of each
@@ -61,9 +72,7 @@ def region_tree(trace: Trace, name: str) -> list[TreeEntry]:
     found = np.flatnonzero((trace.name == trace.names.index(name)) & host)
     if not len(found):
         return []
-    region = found[0]
-    start, end, lane = trace.ts[region], trace.end[region], trace.lane[region]
-    inside = np.flatnonzero(host & (trace.lane == lane) & (trace.ts >= start) & (trace.end <= end))
+    inside = np.flatnonzero(host & wholly_inside(trace, found[0]))
     work = np.flatnonzero(gpu_work(trace))
     launched_by = launch_of(trace, work)
     return [
@@ -85,15 +94,14 @@ def ops_in_region(trace: Trace, region: str, op: str) -> int | None:
 
 def ops_in_each_call(trace: Trace, region: str, prefix: str = "") -> list[int]:
     """For each call of the region or op ``region``, in order of start: how many ops (``cpu_op`` events) whose
-    names start with ``prefix`` ran inside it on its thread, at any depth."""
+    names start with ``prefix`` lie wholly inside it on its thread (``wholly_inside``), at any depth."""
     if region not in trace.names:
         return []
     calls = np.flatnonzero((trace.name == trace.names.index(region)) & kinds_mask(trace, ("cpu_op", "annotation")))
-    ops = np.flatnonzero((trace.kind == KIND["cpu_op"]) & names_where(trace, lambda name: name.startswith(prefix)))
+    ops = (trace.kind == KIND["cpu_op"]) & names_where(trace, lambda name: name.startswith(prefix))
     counts = []
     for call in calls.tolist():
-        start, end, lane = trace.ts[call], trace.end[call], trace.lane[call]
-        inside = ops[(trace.lane[ops] == lane) & (trace.ts[ops] >= start) & (trace.end[ops] <= end)]
+        inside = np.flatnonzero(ops & wholly_inside(trace, call))
         counts.append(int((inside != call).sum()))
     return counts
 
@@ -108,14 +116,16 @@ class PythonCallsRow(TypedDict):
 
 def python_calls_by_region(trace: Trace) -> list[PythonCallsRow]:
     """Each ``record_function`` region of the trace (a ``ProfilerStep`` too), in order of start: how many ops and
-    how many Python calls start inside it on its thread, at any depth. A Python call is a ``python_function``
-    event: with ``with_stack``, the profiler's Python tracer records one for each call of a Python function, a
-    built-in one too; without it, the trace holds none."""
+    how many Python calls lie wholly inside it on its thread (``wholly_inside``: a call that starts in the region
+    and returns after its end is left out, such as the ``record_function.__exit__`` that closes the region and the
+    two calls under it), at any depth. A Python call is a ``python_function`` event: with
+    ``with_stack``, the profiler's Python tracer records one for each call of a Python function, a built-in one
+    too; without it, the trace holds none."""
     regions = np.flatnonzero(trace.kind == KIND["annotation"])
     ops, python = trace.kind == KIND["cpu_op"], trace.kind == KIND["python"]
     rows: list[PythonCallsRow] = []
     for region in regions[np.argsort(trace.ts[regions], kind="stable")].tolist():
-        inside = (trace.lane == trace.lane[region]) & (trace.ts >= trace.ts[region]) & (trace.end <= trace.end[region])
+        inside = wholly_inside(trace, region)
         rows.append({"region": trace.names[trace.name[region]], "ops": int((inside & ops).sum()),
                      "python_calls": int((inside & python).sum())})
     return rows

@@ -19,9 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from profguide.analysis import diff, ops, summary
-from profguide.analysis.idle import idle_pct_by_htas_rule
+from profguide.analysis.idle import hta_ops_in, idle_pct_by_htas_rule
 from profguide.analysis.rules import all_job_rules, all_rules
-from profguide.analysis.select import hta_ops
 from profguide.analysis.verdict import summarise
 from profguide.errors import RecordingError, TraceError
 from profguide.figures import charts
@@ -198,23 +197,27 @@ def benchmark_files(root):
     return files
 
 
-def hta_comparison(path, reference):
-    """A real trace's GPU idle share by HTA (``reference``, its entry in the HTA reference file) beside the ones
-    profguide measures."""
+def hta_comparison(path, references):
+    """A real trace's GPU idle share by HTA (its entry in ``references``, the HTA reference file's traces) beside
+    the ones profguide measures. A trace without GPU work has no window to compare, and needs no entry; one with
+    GPU work and no entry is a FragmentError."""
     trace = load_once(path)
     found = summarise(trace)
     if not found["window"]:
-        return render.HtaComparison(path.name, found["device"], None, 0, None, None, reference)
+        return render.HtaComparison(path.name, found["device"], None, 0, None, None, references.get(path.name, {}))
+    reference = references.get(path.name)
+    if reference is None:
+        raise FragmentError(f"{claims.HTA_REFERENCE} holds no entry for {path.name}: run "
+                            "benchmarks/hta_reference.py where HolisticTraceAnalysis is installed")
     window = (found["window"]["start_us"], found["window"]["end_us"])
-    gpu_ops = int((hta_ops(trace) & (trace.ts >= window[0]) & (trace.ts <= window[1])).sum())
-    return render.HtaComparison(path.name, found["device"], found["window"]["dur_us"], gpu_ops,
+    return render.HtaComparison(path.name, found["device"], found["window"]["dur_us"], hta_ops_in(trace, window),
                                 idle_pct_by_htas_rule(trace, window), found["gpu_idle_pct"], reference)
 
 
 def hta_agreement(root):
     """Every real trace's GPU idle share by HTA beside profguide's, as the reference page shows them."""
     reference = benchmark_results(root, claims.HTA_REFERENCE)
-    comparisons = [hta_comparison(path, reference["traces"][path.name])
+    comparisons = [hta_comparison(path, reference["traces"])
                    for path in sorted((Path(root) / TRACES).glob("*.json.gz"))]
     return render.hta_agreement_fragment(comparisons, reference)
 

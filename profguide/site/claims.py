@@ -29,7 +29,7 @@ from profguide.analysis.diff import TraceDiff
 from profguide.analysis.families import FAMILY_WORDS, Family, family_values, kernel_family, split_label
 from profguide.analysis.host import CPU_ACTIVITIES, host_breakdown
 from profguide.analysis.idle import IDLE_CAUSES, busy_intervals, idle_breakdown
-from profguide.analysis.intervals import inside_any, union_length
+from profguide.analysis.intervals import clip_each, inside_any, union_length
 from profguide.analysis.kernels import busiest_gemm_times, gemm_calls, gemm_throughput, kernel_rows, top_kernels
 from profguide.analysis.launches import launch_delays, occupancy_queries, profiler_overhead, synchronisations
 from profguide.analysis.memory import CATEGORIES as MEMORY_CATEGORIES
@@ -61,9 +61,11 @@ from profguide.analysis.select import (
     launch_of,
     names_where,
     on_a_stream,
+    overlapping,
     profiler_steps,
     steps_total_us,
 )
+from profguide.analysis.startup import setup_calls
 from profguide.analysis.verdict import HOST_VERDICTS, VERDICTS, measured_window
 from profguide.errors import RecordingError, TraceError
 from profguide.site import marks, operators, recordings
@@ -244,11 +246,16 @@ def device_setup_share(_measure, data):
 
 @takes(recordings.DeviceSetupCall)
 def device_setup_call(measure, data):
-    setup = data.summary["device_setup"]
-    if not setup or not setup["us"]:
+    """The union over threads of the set-up calls named ``call`` over that of every set-up call, in explain's
+    window: both the same kind of time, so the share is at most 1 however the calls overlap across threads (the
+    report's ``top`` adds overlapping calls' times, which the union of all of them does not)."""
+    setup, window = data.summary["device_setup"], data.summary["window"]
+    if not setup or not setup["us"] or measure.call not in data.trace.names:
         return None
-    spent = dict(setup["top"]).get(measure.call)
-    return None if spent is None else spent / setup["us"]
+    trace, window = data.trace, (window["start_us"], window["end_us"])
+    named = np.flatnonzero(setup_calls(trace) & (trace.name == trace.names.index(measure.call))
+                           & overlapping(trace, window))
+    return union_length(*clip_each(trace.ts[named], trace.end[named], window)) / setup["us"] if len(named) else None
 
 
 # HolisticTraceAnalysis's own temporal breakdown of every real trace, by file name, with the HTA version and the
@@ -412,12 +419,26 @@ def ops_in_step(measure, data):
     return float(started_in(trace.ts[trace.kind == KIND["cpu_op"]], steps[0 if measure.which == "first" else -1]))
 
 
+def from_results(data, *keys, read=None):
+    """The entry of the run's ``results.json`` that ``keys`` lead to (``"timer", "median_us"``: the Timer's median),
+    passed through ``read`` when given; None where the run wrote no ``results.json``, the entry is not there, or
+    it is not what ``read`` takes. The measures read ``results.json`` through this, and ``fragments.results_of``
+    too."""
+    try:
+        found = data.results
+        for key in keys:
+            found = found[key]
+        return found if read is None else read(found)
+    except (RecordingError, KeyError, IndexError, TypeError):
+        return None
+
+
 @takes(recordings.StepTimeRatio)
 def step_time_ratio(measure, data):
     """From ``results.json``: ``{"configurations": [{"name", "median_step_us"}, …]}``."""
-    try:
-        medians = {row["name"]: row["median_step_us"] for row in data.results["configurations"]}
-    except (RecordingError, KeyError, TypeError):
+    medians = from_results(data, "configurations", read=lambda rows: {row["name"]: row["median_step_us"]
+                                                                      for row in rows})
+    if medians is None:
         return None
     part, whole = medians.get(measure.part), medians.get(measure.whole)
     return part / whole if part and whole else None
@@ -425,10 +446,7 @@ def step_time_ratio(measure, data):
 
 def logged_messages(data):
     """From ``results.json``: ``{"logged": [message, …]}``, what the snippet kept of torch's log; None without it."""
-    try:
-        return list(data.results["logged"])
-    except (RecordingError, KeyError, TypeError):
-        return None
+    return from_results(data, "logged", read=list)
 
 
 @takes(recordings.TimesLogged)
@@ -618,15 +636,19 @@ def calls_on(trace, op, shapes):
     return [call for call in gemm_calls(trace) if call.key[:2] == (op, shapes)]
 
 
+def gemm_kernels_named(call, part):
+    """Whether the call (``gemm_calls``) launched a GEMM kernel, and every one it launched holds ``part`` in its
+    name (in any case): a call with no GEMM kernel (a fill alone) runs no tile, so holds none."""
+    gemms = [name.lower() for name in call.kernels if kernel_family(name).family == "gemm"]
+    return bool(gemms) and all(part.lower() in name for name in gemms)
+
+
 @takes(recordings.GemmCallsNamed)
 def gemm_calls_named(measure, data):
     calls = calls_on(data.trace, measure.op, measure.shapes)
     if not calls:
         return None
-    part = measure.contains.lower()
-    named = [all(part in name.lower() for name in call.kernels if kernel_family(name).family == "gemm")
-             for call in calls]
-    return sum(named) / len(calls)
+    return sum(gemm_kernels_named(call, measure.contains) for call in calls) / len(calls)
 
 
 @takes(recordings.GemmCallRatio)
@@ -798,7 +820,7 @@ def region_time_ratio(measure, data):
 def launched_by(measure, data):
     trace = data.trace
     kernels = np.flatnonzero((trace.kind == KIND["kernel"])
-                             & names_where(trace, lambda name: measure.kernels in name.lower()))
+                             & names_where(trace, lambda name: measure.kernels.lower() in name.lower()))
     launches = launch_of(trace, kernels)
     launches = launches[launches >= 0]
     if not len(launches):
@@ -1064,20 +1086,16 @@ def call_count(measure, data):
 
 @takes(recordings.TimerRatio)
 def timer_ratio(measure, data):
+    """The median of the op's events as ``occurrences`` takes them (ops and regions of that name), over the
+    Timer's; the page's timer fragment prints this value."""
     durations = occurrences(data.trace, measure.op)
-    try:
-        timer_us = data.results["timer"]["median_us"]
-    except (RecordingError, KeyError, TypeError):
-        return None
-    return float(np.median(durations)) / timer_us if len(durations) and timer_us else None
+    timer_us = from_results(data, "timer", "median_us")
+    return median(durations) / timer_us if len(durations) and timer_us else None
 
 
 def exported_stacks(data, which="verbose"):
     """The stacks ``export_stacks`` wrote in the run (``results.json``), parsed; None without them."""
-    try:
-        return stacks.folded(data.results["stacks" if which == "verbose" else "stacks_without_option"])
-    except (RecordingError, KeyError, TypeError):
-        return None
+    return from_results(data, "stacks" if which == "verbose" else "stacks_without_option", read=stacks.folded)
 
 
 @takes(recordings.StackLines)
@@ -1095,9 +1113,8 @@ def stack_time(measure, data):
 
 @takes(recordings.ExecutionTraceCovers)
 def execution_trace_covers(_measure, data):
-    try:
-        nodes = Counter(data.results["nodes_by_name"])
-    except (RecordingError, KeyError, TypeError):
+    nodes = from_results(data, "nodes_by_name", read=Counter)
+    if nodes is None:
         return None
     trace = data.trace
     events = Counter(trace.names[code] for code in trace.name[kinds_mask(trace, ("cpu_op", "annotation"))])
@@ -1107,11 +1124,8 @@ def execution_trace_covers(_measure, data):
 
 @takes(recordings.LastCollective)
 def last_collective(measure, data):
-    try:
-        collectives = data.results["ranks"][measure.rank]
-        return float(max(collective["seq"] for collective in collectives)) if collectives else None
-    except (RecordingError, KeyError, IndexError, TypeError):
-        return None
+    return from_results(data, "ranks", measure.rank,
+                        read=lambda buffer: float(max(entry["seq"] for entry in buffer)) if buffer else None)
 
 
 def measured(measure, data):
@@ -1139,12 +1153,12 @@ class Vocabulary:
     predicted to show)."""
 
     names: frozenset
-    lowered: str  # every name, in lower case, one a line: what a part of a name is looked for in
+    joined: str  # every name, as written, one a line: what a part of a name is looked for in
 
 
 def vocabulary_of(names):
     names = frozenset(names)
-    return Vocabulary(names, "\n".join(sorted(name.lower() for name in names)))
+    return Vocabulary(names, "\n".join(sorted(names)))
 
 
 def vocabulary(root):
@@ -1203,12 +1217,11 @@ def allowed(kind, measure, data):
     if kind == "table":
         return {table.name for table in data.recording.tables}
     if kind == "configuration":
-        try:
-            return {row["name"] for row in data.results["configurations"]}
-        except (RecordingError, KeyError, TypeError):
-            return set()
+        return from_results(data, "configurations", read=lambda rows: {row["name"] for row in rows}) or set()
     if kind == "log message":
         return set(logged_messages(data) or ())
+    if kind == "python function":
+        return {stacks.function_of(frame) for frames, _ in exported_stacks(data) or () for frame in frames}
     if kind == "device property":
         return set(device_numbers(data))
     if kind == "diff key":
@@ -1231,11 +1244,12 @@ def allowed(kind, measure, data):
 
 def known_name(value, kind, names):
     """Whether one of ``names`` (a Vocabulary) is ``value`` (an event), holds it (a part of a name) or is a call
-    of the module class ``value``."""
+    of the module class ``value``. A part of a name is looked for as written, case and all: most measures match
+    it so (``measure.named in name``), and one in another case would pass the check and then measure 0."""
     if kind == "event":
         return value in names.names
     if kind in ("name part", "family value"):  # a tile, fused ops: parts of a kernel's name
-        return value.lower() in names.lowered
+        return value in names.joined
     if kind == "module":
         return any((call := MODULE.match(name)) and call["name"] == value for name in names.names)
     raise ValueError(f"no way to look up a name of kind {kind!r}")

@@ -41,8 +41,9 @@ from profguide.figures.memory import memory_timeline_svg
 from profguide.figures.ranks import job_svg
 from profguide.figures.timeline import timeline_svg
 from profguide.patterns import STEP
-from profguide.site import render
+from profguide.site import claims, render
 from profguide.site.catalogue import RECORDINGS
+from profguide.site.recordings import TimerRatio
 from profguide.stats import median
 from profguide.text import cell, code, code_cell, count_of, format_duration, format_size, kernel_name, markdown_table
 from profguide.trace.model import KIND
@@ -675,9 +676,10 @@ def step_parts(data):
 
 
 def sequence_numbers(data, numbers=4):
-    """How ``step-parts.md`` joins a region to its backward, on the region with the most CPU time: the ops of
-    its first call that carry an autograd sequence number, for the first ``numbers`` numbers, which of them made
-    the node of its number, and the backward function that ran that node."""
+    """How ``step-parts.md`` joins a region to its backward, on the first region, in ``region_rows``' order (most
+    device time, then most CPU time), whose first call holds an op with a sequence number: the ops of that call
+    that carry an autograd sequence number, for the first ``numbers`` numbers, which of them made the node of its
+    number, and the backward function that ran that node."""
     found = next(((row["name"], joins) for row in region_rows(data.trace)
                   if (joins := sequence_joins(data.trace, row["name"], numbers))), None)
     if found is None:
@@ -790,26 +792,28 @@ def host_only_ops(data, limit=15):
 
 
 def results_of(data, what, *keys):
-    """The run's ``results.json`` and the entries ``keys`` of it; FragmentError naming ``what`` when it lacks them."""
-    try:
-        found = data.results
-        return [found[key] for key in keys]
-    except (RecordingError, KeyError, TypeError):
-        raise FragmentError(f"results.json is missing or does not hold {what}") from None
+    """The entries ``keys`` of the run's ``results.json`` (read as ``claims.from_results`` reads it); FragmentError
+    naming ``what`` when it lacks them."""
+    found = claims.from_results(data, read=lambda results: [results[key] for key in keys])
+    if found is None:
+        raise FragmentError(f"results.json is missing or does not hold {what}")
+    return found
 
 
 def timer_comparison(data):
-    """The Timer's measurement as it prints, and the profiler's median for the same op beside it."""
+    """The Timer's measurement as it prints, and the profiler's median for the same op beside it: its ops and
+    regions of that name, the events the claims' ``TimerRatio`` measures, whose value the sentence prints."""
     op, timer, printed = results_of(data, "a Timer's measurement", "op", "timer", "printed")
-    durations = charts.op_durations(data.trace, op)
-    if not len(durations):
-        raise FragmentError(f"no {op} in this recording's trace")
-    profiled = median(durations)
+    durations = claims.occurrences(data.trace, op)
+    ratio = claims.measured(TimerRatio(op), data)
+    if not len(durations) or ratio is None:
+        raise FragmentError(f"no {op} in this recording's trace, or no Timer's median to set it against")
     rows = [("`torch.utils.benchmark.Timer`", format_duration(timer["median_us"]),
              f"{timer['blocks']:,} blocks of {count_of(timer['runs_per_block'], 'run')}"),
-            (f"`torch.profiler`: {code(op)} events", format_duration(profiled), count_of(len(durations), "call"))]
+            (f"`torch.profiler`: {code(op)} events", format_duration(median(durations)),
+             count_of(len(durations), "call"))]
     table = markdown_table(("Measured by", "Median", "From"), rows, "lrl")
-    sentence = f"The profiler's median over the Timer's: {profiled / timer['median_us']:.2f}."
+    sentence = f"The profiler's median over the Timer's: {ratio:.2f}."
     return {"timer.md": f"```text\n{printed}\n```\n\n{table}\n{sentence}\n\n" + render.provenance_note(data.meta)}
 
 
@@ -880,8 +884,8 @@ def two_levels(value, indent=""):
 def flight_recorder(data):
     """Each rank's flight recorder: its collectives, in order."""
     (ranks,) = results_of(data, "the ranks' flight recorders", "ranks")
-    rows = [(rank, collective["seq"], code(collective["name"]), code(json.dumps(collective["sizes"])))
-            for rank, collectives in enumerate(ranks) for collective in collectives]
+    rows = [(rank, entry["seq"], code(entry["name"]), code(json.dumps(entry["sizes"])))
+            for rank, buffer in enumerate(ranks) for entry in buffer]
     table = markdown_table(("Rank", "Collective", "Name", "Input sizes"), rows, "rrll")
     return {"flight-recorder.md": table + "\n" + render.provenance_note(data.meta)}
 
@@ -895,8 +899,9 @@ def python_calls(data):
     cells = [(code_cell(row["region"]), f"{row['ops']:,}", f"{row['python_calls']:,}",
               f"{row['python_calls'] / row['ops']:.2f}" if row["ops"] else "–") for row in rows]
     table = markdown_table(("Region", "Ops", "Python calls", "Python calls per op"), cells, "lrrr")
-    sentence = ("Each region counts the ops and the Python calls that start inside it, at any depth; a Python "
-                "call is one `python_function` event, a built-in function's too.")
+    sentence = ("Each region counts the ops and the Python calls that lie wholly inside it, at any depth (a call "
+                "that returns after the region ends is not counted in it); a Python call is one `python_function` "
+                "event, a built-in function's too.")
     return {"python-calls.md": table + "\n" + sentence + "\n\n" + render.provenance_note(data.meta)}
 
 

@@ -20,7 +20,7 @@ from typing import Annotated, Literal, get_type_hints
 # reads, in a real trace of the guide's, or in torch's operator registry; a closed set's member must be one of
 # the set.
 Event = Annotated[str, "event"]  # an event's whole name: an op, a region, a runtime call, a summary-table row
-NamePart = Annotated[str, "name part"]  # a part of some event's name, in any case: a kernel's, an op's
+NamePart = Annotated[str, "name part"]  # a part of some event's name, as written (case too): a kernel's, an op's
 Module = Annotated[str, "module"]  # an nn.Module class, as torch names its calls: ``nn.Module: <class>_<n>``
 RunId = Annotated[str, "run"]  # the id of a recording or a real trace of the guide's
 TableName = Annotated[str, "table"]  # the name of one of the recording's extra tables (``Table.name``)
@@ -34,10 +34,13 @@ CompileKey = Annotated[str, "compile marker"]
 DiffField = Annotated[str, "diff field"]
 DiffKey = Annotated[str, "diff key"]  # an entry of a diff field by key (its host activities, its idle causes)
 DiffRow = Annotated[str, "diff row"]  # a row of the diff's kernels or ops: a name, or a kernel family by role
-# A matrix multiply's input shapes as the trace records them ("[[8944, 1024], [1024, 2816]]"): one of the run's
+# A matrix multiply's input shapes as the trace records them ("[[8944, 1024], [1024, 2816]]"): one of the shapes the
+# run's matrix multiplies record (a closed set, ``allowed("gemm shapes")``).
 GemmShapes = Annotated[str, "gemm shapes"]
 Configuration = Annotated[str, "configuration"]  # a configuration the snippet measured (``results.json``)
 LogMessage = Annotated[str, "log message"]  # a message the snippet kept from torch's log (``results.json``)
+# A function of the stacks export_stacks wrote (``results.json``), by its whole name: ``block`` for ``x.py(12):_block``.
+PythonFunction = Annotated[str, "python function"]
 DeviceKey = Annotated[str, "device property"]  # a key of the trace's ``deviceProperties`` (``numSms``…)
 KernelFamily = Annotated[str, "kernel family"]
 FamilyField = Annotated[str, "family field"]
@@ -250,8 +253,9 @@ class OpsInRegion(Measure):
 @dataclass(frozen=True)
 class PythonCallsInRegion(Measure):
     """The first occurrence of the ``record_function`` region ``region``: how many Python calls (``"calls"``: the
-    ``python_function`` events that ``with_stack`` records) or ops (``"ops"``) start inside it on its thread, or
-    the first over the second (``"calls per op"``)."""
+    ``python_function`` events that ``with_stack`` records) or ops (``"ops"``) lie wholly inside it on its thread
+    (start and end inside it: the ``__exit__`` that closes the region, which returns after its end, is left out),
+    or the first over the second (``"calls per op"``)."""
 
     region: Event
     count: Literal["calls", "ops", "calls per op"]
@@ -334,7 +338,8 @@ class DeviceSetupShare(Measure):
 @dataclass(frozen=True)
 class DeviceSetupCall(Measure):
     """The host's time in the device set-up calls named ``call`` over all its time in device set-up, over the
-    window ``profguide explain`` measures (among the three calls with the most set-up time, as its report lists)."""
+    window ``profguide explain`` measures: each the union over threads (the time when some thread was in such a
+    call), so the share is at most 1 even where set-up calls on two threads overlap."""
 
     call: Event
 
@@ -788,7 +793,8 @@ class QueriesInside(Measure):
 @dataclass(frozen=True)
 class OpMedianInRegions(Measure):
     """The median duration of the op ``op`` where it starts inside an occurrence of the region ``region`` (on its
-    thread), over the same inside the occurrences of ``other``: one op in two kinds of call of one run."""
+    thread; where it ends does not matter), over the same inside the occurrences of ``other``: one op in two kinds
+    of call of one run."""
 
     op: Event
     region: Event
@@ -927,7 +933,7 @@ class RegionTimeRatio(Measure):
 
 @dataclass(frozen=True)
 class LaunchedBy(Measure):
-    """Of the kernels whose name holds ``kernels`` (in lower case) and whose launch call the trace holds, the share
+    """Of the kernels whose name holds ``kernels`` (in any case) and whose launch call the trace holds, the share
     that one of the calls named ``calls`` launched (``cuLaunchKernel``, ``cudaGraphLaunch``…)."""
 
     calls: tuple[Event, ...]
@@ -1097,7 +1103,8 @@ class OpShare(Measure):
 @dataclass(frozen=True)
 class NestedIn(Measure):
     """How many events named ``inner`` (ops, regions, runtime or driver calls) start inside a call of the op or
-    region ``outer`` on its thread, per call of ``outer``, over every call of it."""
+    region ``outer`` on its thread (where they end does not matter), per call of ``outer``, over every call of
+    it."""
 
     outer: Event
     inner: Event
@@ -1108,8 +1115,8 @@ class NestedIn(Measure):
 
 @dataclass(frozen=True)
 class OpsPerCall(Measure):
-    """How many ops whose names start with ``prefix`` run inside a call of the op or region ``region``, on its
-    thread and at any depth: the median over its calls."""
+    """How many ops whose names start with ``prefix`` lie wholly inside a call of the op or region ``region`` (start
+    and end inside it), on its thread and at any depth: the median over its calls."""
 
     region: Event
     prefix: NamePart = "aten::"
@@ -1121,8 +1128,9 @@ class OpsPerCall(Measure):
 @dataclass(frozen=True)
 class KernelsInside(Measure):
     """The GPU ops (kernels, copies, sets) launched inside the calls of the op ``op`` or of the modules of the
-    class ``module``, by them or by anything under them, per call; with ``family``, only those whose names
-    decode to it (``profguide.analysis.families.kernel_family``); with ``named``, only those whose names hold it."""
+    class ``module``, by them or by anything under them, per call: those whose owner (the innermost op or region
+    open at the launch) starts inside the call on its thread; with ``family``, only those whose names decode to it
+    (``profguide.analysis.families.kernel_family``); with ``named``, only those whose names hold it."""
 
     op: Event = ""
     module: Module = ""
@@ -1239,11 +1247,12 @@ class StackLines(Measure):
 
 @dataclass(frozen=True)
 class StackTime(Measure):
-    """The time of the exported stacks that pass through a frame whose function is ``frame``, over that of the
-    stacks through ``over`` (all of them when empty) (``results.json``, as ``StackLines``)."""
+    """The time of the exported stacks that pass through a frame whose function is ``frame`` (its whole name:
+    ``block`` for ``snippets/x.py(12):_block``), over that of the stacks through ``over`` (all of them when empty)
+    (``results.json``, as ``StackLines``)."""
 
-    frame: NamePart
-    over: NamePart = ""
+    frame: PythonFunction
+    over: PythonFunction = ""
 
     def describe(self):
         return f"stack time under {self.frame} / under {self.over or 'any frame'}"

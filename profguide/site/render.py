@@ -380,7 +380,6 @@ def real_verdicts_table(summaries):
     return markdown_table(("Trace", "Device", "Window", "Verdict", "Decided by"), rows, "llrll")
 
 
-
 HTA_AGREEMENT_POINTS = 2.0  # how close the idle share by HTA's rule keeps to HTA's own, in percentage points
 
 
@@ -393,7 +392,13 @@ class HtaComparison(NamedTuple):
     gpu_ops: int  # the ops HTA's rule counts, inside that window
     by_htas_rule: float | None  # idle %, HTA's rule on the trace's own times
     gpu_idle_pct: float | None  # explain's own idle %
-    reference: dict[str, Any]  # HTA's answer for the trace, or its error, from the reference file
+    reference: dict[str, Any]  # HTA's answer for the trace, or its error, from the reference file ({}: none)
+
+
+def compared(comparison):
+    """Whether HTA's idle share and the one by its rule can be set side by side: the trace has a window (GPU
+    work) and HTA read it."""
+    return comparison.window_us is not None and "error" not in comparison.reference
 
 
 def hta_points(comparison):
@@ -409,8 +414,9 @@ def hta_us_per_op(comparison):
 def hta_agreement_row(comparison):
     device = cell(comparison.device or "not named") if comparison.window_us is not None else "no GPU work"
     explains = "–" if comparison.gpu_idle_pct is None else f"{comparison.gpu_idle_pct:.2f}%"
-    if "error" in comparison.reference:
-        return code(comparison.name), device, "–", "fails", "–", "–", "–", explains
+    if not compared(comparison):
+        hta = "fails" if "error" in comparison.reference else "–"
+        return code(comparison.name), device, "–", hta, "–", "–", "–", explains
     # Only where HTA rounds the times is the difference spread over the ops: elsewhere it has other causes.
     rounded = comparison.reference["ts_rounded_to_us"]
     return (code(comparison.name), device, "sub-µs" if rounded else "whole µs",
@@ -426,12 +432,14 @@ def hta_agreement_fragment(comparisons, reference):
         ("Trace", "Device", "Times", f"HTA {escape(reference['hta_version'])}", "HTA's rule, here",
          "Difference, points", "Difference per GPU op", "<code>gpu_idle_pct</code>"),
         [hta_agreement_row(comparison) for comparison in comparisons], "lllrrrrr")
-    read = [c for c in comparisons if "error" not in c.reference]
+    read = [c for c in comparisons if compared(c)]
     outside = [c for c in read if abs(hta_points(c)) > HTA_AGREEMENT_POINTS]
     whole = [c for c in read if not c.reference["ts_rounded_to_us"]]
     fractional = [hta_us_per_op(c) for c in read if c.reference["ts_rounded_to_us"]]
     failed = [code(c.name) for c in comparisons if "error" in c.reference]
-    sentences = [f"HTA reads {len(read)} of these {len(comparisons)} traces. On {len(read) - len(outside)} of them "
+    idle = [code(c.name) for c in comparisons if c.window_us is None and "error" not in c.reference]
+    answered = [c for c in comparisons if c.reference and "error" not in c.reference]
+    sentences = [f"HTA reads {len(answered)} of these {len(comparisons)} traces. On {len(read) - len(outside)} of them "
                  f"the idle share by its rule is within {HTA_AGREEMENT_POINTS:g} percentage points of HTA's"
                  + "".join(f"; on {code(c.name)} HTA's is {abs(hta_points(c)):.2f} points "
                            f"{'higher' if hta_points(c) > 0 else 'lower'}" for c in outside) + "."]
@@ -446,12 +454,16 @@ def hta_agreement_fragment(comparisons, reference):
                          f"{min(fractional):+.2f} to {max(fractional):+.2f} µs of idle time per GPU op.")
     if failed:
         sentences.append(f"HTA stops with an error on {', '.join(failed)}; the reference file holds each error.")
+    if idle:
+        sentences.append(f"{', '.join(idle)} {'holds' if len(idle) == 1 else 'hold'} no GPU work: no idle share to "
+                         "compare.")
     # pg-reflow: on a phone each row reads as a block of labelled cells (docs/assets/figures.css).
     return (f'<div class="pg-reflow" markdown>\n\n{table}\n</div>\n\n' + " ".join(sentences) + "\n\n"
             f"<small>HTA's values: HolisticTraceAnalysis {escape(reference['hta_version'])}, obtained "
             f"{escape(reference['obtained'])}, kept in `benchmarks/results/hta_temporal_breakdown.json`; "
             "profguide's: measured by this build. `tests/analysis/test_hta_agreement.py` checks the two against each "
             "other.</small>\n")
+
 
 RANKS_SPEEDUP_GOAL = 1.6  # explain DIR on two cores against one, on the benchmark's largest folder
 

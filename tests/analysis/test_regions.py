@@ -8,7 +8,13 @@ import pytest
 from profguide import ops_view
 from profguide.analysis import ops
 from profguide.analysis.ops import region_rows
-from profguide.analysis.regions import ops_in_region, python_calls_by_region, region_calls, region_tree
+from profguide.analysis.regions import (
+    ops_in_each_call,
+    ops_in_region,
+    python_calls_by_region,
+    region_calls,
+    region_tree,
+)
 from profguide.text import format_duration
 from tests.helpers import event as cpu
 from tests.helpers import gpu_event as gpu
@@ -264,3 +270,13 @@ def test_python_calls_by_region_count_the_ops_and_python_calls_inside_each_regio
              cpu("other.py(1): f", 10, 5, kind="python", tid=2))  # another thread: in no region
     assert python_calls_by_region(t) == [{"region": "forward", "ops": 2, "python_calls": 2},
                                          {"region": "backward", "ops": 3, "python_calls": 1}]
+
+
+def test_inside_a_call_means_wholly_inside_it_for_ops_and_python_calls_alike():
+    # record_function's __exit__ starts inside the region it closes and returns after its end (45 to 55, past 50):
+    # it lies not wholly inside the region, so neither it nor the op under it counts, as the docstrings say.
+    t = make(cpu("forward", 0, 50, kind="annotation"), cpu("model.py(3): forward", 1, 40, kind="python"),
+             cpu("aten::linear", 3, 10),
+             cpu("torch/autograd/profiler.py(932): __exit__", 45, 10, kind="python"), cpu("aten::ends_after", 48, 5))
+    assert python_calls_by_region(t) == [{"region": "forward", "ops": 1, "python_calls": 1}]
+    assert ops_in_each_call(t, "forward", "aten::") == [1]

@@ -44,6 +44,7 @@ from profguide.site.recordings import (
     GpuBusyShare,
     IdleBelowHtas,
     IdleShare,
+    KernelsInside,
     KernelsJoined,
     KernelsPerCall,
     KernelSpread,
@@ -77,6 +78,7 @@ from profguide.site.recordings import (
     RuleFixed,
     SelfTimeRatio,
     SlowestOverFastest,
+    StackTime,
     StepCount,
     StepNumber,
     StragglerIs,
@@ -87,7 +89,7 @@ from profguide.site.recordings import (
     SyncsPerStep,
     TableRows,
 )
-from tests.helpers import ROOT, TINY, make_trace
+from tests.helpers import ROOT, TINY, Results, make_trace
 from tests.helpers import event as cpu
 from tests.helpers import gpu_event as gpu
 
@@ -306,6 +308,40 @@ def test_device_setup_call_shares_the_set_up_time_among_its_calls():
     assert claims.measured(DeviceSetupCall("cudaFree"), found) == pytest.approx(60 / 80)
     assert claims.measured(DeviceSetupCall("cudaMalloc"), found) == pytest.approx(20 / 80)
     assert claims.measured(DeviceSetupCall("cudaStreamCreate"), found) is None
+
+
+def test_device_setup_call_is_a_share_of_the_union_of_set_up_time_when_calls_overlap_on_two_threads():
+    # In the window 0 to 100 µs, thread 1 is in cudaMalloc from 0 to 60 and in cudaFree from 60 to 80; thread 2
+    # is in cudaMalloc from 30 to 90. Some set-up call runs from 0 to 90: 90 µs. cudaMalloc runs (on one thread
+    # or both) from 0 to 90 too: all of it, not 120 µs of 90; cudaFree 20 of them.
+    found = data(cpu("cudaMalloc", 0, 60, kind="runtime"), cpu("cudaFree", 60, 20, kind="runtime"),
+                 cpu("cudaMalloc", 30, 60, kind="runtime", tid=2), launch(1, 95, 2), gpu("k", 97, 3, correlation=1))
+    found.summary = summarise(found.trace, (0, 100))
+    assert found.summary["device_setup"]["us"] == pytest.approx(90)
+    assert claims.measured(DeviceSetupCall("cudaMalloc"), found) == pytest.approx(1)
+    assert claims.measured(DeviceSetupCall("cudaFree"), found) == pytest.approx(20 / 90)
+
+
+def test_a_part_of_a_name_in_another_case_than_the_traces_is_a_misspelling():
+    # KernelsInside matches its part of a name as written: "memcpy dtod" finds no copy in a trace whose copies are
+    # "Memcpy DtoD (Device -> Device)", so "the clone launches no memcpy dtod" would hold. The check refuses it.
+    found = data(cpu("aten::clone", 0, 20), cpu("cudaMemcpyAsync", 5, 5, kind="runtime", correlation=1),
+                 gpu("Memcpy DtoD (Device -> Device)", 10, 4, kind="memcpy", correlation=1), device="cuda")
+    names = claims.run_names([found])
+    wrong, right = KernelsInside(op="aten::clone", named="memcpy dtod"), KernelsInside(op="aten::clone",
+                                                                                       named="Memcpy DtoD")
+    assert claims.measured(wrong, found) == 0 and claims.measured(right, found) == 1
+    assert claims.unknown_strings(wrong, found, lambda: [names]) == [("named", "memcpy dtod", "name part", None)]
+    assert claims.unknown_strings(right, found, lambda: [names]) == []
+
+
+def test_a_stacks_frame_must_be_a_function_of_the_exported_stacks_by_its_whole_name():
+    run = Results(found={"stacks": ["snippets/x.py(3):_main;snippets/x.py(9):_block;aten::mm 90",
+                                    "snippets/x.py(3):_main 10"]})
+    assert claims.allowed("python function", StackTime("block"), run) == {"main", "block", "aten::mm"}
+    assert claims.allowed("python function", StackTime("block"), Results(found=None)) == set()
+    assert claims.unknown_strings(StackTime("Block"), run, lambda: []) == [
+        ("frame", "Block", "python function", {"main", "block", "aten::mm"})]
 
 
 def test_syncs_in_each_step_and_the_longest_against_a_step():

@@ -7,11 +7,11 @@ import re
 
 import pytest
 
-from profguide.site import fragments
+from profguide.site import claims, fragments
 from profguide.site.catalogue import REAL_TRACES, RECORDINGS, by_id
 from profguide.site.data import RealTraceData, RecordingData
-from profguide.site.recordings import Figure, RealTrace, Recording
-from tests.helpers import ROOT, TINY, event, gpu_event, make_trace
+from profguide.site.recordings import Figure, RealTrace, Recording, TimerRatio
+from tests.helpers import ROOT, TINY, Results, event, gpu_event, make_trace
 
 CALLS = dataclasses.replace(TINY, id="calls", params={"size": 8, "calls": 3}, figure=Figure(region="matmul_bias"))
 STEPS = Recording(id="steps", module="snippets.basics.training_steps", function="profile_steps", title="steps",
@@ -261,6 +261,23 @@ def test_python_calls_count_each_regions_ops_and_python_calls_and_need_with_stac
     assert rows == ["| <code>forward</code> | 1 | 2 | 2.00 |", "| <code>zero&#95;grad</code> | 0 | 1 | – |"]
     with pytest.raises(fragments.FragmentError, match="without with_stack"):
         fragments.python_calls(recorded(STEPS))
+
+
+def test_the_timer_fragment_prints_the_ratio_its_claim_checks_from_the_same_events():
+    # Two aten::matmul ops of 10 and 20 µs, median 15 µs, against the Timer's 10 µs: 1.50. A GPU annotation of that
+    # name (1 ms) is no op: neither the claim (TimerRatio) nor the fragment counts it.
+    traced = make_trace(event("aten::matmul", 0, 10), event("aten::matmul", 20, 20),
+                        {**gpu_event("aten::matmul", 0, 1000), "cat": "gpu_user_annotation"})
+    meta = {"device_name": "a test CPU", "torch": "2.13.0", "python": "3.12", "recorded_at": "2026-12-01",
+            "params": {}, "recording": "around-benchmark"}
+    run = Results(trace=traced, meta=meta, found={"op": "aten::matmul", "printed": "Median: 10.00 us", "timer": {
+        "median_us": 10.0, "blocks": 3, "runs_per_block": 1}})
+    text = fragments.timer_comparison(run)["timer.md"]
+    assert claims.measured(TimerRatio("aten::matmul"), run) == pytest.approx(1.5)
+    assert "| `torch.profiler`: <code>aten::matmul</code> events | 15.0 µs | 2 calls |" in text
+    assert "The profiler's median over the Timer's: 1.50." in text
+    with pytest.raises(fragments.FragmentError, match="a Timer's measurement"):
+        fragments.timer_comparison(Results(trace=traced, meta=meta, found={"op": "aten::matmul"}))
 
 
 def test_the_findings_say_where_each_rule_looked_as_a_time_from_the_trace_s_start_not_as_a_cost():

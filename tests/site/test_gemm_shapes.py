@@ -43,6 +43,17 @@ def test_the_share_of_one_shapes_calls_whose_gemm_kernels_hold_a_tile():
     assert claims.measured(GemmCallsNamed("aten::mm", "[[1, 1], [1, 1]]", "MT256x128x64"), found) is None
 
 
+def test_a_call_that_launched_no_gemm_kernel_runs_no_tile():
+    # Of the two calls on the wide shape, the first launched a fill alone: no GEMM kernel, so no tile (an empty
+    # "all of its GEMM kernels hold it" is no evidence of one). Half the calls run the tile, not all of them.
+    wide = TENSILE.format(tile="MT128x224x64")
+    found = SimpleNamespace(trace=make_trace(mm(0, 1, WIDE), gpu(FILL, 10, 2, external_id=1),
+                                             mm(30, 2, WIDE), gpu(wide, 40, 10, external_id=2)))
+    assert claims.measured(GemmCallsNamed("aten::mm", WIDE, "MT128x224x64"), found) == pytest.approx(1 / 2)
+    alone = SimpleNamespace(trace=make_trace(mm(0, 1, WIDE), gpu(FILL, 10, 2, external_id=1)))
+    assert claims.measured(GemmCallsNamed("aten::mm", WIDE, "MT128x224x64"), alone) == 0
+
+
 def test_the_median_kernel_time_of_a_call_of_one_shape_over_another():
     found = two_shapes()
     # Narrow: 9 and 11 µs, median 10; wide: 10 and 12 + 2 µs, median 12.
