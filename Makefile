@@ -16,7 +16,7 @@ TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 # left out, as above). `make lock` writes it from pyproject.toml's ranges.
 LOCK := requirements/lock.txt
 
-.PHONY: setup site build-site serve test test-fast test-newest lock figures clean
+.PHONY: setup site build-site serve test test-fast test-newest lock figures goldens clean
 
 $(VENV)/.installed: pyproject.toml Makefile $(LOCK)
 	python3 -m venv $(if $(HAVE_GPU),--system-site-packages) $(VENV)
@@ -99,6 +99,11 @@ lock: $(TOOLS)/.installed
 # Re-record what is stale (CUDA recordings on a GPU; CPU stand-ins elsewhere), then re-render.
 figures: setup
 	$(PY) -m profguide build --refresh
+
+# Rewrites tests/goldens/: `profguide explain` (JSON and text) on every real trace in docs/traces/, so that a change
+# to any verdict, figure or sentence on a real trace shows in review as a diff of those files.
+goldens: setup
+	$(PY) -m tests.goldens
 
 clean:
 	rm -rf site $(VENV) $(NEWEST) $(TOOLS)
