@@ -311,13 +311,13 @@ def load_input(args, doing="loading"):
 
 
 def run_explain(args):
-    from profguide import explain
     from profguide.analysis import job
     from profguide.progress import bar
+    from profguide.render import explain
 
     if args.ops:
-        from profguide import ops_view
         from profguide.analysis.ops import ops_view as view_of
+        from profguide.render import ops as ops_view
         from profguide.text import shown
 
         if args.trace != STANDARD_STREAM and args.trace.is_dir():
@@ -450,8 +450,8 @@ def draw_folder(args):
 
 
 def run_diff(args):
-    from profguide import diff, explain
     from profguide.analysis import diff as facts
+    from profguide.render import diff, explain
 
     if STANDARD_STREAM in (args.before, args.after):
         found = diff_with_stdin(args)

@@ -10,7 +10,7 @@ import typing
 import msgspec
 import pytest
 
-from profguide.site import render
+from profguide.render import fragments as render
 from profguide.trace import loader
 from tests.helpers import ROOT
 

@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from profguide import cli
-from profguide import explain as explain_module
 from profguide.analysis import startup, verdict
 from profguide.analysis import summary as summary_types
 from profguide.analysis.summary import FolderJob, TraceSummary
+from profguide.render import explain as explain_module
 from profguide.site.build import SCHEMAS
 from tests.helpers import ROOT, TRACES
 

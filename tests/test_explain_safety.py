@@ -10,7 +10,7 @@ import markdown
 import pytest
 
 from profguide import cli
-from profguide.explain import markdown_text
+from profguide.render.explain import markdown_text
 
 # What a terminal acts on (C0 controls, DEL, C1 controls such as U+009B CSI and U+0085 NEL) and the marks that
 # reorder text (bidi embeddings, overrides, isolates and marks); the output's own newlines aside.

@@ -1,6 +1,6 @@
 """What ``profguide explain`` measures, from a path: a trace file's summary, or the job of a folder of rank traces.
 
-These load the traces and put the analyses together; ``profguide.explain``
+These load the traces and put the analyses together; ``profguide.render.explain``
 only puts their results into words.
 
 A folder's rank files are read in a pool of processes, one a core: each

@@ -7,7 +7,7 @@ into text for a terminal or Markdown for the site.
 from pathlib import Path
 
 from profguide.analysis.diff import Change, JobDiff, Quantity, RankDiff, RuleChanges, SideFacts, TraceDiff, signed_pct
-from profguide.explain import IDLE_LABELS
+from profguide.render.explain import IDLE_LABELS
 from profguide.text import cell, code_cell, count_of, cut, format_duration, format_size, markdown_table, shown
 
 CHANGES_SHOWN = 10  # kernels listed, largest change first (--json has every one)

@@ -26,7 +26,8 @@ from profguide.errors import RecordingError, TraceError
 from profguide.figures import charts
 from profguide.files import replace_file
 from profguide.progress import step
-from profguide.site import claims, glossary, kernel_table, launch, lessons, marks, notebooks, render, rule_table
+from profguide.render import fragments as render
+from profguide.site import claims, glossary, kernel_table, launch, lessons, marks, notebooks, rule_table
 from profguide.site.cheatsheet import cheat_sheet
 from profguide.site.data import RealTraceData, RecordingData, load_once
 from profguide.site.fragments import FRAGMENTS, FragmentError

@@ -68,9 +68,9 @@ from profguide.analysis.select import (
 from profguide.analysis.startup import setup_calls
 from profguide.analysis.verdict import HOST_VERDICTS, VERDICTS, measured_window
 from profguide.errors import RecordingError, TraceError
+from profguide.render.fragments import run_words
 from profguide.site import marks, operators, recordings
 from profguide.site.data import load_once
-from profguide.site.render import run_words
 from profguide.stats import median
 from profguide.text import cell, code, count_of, markdown_table
 from profguide.trace.model import KIND, NO_ID

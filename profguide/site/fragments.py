@@ -9,9 +9,6 @@ fragment comes with its SVG file, which the fragment includes.
 import json
 from xml.sax.saxutils import escape
 
-from profguide import diff as diff_view
-from profguide import explain
-from profguide import ops_view as ops_markdown
 from profguide.analysis import collectives, kernel_resources, memory, stacks
 from profguide.analysis import compile as compile_analysis
 from profguide.analysis.communication import communication, step_communication
@@ -41,7 +38,11 @@ from profguide.figures.memory import memory_timeline_svg
 from profguide.figures.ranks import job_svg
 from profguide.figures.timeline import timeline_svg
 from profguide.patterns import STEP
-from profguide.site import claims, render
+from profguide.render import diff as diff_view
+from profguide.render import explain
+from profguide.render import fragments as render
+from profguide.render import ops as ops_markdown
+from profguide.site import claims
 from profguide.site.catalogue import RECORDINGS
 from profguide.site.recordings import TimerRatio
 from profguide.stats import median

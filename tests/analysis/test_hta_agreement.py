@@ -15,10 +15,10 @@ from profguide.analysis.idle import busy_intervals, hta_ops_in, idle_breakdown, 
 from profguide.analysis.intervals import union_length
 from profguide.analysis.select import hta_ops, on_a_stream, unlaunched
 from profguide.analysis.verdict import summarise
+from profguide.render.fragments import HTA_AGREEMENT_POINTS
 from profguide.site import build
 from profguide.site.claims import HTA_REFERENCE
 from profguide.site.fragments import FragmentError
-from profguide.site.render import HTA_AGREEMENT_POINTS
 from tests.helpers import ROOT, TRACES
 
 REFERENCE = json.loads((ROOT / HTA_REFERENCE).read_text())

@@ -17,7 +17,7 @@ import pytest
 
 from profguide.analysis import job
 from profguide.errors import ProfguideError, TraceError, UsageError
-from profguide.explain import to_json
+from profguide.render.explain import to_json
 from tests.helpers import ROOT, TRACES, real_ranks
 
 

@@ -5,7 +5,6 @@ import collections
 
 import pytest
 
-from profguide import ops_view
 from profguide.analysis import ops
 from profguide.analysis.ops import region_rows
 from profguide.analysis.regions import (
@@ -15,6 +14,7 @@ from profguide.analysis.regions import (
     region_calls,
     region_tree,
 )
+from profguide.render import ops as ops_view
 from profguide.text import format_duration
 from tests.helpers import event as cpu
 from tests.helpers import gpu_event as gpu

@@ -5,7 +5,7 @@ import pytest
 
 from profguide.analysis.startup import iterations
 from profguide.analysis.verdict import summarise
-from profguide.explain import to_text
+from profguide.render.explain import to_text
 from tests.analysis.gpu_traces import DATALOADER, Loop
 from tests.helpers import event as cpu
 

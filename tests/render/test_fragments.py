@@ -1,11 +1,11 @@
-"""profguide.site.render: the Markdown of the fragments, escaped, with provenance."""
+"""profguide.render.fragments: the Markdown of the fragments, escaped, with provenance."""
 
 
 import json
 
 import pytest
 
-from profguide.site import render
+from profguide.render import fragments as render
 from tests.helpers import ROOT
 
 

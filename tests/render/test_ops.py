@@ -4,8 +4,9 @@ import json
 
 import msgspec
 
-from profguide import cli, ops_view
+from profguide import cli
 from profguide.analysis.ops import OpsView
+from profguide.render import ops as ops_view
 from tests.helpers import ROOT, TRACES
 
 RECORDING = ROOT / "docs" / "generated" / "reading-memory" / "trace.json.gz"  # CPU, shapes, modules, memory
