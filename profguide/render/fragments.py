@@ -581,3 +581,11 @@ def ranks_table(infos, files):
     return markdown_table(("File", "`rank`", "`world_size`", "`backend`", "Process groups"), rows, "lrrlr")
 
 
+def percent(part, whole):
+    return f"{100 * part / whole:.1f}%" if whole else "–"
+
+
+def per_call(count, calls):
+    """A count per call: whole where it is whole (8, not 8.0)."""
+    value = count / calls
+    return f"{value:,.0f}" if value == int(value) else f"{value:,.1f}"

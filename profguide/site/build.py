@@ -30,7 +30,7 @@ from profguide.render import fragments as render
 from profguide.site import claims, glossary, kernel_table, launch, lessons, marks, notebooks, rule_table
 from profguide.site.cheatsheet import cheat_sheet
 from profguide.site.data import RealTraceData, RecordingData, load_once
-from profguide.site.fragments import FRAGMENTS, FragmentError
+from profguide.site.fragments import FragmentError, makers_for
 from profguide.site.staleness import CPU_RUN, cpu_run_state, recording_state
 
 INCLUDE = re.compile(r'^[ \t]*--8<-- "docs/generated/(?P<folder>[^/"]+)/(?P<name>[^/"]+)"[ \t]*$', re.MULTILINE)
@@ -74,11 +74,11 @@ def page_includes(docs):
 
 def rendered(data, names):
     """The files made for the fragments ``names`` that pages include (recording files need no making)."""
-    files = {}
+    files, makers = {}, makers_for(data.recording.id)
     for name in sorted(set(names) - set(data.files)):
-        if name not in FRAGMENTS:
-            raise FragmentError(f"no fragment named {name} (known: {', '.join(FRAGMENTS)})")
-        files.update(FRAGMENTS[name](data))
+        if name not in makers:
+            raise FragmentError(f"no fragment named {name} (known: {', '.join(makers)})")
+        files.update(makers[name](data))
     return files
 
 

@@ -8,6 +8,7 @@ import pytest
 from profguide.site import claims, fragments
 from profguide.site.catalogue import by_id
 from profguide.site.data import RecordingData
+from profguide.site.parts import reference_around
 from profguide.site.recordings import ExecutionTraceCovers, LastCollective, StackLines, StackTime, TimerRatio
 from tests.helpers import ROOT, Results, event, make_trace
 
@@ -62,23 +63,23 @@ def test_the_timer_fragment_prints_the_measurement_and_both_medians():
 
 def test_the_stack_fragments_quote_the_file_and_draw_it():
     data = committed("around-stacks")
-    quoted = fragments.stack_lines(data)["stacks.md"]
+    quoted = reference_around.stack_lines(data)["stacks.md"]
     assert quoted.count("snippets/reference/stacks.py") >= 3
-    made = fragments.flame(data)
+    made = reference_around.flame(data)
     assert made["flame.svg"].startswith("<svg") and "around-stacks/flame.svg" in made["flame.md"]
 
 
 def test_the_execution_trace_fragment_shows_a_node_and_the_names_it_has_besides():
-    text = html.unescape(fragments.execution_trace(committed("around-execution-trace"))["execution-trace.md"])
+    text = html.unescape(reference_around.execution_trace(committed("around-execution-trace"))["execution-trace.md"])
     assert '"name": "aten::addmm"' in text and "op_schema" in text
     assert "trace: <code>[pytorch|profiler|execution_trace|process]</code>" in text  # a root, no event of its name
 
 
 def test_the_flight_recorder_fragment_lists_each_ranks_collectives():
-    text = html.unescape(fragments.flight_recorder(committed("around-flight-recorder"))["flight-recorder.md"])
+    text = html.unescape(reference_around.flight_recorder(committed("around-flight-recorder"))["flight-recorder.md"])
     assert text.count("gloo:all_reduce") == 7 and "| 0 | 4 |" in text and "| 1 | 4 |" not in text
 
 
 def test_a_fragment_without_its_results_says_what_is_missing():
     with pytest.raises(fragments.FragmentError, match="flight recorders"):
-        fragments.flight_recorder(Results(found=None))
+        reference_around.flight_recorder(Results(found=None))

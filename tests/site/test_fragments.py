@@ -10,6 +10,14 @@ import pytest
 from profguide.site import claims, fragments
 from profguide.site.catalogue import REAL_TRACES, RECORDINGS, by_id
 from profguide.site.data import RealTraceData, RecordingData
+from profguide.site.parts import (
+    basics,
+    model_attention,
+    model_block,
+    multigpu_overlap,
+    reading_anti_patterns,
+    reading_footprint,
+)
 from profguide.site.recordings import Figure, RealTrace, Recording, TimerRatio
 from tests.helpers import ROOT, TINY, Results, event, gpu_event, make_trace
 
@@ -34,25 +42,25 @@ def test_the_figure_includes_its_svg_and_hands_off_its_trace(recorded):
 
 def test_calls_compare_the_first_call_with_the_later_ones(recorded):
     found = recorded(CALLS)
-    text = fragments.calls(found)["calls.md"]
+    text = basics.calls(found)["calls.md"]
     assert len(re.findall(r"^\| \d \|", text, re.MULTILINE)) == 3  # a row per call
     assert "The first call of <code>matmul&#95;bias</code> took " in text and "the slowest of the 2 later calls" in text
     with pytest.raises(fragments.FragmentError, match="fewer than two calls of 'matmul_bias'"):
-        fragments.calls(recorded(dataclasses.replace(TINY, figure=Figure(region="matmul_bias"))))
+        basics.calls(recorded(dataclasses.replace(TINY, figure=Figure(region="matmul_bias"))))
 
 
 def test_events_count_every_phase_of_the_trace(recorded):
     found = recorded(TINY)
     document = json.loads(gzip.decompress(found.trace_path().read_bytes()))
     complete = sum(1 for e in document["traceEvents"] if e.get("ph") == "X")
-    text = fragments.events(found)["events.md"]
+    text = basics.events(found)["events.md"]
     assert f"Of the {len(document['traceEvents'])} events in this recording's trace, {complete} are complete" in text
 
 
 def test_step_fragments(recorded):
     found = recorded(STEPS)
     assert len(re.findall(r"^\| \d \|", fragments.steps(found)["steps.md"], re.MULTILINE)) == 3
-    compare = fragments.compare(found)
+    compare = basics.compare(found)
     assert "ProfilerStep#1" in compare["compare.svg"] and "compare.svg" in compare["compare.md"]
     spread = fragments.spread(found)
     assert "Every duration of <code>aten::mm</code>" in spread["spread.md"]
@@ -87,7 +95,8 @@ def test_every_fragment_writes_the_file_pages_include_by_its_name(recorded, tmp_
     found = [recorded(recording) for recording in (STEPS, CALLS)] + committed + [
         RealTraceData(dataclasses.replace(TWO_RANKS, figure=Figure(trees=("aten::mm",))), ROOT, tmp_path),
         RealTraceData(with_shapes, ROOT, tmp_path)]
-    for name, make in fragments.FRAGMENTS.items():
+    pages = {name: make for own in fragments.page_fragments().values() for name, make in own.items()}
+    for name, make in {**fragments.FRAGMENTS, **pages}.items():
         written = []
         for data in found:
             try:
@@ -95,6 +104,17 @@ def test_every_fragment_writes_the_file_pages_include_by_its_name(recorded, tmp_
             except fragments.FragmentError:
                 continue
         assert written and all(name in files for files in written), name
+
+
+def test_a_pages_own_fragments_go_to_its_recordings_alone():
+    assert "fusion.md" in fragments.makers_for("compile-fusion-compiled")
+    assert "fusion.md" not in fragments.makers_for("basics-matmul-64") | fragments.FRAGMENTS
+    assert fragments.makers_for("tiny-matmul") == fragments.FRAGMENTS  # declared by no parts module
+
+
+def test_no_pages_fragment_hides_one_every_page_can_include():
+    for own in fragments.page_fragments().values():
+        assert not set(own) & set(fragments.FRAGMENTS), sorted(set(own) & set(fragments.FRAGMENTS))
 
 
 TWO_RANKS = RealTrace(id="two-ranks", file="docs/traces/a100_nccl_2rank_rank0.json.gz", title="two ranks",
@@ -140,13 +160,13 @@ def test_tflops_needs_kernels_and_compares_each_multiply_with_the_peak(recorded)
 def test_communication_calls_name_the_collective_that_launched_each_kernel(tmp_path):
     sixteen = RealTrace(id="sixteen", file="docs/traces/a100_80gb_nccl_16rank_rank0.json.gz", title="sixteen ranks",
                         source="HTA", source_url="https://example.org", licence="MIT")
-    table = fragments.communication_calls(RealTraceData(sixteen, ROOT, tmp_path))["communication-calls.md"]
+    table = multigpu_overlap.communication_calls(RealTraceData(sixteen, ROOT, tmp_path))["communication-calls.md"]
     rows = [line for line in table.splitlines() if line.startswith("| <code>") or line.startswith("| no launch")]
     assert rows[0].startswith("| <code>nccl:all&#95;reduce</code> | <code>ncclKernel&#95;SendRecv")
     assert any(row.startswith("| no launch in the trace") for row in rows)
     committed = RecordingData(by_id("multigpu-ddp"), ROOT / "docs" / "generated" / "multigpu-ddp")
     with pytest.raises(fragments.FragmentError, match="no communication kernel"):
-        fragments.communication_calls(committed)  # gloo on the CPU: no kernels
+        multigpu_overlap.communication_calls(committed)  # gloo on the CPU: no kernels
 
 
 def seq(number):
@@ -173,7 +193,7 @@ def test_step_parts_split_the_steps_by_region_with_the_backward_joined_and_devic
     )
     (tmp_path / "parts.json").write_text(json.dumps({"traceEvents": events}))
     real = dataclasses.replace(TWO_RANKS, id="parts", file="parts.json")
-    files = fragments.step_parts(RealTraceData(real, tmp_path, tmp_path / "generated"))
+    files = model_block.step_parts(RealTraceData(real, tmp_path, tmp_path / "generated"))
     rows = {line.split(" | ")[0].strip("| "): line.split(" | ") for line in files["step-parts.md"].splitlines()
             if line.startswith("| <code>")}
     # MLP: 40 µs forward and 50 µs backward of 200; device 40 + 40 of 100; one kernel in its one call.
@@ -185,9 +205,9 @@ def test_step_parts_split_the_steps_by_region_with_the_backward_joined_and_devic
 
 def test_step_parts_need_a_region_and_leave_device_columns_out_on_a_cpu(recorded):
     with pytest.raises(fragments.FragmentError, match="no record_function region"):
-        fragments.step_parts(RecordingData.of(STEPS, None, traces=(make_trace(
+        model_block.step_parts(RecordingData.of(STEPS, None, traces=(make_trace(
             event("ProfilerStep#1", 0, 100, kind="annotation"), event("aten::mm", 10, 5)),)))
-    text = fragments.step_parts(RecordingData(by_id("model-block-eager"), ROOT / "docs" / "generated"
+    text = model_block.step_parts(RecordingData(by_id("model-block-eager"), ROOT / "docs" / "generated"
                                               / "model-block-eager"))["step-parts.md"]
     heading = next(line for line in text.splitlines() if line.startswith("| Region"))
     assert heading.endswith("| Share of the steps |")  # a CPU run: no device columns
@@ -202,7 +222,7 @@ def shares(line):
 
 
 def test_step_parts_put_a_region_under_the_one_it_runs_in_and_the_outermost_shares_add_up():
-    text = fragments.step_parts(RecordingData(by_id("model-block-compiled"), ROOT / "docs" / "generated"
+    text = model_block.step_parts(RecordingData(by_id("model-block-compiled"), ROOT / "docs" / "generated"
                                               / "model-block-compiled"))["step-parts.md"]
     lines = [line for line in text.splitlines() if line.startswith("| ") and not line.startswith("| Region")]
     backward_graph = next(line for line in lines if "in the backward of <code>Torch-Compiled Region" in line)
@@ -212,14 +232,14 @@ def test_step_parts_put_a_region_under_the_one_it_runs_in_and_the_outermost_shar
 
 
 def test_sequence_numbers_follow_the_first_mlp_call_to_the_backward_functions():
-    text = fragments.sequence_numbers(RecordingData(by_id("model-block-eager"), ROOT / "docs" / "generated"
+    text = model_block.sequence_numbers(RecordingData(by_id("model-block-eager"), ROOT / "docs" / "generated"
                                                     / "model-block-eager"))["sequence-numbers.md"]
     rows = [line.split(" | ") for line in text.splitlines() if line.startswith("| <code>")]
     made = {row[0].strip("| "): row[3].strip("| ") for row in rows if row[2] == "yes"}
     assert made["<code>aten::mm</code>"] == "<code>MmBackward0</code>"
     assert "first call of <code>MLP</code>" in text
     with pytest.raises(fragments.FragmentError, match="sequence number"):
-        fragments.sequence_numbers(RecordingData.of(STEPS, None, traces=(make_trace(
+        model_block.sequence_numbers(RecordingData.of(STEPS, None, traces=(make_trace(
             event("ProfilerStep#1", 0, 100, kind="annotation"), event("MLP", 10, 5, kind="annotation")),)))
 
 
@@ -236,7 +256,7 @@ def test_modules_give_each_class_its_share_of_the_joined_device_time_and_kernels
 
 
 def test_variants_set_each_recording_of_a_snippet_beside_the_others_and_show_nothing_of_a_stand_in_for_another():
-    text = fragments.variants(RecordingData(by_id("model-attention-sdpa-math"), ROOT / "docs" / "generated"
+    text = model_attention.variants(RecordingData(by_id("model-attention-sdpa-math"), ROOT / "docs" / "generated"
                                             / "model-attention-sdpa-math"))["variants.md"]
     rows = {line.split(" | ")[0].strip("| ").partition("]")[0].strip("["): line.split(" | ")
             for line in text.splitlines() if line.startswith("| [")}
@@ -248,7 +268,7 @@ def test_variants_set_each_recording_of_a_snippet_beside_the_others_and_show_not
     assert all(row[4].startswith("waits for a GPU run") for row in rows.values())  # all CPU stand-ins
     assert text.startswith('!!! warning "CPU stand-in"')
     with pytest.raises(fragments.FragmentError, match="figure's region"):  # STEPS names no region
-        fragments.variants(RecordingData.of(STEPS, None, traces=(make_trace(
+        model_attention.variants(RecordingData.of(STEPS, None, traces=(make_trace(
             event("ProfilerStep#1", 0, 100, kind="annotation")),)))
 
 
@@ -256,11 +276,11 @@ def test_python_calls_count_each_regions_ops_and_python_calls_and_need_with_stac
     traced = make_trace(event("forward", 0, 50, kind="annotation"), event("m.py(3): forward", 1, 40, kind="python"),
                         event("<built-in function linear>", 2, 20, kind="python"), event("aten::linear", 3, 10),
                         event("zero_grad", 60, 5, kind="annotation"), event("o.py(1): zero_grad", 61, 2, kind="python"))
-    text = fragments.python_calls(RecordingData.of(STEPS, None, traces=(traced,), meta=recorded(STEPS).meta))
+    text = reading_footprint.python_calls(RecordingData.of(STEPS, None, traces=(traced,), meta=recorded(STEPS).meta))
     rows = [line for line in text["python-calls.md"].splitlines() if line.startswith("| <code>")]
     assert rows == ["| <code>forward</code> | 1 | 2 | 2.00 |", "| <code>zero&#95;grad</code> | 0 | 1 | – |"]
     with pytest.raises(fragments.FragmentError, match="without with_stack"):
-        fragments.python_calls(recorded(STEPS))
+        reading_footprint.python_calls(recorded(STEPS))
 
 
 def test_the_timer_fragment_prints_the_ratio_its_claim_checks_from_the_same_events():
@@ -282,6 +302,7 @@ def test_the_timer_fragment_prints_the_ratio_its_claim_checks_from_the_same_even
 
 def test_the_findings_say_where_each_rule_looked_as_a_time_from_the_trace_s_start_not_as_a_cost():
     mistakes = by_id("reading-anti-patterns")
-    text = fragments.rule_findings(RecordingData(mistakes, ROOT / "docs" / "generated" / mistakes.id))["findings.md"]
+    found = RecordingData(mistakes, ROOT / "docs" / "generated" / mistakes.id)
+    text = reading_anti_patterns.rule_findings(found)["findings.md"]
     assert "| Rule | What it measured | Seen at, from the trace's start | Try |" in text
     assert not re.search(r"\| \+\d", text)  # no "+6.62 ms" that reads like an added cost

@@ -10,6 +10,7 @@ from profguide.analysis.verdict import summarise
 from profguide.site import claims, fragments
 from profguide.site.catalogue import by_id
 from profguide.site.data import RecordingData
+from profguide.site.parts import reading_input
 from profguide.site.parts.reading_input import NO_WORKERS, TWO_WORKERS
 from profguide.site.recordings import HostLead, HostShare, HostShareFall, VerdictIs
 from tests.helpers import ROOT, event, make_trace
@@ -49,7 +50,7 @@ def committed(recording_id):
 
 
 def test_the_figure_draws_every_step_of_both_runs_and_tabulates_them():
-    files = fragments.host_steps(committed(TWO_WORKERS))
+    files = reading_input.host_steps(committed(TWO_WORKERS))
     assert set(files) == {"host-steps.md", "host-steps.svg"}
     svg, text = files["host-steps.svg"], files["host-steps.md"]
     steps = sum(len(profiler_steps(committed(run).trace)) for run in (NO_WORKERS, TWO_WORKERS))
@@ -63,4 +64,4 @@ def test_the_figure_needs_steps(tmp_path):
     no_steps = SimpleNamespace(recording=by_id(TWO_WORKERS), trace=make_trace(event("aten::mm", 0, 5)),
                                folder=tmp_path / TWO_WORKERS, title="t", meta={}, real=False)
     with pytest.raises(fragments.FragmentError, match="no ProfilerStep"):
-        fragments.host_steps(no_steps)
+        reading_input.host_steps(no_steps)

@@ -214,3 +214,61 @@ REAL_TRACES = (
         ),
     ),
 )
+
+
+# The fragments only this page's recordings give (the generic ones: profguide.site.fragments). Their imports
+# are inside them: `profguide record` imports this module on a bare GPU machine, with the standard library only.
+
+
+def compare(data):
+    """The first step beside the fastest one, on one time scale."""
+    from profguide.analysis.select import step_window
+    from profguide.figures import charts
+    from profguide.render import fragments as render
+    from profguide.site.fragment_run import FragmentError, svg_path
+    from profguide.text import format_duration
+
+    found = data.facts["steps"]
+    if len(found) < 2:
+        raise FragmentError("fewer than two ProfilerSteps to compare")
+    first, fastest = found[0], min(found[1:], key=lambda s: s["dur_us"])
+    panels = [(f"ProfilerStep#{s['step']}: {format_duration(s['dur_us'])}", data.trace,
+               step_window(data.trace, s["step"])) for s in (first, fastest)]
+    svg = charts.comparison_svg(panels, title="The first step and the fastest one, on one time scale")
+    caption = (f"The first step, ProfilerStep#{first['step']}, above the fastest, ProfilerStep#{fastest['step']}, "
+               f"drawn on the same time scale: the first took {first['dur_us'] / fastest['dur_us']:.2f}× as long.")
+    return {"compare.svg": svg, "compare.md": render.extra_figure_fragment(svg_path(data, "compare.svg"), caption)}
+
+
+def calls(data):
+    """Each call of the figure's region, first call against the later ones, with a sentence that says so."""
+    from profguide.analysis.regions import region_calls
+    from profguide.render import fragments as render
+    from profguide.site.fragment_run import FragmentError
+    from profguide.text import code, count_of, format_duration
+
+    region = data.recording.figure.region
+    found = region_calls(data.trace, region) if region else []
+    if len(found) < 2:
+        raise FragmentError(f"fewer than two calls of {region!r} to compare")
+    first, later = found[0], found[1:]
+    slowest = max(call["dur_us"] for call in later)
+    sentence = (f"The first call of {code(region)} took {format_duration(first['dur_us'])}, "
+                f"{first['dur_us'] / slowest:.0f}× the slowest of the {count_of(len(later), 'later call')}; "
+                f"{format_duration(first['dur_us'] - first['in_ops_us'])} of it was in no op.")
+    return {"calls.md": render.calls_table(found) + "\n" + sentence + "\n\n" + render.provenance_note(data.meta)}
+
+
+def events(data):
+    """The events of rank 0's trace by kind (``ph``), with the share of complete events in words."""
+    from profguide.render import fragments as render
+    from profguide.text import count_of
+
+    counts = data.trace.phases
+    total = sum(counts.values())
+    sentence = (f"Of the {count_of(total, 'event')} in this recording's trace, {counts.get('X', 0):,} are "
+                "complete events.")
+    return {"events.md": sentence + "\n\n" + render.phases_table(counts) + "\n" + render.provenance_note(data.meta)}
+
+
+FRAGMENTS = {"compare.md": compare, "calls.md": calls, "events.md": events}

@@ -142,3 +142,83 @@ REAL_TRACES = (
         ),
     ),
 )
+
+
+# The fragments only this page's recordings give (the generic ones: profguide.site.fragments). Their imports
+# are inside them: `profguide record` imports this module on a bare GPU machine, with the standard library only.
+
+
+def fusion(data):
+    """The eager and the compiled run of one model side by side: ops (and kernels) per step, median step, then
+    each op's (and kernel's) count per step."""
+    from profguide.analysis import compile as compile_analysis
+    from profguide.render import fragments as render
+    from profguide.site.fragment_run import FragmentError, snippet_runs
+    from profguide.stats import median
+    from profguide.text import cell, code_cell, count_of, format_duration, kernel_name, markdown_table
+
+    if data.real:
+        raise FragmentError("a real trace has no eager run to compare with")
+    runs = sorted(snippet_runs(data, RECORDINGS), key=lambda run: bool(run.params.get("compiled")))
+    rows = [(run, compile_analysis.step_counts(run.trace)) for run in runs]
+    if len(runs) != 2 or not all(counts for _, counts in rows):
+        raise FragmentError("fusion compares an eager and a compiled recording, each with ProfilerSteps")
+    kernels = any(row["kernels"] for _, counts in rows for row in counts)
+
+    def per_step(counts, key):
+        return median([row[key] for row in counts])
+
+    counted = ("ops", "aten_ops", *(("kernels",) if kernels else ()))
+    headings = ("Run", "Ops per step", "`aten::` ops per step", *(("Kernels per step",) if kernels else ()),
+                "Median step")
+    table = markdown_table(headings, [(cell(run.title), *(f"{per_step(counts, key):g}" for key in counted),
+                                       format_duration(per_step(counts, "dur_us"))) for run, counts in rows],
+                           "l" + "r" * (len(headings) - 1))
+    names = [compile_analysis.names_per_step(run.trace, "cpu_op") for run in runs]
+    if kernels:
+        names += [compile_analysis.names_per_step(run.trace, "kernel") for run in runs]
+    by_name = [(code_cell(shorten(name)), f"{eager.get(name, 0):g}", f"{compiled.get(name, 0):g}")
+               for (eager, compiled), shorten in ((names[:2], str), (names[2:], kernel_name))[:1 + kernels]
+               for name in sorted(set(eager) | set(compiled), key=lambda n: (-eager.get(n, 0), -compiled.get(n, 0), n))]
+    sentence = (f"Each run recorded {count_of(len(rows[0][1]), 'step')} after warm-up calls, in a process of "
+                "its own; a count per step is the median over its steps, or, by name, the mean.")
+    notes = "\n".join(render.provenance_note(run.meta) for run in runs)
+    return {"fusion.md": render.standin_notice(data.meta) + table + "\n"
+            + markdown_table(("Op or kernel", "Eager, per step", "Compiled, per step"), by_name, "lrr") + "\n"
+            + sentence + "\n\n" + notes}
+
+
+def pays(data):
+    """Each size's median step eager and compiled, their ratio, the first compiled call, and how many steps
+    it takes the compiled steps to win back that first call's extra time."""
+    from profguide.errors import RecordingError
+    from profguide.render import fragments as render
+    from profguide.site.fragment_run import FragmentError, snippet_runs
+    from profguide.text import cell, format_duration, markdown_table
+
+    try:
+        data.results["configurations"]  # this recording's own results first: the others only add rows
+        runs = snippet_runs(data, RECORDINGS)
+        lines = []
+        for run in runs:
+            timed = {row["name"]: row for row in run.results["configurations"]}
+            eager, compiled = timed["eager"], timed["compiled"]
+            saved = eager["median_step_us"] - compiled["median_step_us"]
+            extra = compiled["first_call_us"] - eager["first_call_us"]
+            back = f"{max(extra, 0) / saved:,.0f}" if saved > 0 else "never: the compiled step is not faster"
+            lines.append((cell(run.title), f"{run.results['steps']:,}", format_duration(eager["median_step_us"]),
+                          format_duration(compiled["median_step_us"]),
+                          f"{compiled['median_step_us'] / eager['median_step_us']:.2f}",
+                          format_duration(eager["first_call_us"]), format_duration(compiled["first_call_us"]), back))
+    except (RecordingError, KeyError, TypeError, ZeroDivisionError):
+        raise FragmentError("results.json is missing or does not hold eager and compiled timings") from None
+    sentence = ("Each median is over the steps timed, eager and compiled interleaved, after warm-up calls; each "
+                "size ran in a process of its own, so that its first compiled call compiled.")
+    notes = "\n".join(render.provenance_note(run.meta) for run in runs)
+    table = markdown_table(("Run", "Steps timed", "Eager, median step", "Compiled, median step", "Compiled / eager",
+                            "First call, eager", "First call, compiled", "Steps to win back the first call"),
+                           lines, "lrrrrrrl")
+    return {"pays.md": render.standin_notice(data.meta) + table + "\n" + sentence + "\n\n" + notes}
+
+
+FRAGMENTS = {"fusion.md": fusion, "pays.md": pays}

@@ -162,3 +162,50 @@ REAL_TRACES = (
         ),
     ),
 )
+
+
+# The fragments only this page's recordings give (the generic ones: profguide.site.fragments). Their imports
+# are inside them: `profguide record` imports this module on a bare GPU machine, with the standard library only.
+
+
+COMPILE_PHASES = {  # torch._dynamo.utils.compile_times()'s rows that the guide explains, outermost first
+    "_compile.compile_inner": "Dynamo: the whole compilation of the frame",
+    "bytecode_tracing": "Dynamo: tracing the bytecode into a graph",
+    "OutputGraph.call_user_compiler": "The backend: AOTAutograd, then Inductor",
+    "compile_fx_inner": "Inductor: lowering the graph, generating and loading its code",
+    "async_compile.wait": "Inductor: waiting for the generated kernels to compile",
+    "build_guards": "Dynamo: the guards that decide when to reuse the graph",
+}
+
+
+def compile_times(data):
+    """What ``torch._dynamo.utils.compile_times()`` reported after the run, by phase, each compilation in turn,
+    under the time the trace gives the calls that compiled."""
+    from profguide.analysis.compiled_calls import compiled_calls
+    from profguide.errors import RecordingError
+    from profguide.render import fragments as render
+    from profguide.site.fragment_run import FragmentError
+    from profguide.text import code, format_duration, markdown_table
+
+    try:
+        phases = data.results["compile_times"]
+        cache = data.results["fx_graph_cache"]
+    except (RecordingError, KeyError, TypeError):
+        raise FragmentError("results.json does not hold compile_times") from None
+    compiling = [call for call in compiled_calls(data.trace, data.recording.figure.region or "") if call["compiles"]]
+    if not compiling:
+        raise FragmentError("no call of the figure's region compiled")
+    def durations(values):
+        return ", ".join(format_duration(value) for value in values)
+
+    rows = [("The calls that compiled", "the trace", durations([c["dur_us"] for c in compiling])),
+            ("Compiling, inside them", "the trace", durations([c["compile_us"] for c in compiling]))]
+    rows += [(f"{what} ({code(name)})", "`compile_times()`", durations([1e6 * s for s in phases[name]]))
+             for name, what in COMPILE_PHASES.items() if name in phases]
+    sentence = f"Inductor's cache of compiled graphs on disk, over the run: hits {cache['hits']}, " \
+               f"misses {cache['misses']}."
+    return {"compile-times.md": markdown_table(("Measured", "By", "Each time, in order"), rows, "llr") + "\n"
+            + sentence + "\n\n" + render.provenance_note(data.meta)}
+
+
+FRAGMENTS = {"compile-times.md": compile_times}

@@ -229,3 +229,116 @@ REAL_TRACES = (
         ),
     ),
 )
+
+
+# The fragments only this page's recordings give (the generic ones: profguide.site.fragments). Their imports
+# are inside them: `profguide record` imports this module on a bare GPU machine, with the standard library only.
+
+
+def variant_row(run, region):
+    """One row of ``variants``: the run's variant, what ran, its ops and time a call, and on a GPU its kernels."""
+    from profguide.analysis.ops import region_rows
+    from profguide.analysis.regions import ops_in_each_call, region_calls
+    from profguide.render import fragments as render
+    from profguide.render.fragments import per_call
+    from profguide.site.fragment_run import FragmentError
+    from profguide.stats import median
+    from profguide.text import code, format_duration
+
+    meant, ran = run.recording.params.get("variant"), run.params.get("variant")
+    name = f"[{code(meant)}](/{render.trace_url(run.meta)})"
+    waits = "waits for a GPU run"
+    if ran != meant:
+        return (name, f"nothing: its CPU stand-in ran {code(ran)} instead", "–", "–", waits)
+    calls = region_calls(run.trace, region)
+    if not calls:
+        raise FragmentError(f"{run.recording.id} has no call of {region!r}")
+    ops = median(ops_in_each_call(run.trace, region, "aten::"))
+    row = next(row for row in region_rows(run.trace) if row["name"] == region)
+    on_gpu = (f"{per_call(row['kernels'], row['calls'])} · {format_duration(row['device_us'] / row['calls'])}"
+              if run.meta.get("device") == "cuda" else waits)
+    return (name, code(ran), f"{ops:g}", format_duration(median([call["dur_us"] for call in calls])), on_gpu)
+
+
+def percent_of(fraction):
+    return "–" if fraction is None else f"{100 * fraction:.3g}%"
+
+
+def variants(data):
+    """Each recording of this snippet function by its ``variant`` parameter, side by side: what ran on the device
+    it was made on, the ``aten::`` ops a call of the figure's region held and its median time, and on a GPU the
+    kernels each call launched and their time; a CPU stand-in that had to run another variant shows nothing of it."""
+    from profguide.render import fragments as render
+    from profguide.site.fragment_run import FragmentError, snippet_runs
+    from profguide.text import markdown_table
+
+    region = data.recording.figure.region
+    if data.real or not region:
+        raise FragmentError("variants compares the recordings of one snippet function, each call in the figure's "
+                            "region")
+    runs = snippet_runs(data, RECORDINGS)
+    table = markdown_table(("Variant", "Ran", "`aten::` ops a call", "Median call", "On a GPU: kernels · their time "
+                            "a call"), [variant_row(run, region) for run in runs], "llrrr")
+    sentence = (f"Each variant ran in a process of its own; a call is one `{region}` region, its ops counted at any "
+                "depth, its time the median over the recorded calls. The variant's name downloads its trace.")
+    notes = "\n".join(render.provenance_note(run.meta) for run in runs)
+    # pg-reflow: on a phone each row reads as a block of labelled cells (docs/assets/figures.css).
+    return {"variants.md": render.standin_notice(data.meta)
+            + f'<div class="pg-reflow" markdown>\n\n{table}\n</div>\n\n{sentence}\n\n{notes}'}
+
+
+def resources(data, limit=12):
+    """The kernels of rank 0's trace by footprint, most kernel time first: the threads, registers and shared
+    memory of a block as the trace records them, how many blocks fit on one SM by each limit and in all
+    (``profguide.analysis.kernel_resources``), the theoretical occupancy, and the trace's own occupancy column.
+    Kernels whose short names and footprints agree (ATen's elementwise loops, one per functor) make one row."""
+    from profguide.analysis import kernel_resources
+    from profguide.site.fragment_run import FragmentError, source_note
+    from profguide.stats import median
+    from profguide.text import code, code_cell, format_size, kernel_name, markdown_table
+
+    groups = {}
+    for launch in kernel_resources.kernel_launches(data.trace_path()):
+        fit = kernel_resources.fit(launch)
+        if fit is not None:
+            key = (kernel_name(launch.name), launch.threads, launch.registers, launch.shared)
+            groups.setdefault(key, []).append((launch, fit))
+    if not groups:
+        raise FragmentError("no kernel whose footprint the trace records (registers, shared memory, block, grid) "
+                            "on a GPU its deviceProperties describe")
+    ranked = sorted(groups.values(), key=lambda found: -sum(launch.dur_us for launch, _ in found))
+
+    def blocks(value):
+        return "–" if value is None else f"{value:,}"
+
+    rows = []
+    for found in ranked[:limit]:
+        launch, fit = found[0]
+        calls = sorted({one.call for one, _ in found if one.call})
+        recorded = [one.recorded for one, _ in found if one.recorded is not None]
+        names = len({one.name for one, _ in found})
+        shown = code_cell(kernel_name(launch.name)) + (f" ({names:,} kernels)" if names > 1 else "")
+        launched = f"{len(found):,}" + (f" by {', '.join(code(call) for call in calls)}" if calls else "")
+        # Three numbers a cell, in the order the heading names them: the table fits a wide page unscrolled.
+        footprint = f"{launch.threads:,} · {launch.registers:,} · {format_size(launch.shared)}"
+        by_limit = " · ".join(blocks(fit.by[one]) for one in ("registers", "shared memory", "warps"))
+        rows.append((shown, launched, footprint, by_limit, f"{fit.blocks:,}", ", ".join(fit.limited_by),
+                     percent_of(fit.theoretical), percent_of(median(recorded) if recorded else None)))
+    # pg-reflow: on a phone each row reads as a block of labelled cells (docs/assets/figures.css).
+    table = markdown_table(("Kernel", "Launches", "A block: threads · registers a thread · shared memory",
+                            "Blocks an SM by registers · shared memory · warps", "Blocks an SM", "Limited by",
+                            "Theoretical occupancy", "The trace's occupancy"), rows, "llrrrlrr")
+    default = ranked[0][0][0].device.get("sharedMemPerBlock")
+    shown_rows = "every row" if len(ranked) <= limit else f"the {len(rows)} rows with the most time of {len(ranked)}"
+    sentence = ("One row for each kernel and footprint, most kernel time first: " + shown_rows + ". Threads, "
+                "registers and shared memory are the trace's own; the blocks that fit on one SM by each limit are "
+                "worked out from the trace's deviceProperties as CUDA's occupancy calculator does, and the least "
+                "of them, in warps over the most warps an SM holds, is the theoretical occupancy. The last column "
+                "is the median of the trace's est. achieved occupancy, which the profiler caps at the blocks the "
+                "grid gives each SM and works out as if no kernel used more shared memory a block than the "
+                "default limit" + (f", {format_size(default)} here" if isinstance(default, int) else "") + ".")
+    return {"resources.md": f'<div class="pg-reflow" markdown>\n\n{table}\n</div>\n\n{sentence}\n'
+            + source_note(data)}
+
+
+FRAGMENTS = {"variants.md": variants, "resources.md": resources}

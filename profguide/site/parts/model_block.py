@@ -91,3 +91,118 @@ RECORDINGS = (
                "eager one", PerStepFall("kernels", EAGER), 1.5, 4),
     ), compared_with=EAGER),
 )
+
+
+# The fragments only this page's recordings give (the generic ones: profguide.site.fragments). Their imports
+# are inside them: `profguide record` imports this module on a bare GPU machine, with the standard library only.
+
+
+def nested_order(rows, places):
+    """``rows`` (by name, in their order) with each row that runs inside another (``places``) right after that
+    one, those in its forward before those in its backward; as (row, depth)."""
+    children = {}
+    for row in rows:
+        if row["name"] in places:
+            children.setdefault(places[row["name"]].parent, []).append(row)
+    ordered = []
+
+    def add(row, depth):
+        ordered.append((row, depth))
+        for child in sorted(children.get(row["name"], ()), key=lambda child: places[child["name"]].backward):
+            add(child, depth + 1)
+
+    for row in rows:
+        if row["name"] not in places:
+            add(row, 0)
+    return ordered
+
+
+def step_parts(data):
+    """Each ``record_function`` region of rank 0's trace with the backward functions joined to it by sequence
+    number (``profguide explain --ops`` finds them so): CPU time by pass, and its share of the steps'; on a GPU,
+    the device time launched inside, and its share of all that the trace joins to an op or region. A region that
+    runs inside another (``region_places``) comes under it, its time in the pass it runs in, its share in
+    parentheses as a part of that one's; the outermost rows and the time outside every region add up to the whole."""
+    from profguide.analysis.ops import joined_device_us, region_places, region_rows
+    from profguide.analysis.select import profiler_steps, steps_total_us
+    from profguide.render import fragments as render
+    from profguide.render.fragments import per_call, percent
+    from profguide.site.fragment_run import FragmentError
+    from profguide.text import code_cell, count_of, format_duration, markdown_table
+
+    trace = data.trace
+    regions = region_rows(trace)
+    if not regions:
+        raise FragmentError("no record_function region to split the steps by")
+    places = region_places(trace)
+    steps_us = steps_total_us(trace)
+    device_us = joined_device_us(trace)
+    on_gpu = device_us > 0
+    headings = ["Region", "Calls", "Forward CPU", "Backward CPU", "Share of the steps"]
+    if on_gpu:
+        headings += ["Forward device", "Backward device", "Share of device time", "Kernels per call"]
+
+    def share(part, whole, depth):
+        return f"({percent(part, whole)})" if depth else percent(part, whole)
+
+    rows, outside_us, outside_device_us = [], steps_us, device_us
+    for row, depth in nested_order(regions, places):
+        place = places.get(row["name"])
+        in_backward = place is not None and place.backward
+        cpu = ["–", format_duration(row["cpu_us"])] if in_backward else [
+            format_duration(row["cpu_us"]), format_duration(row["backward_cpu_us"]) if row["backward_calls"] else "–"]
+        name = code_cell(row["name"])
+        if place is not None:
+            name = (f"{'↳ ' * depth}{name}<br><small>in {'the backward of ' if in_backward else ''}"
+                    f"{code_cell(place.parent)}</small>")
+        cpu_us, row_device_us = row["cpu_us"] + row["backward_cpu_us"], row["device_us"] + row["backward_device_us"]
+        cells = [name, f"{row['calls']:,}", *cpu, share(cpu_us, steps_us, depth)]
+        if on_gpu:
+            device = [format_duration(row["device_us"]), format_duration(row["backward_device_us"])]
+            cells += [*(device[::-1] if in_backward else device), share(row_device_us, device_us, depth),
+                      per_call(row["kernels"], row["calls"])]
+        if not depth:
+            outside_us, outside_device_us = outside_us - cpu_us, outside_device_us - row_device_us
+        rows.append(cells)
+    outside = ["Outside every region", "–", "–", "–", percent(max(outside_us, 0.0), steps_us)]
+    if on_gpu:
+        outside += ["–", "–", percent(max(outside_device_us, 0.0), device_us), "–"]
+    rows.append(outside)
+    # pg-reflow: on a phone each row reads as a block of labelled cells (docs/assets/figures.css).
+    table = markdown_table(headings, rows, "lr" + "r" * (len(headings) - 2))
+    nested = ("A row marked ↳ runs inside the row it names, in that row's forward or its backward: its time is "
+              "part of that row's, and its share, in parentheses, too. " if places else "")
+    return {"step-parts.md": render.standin_notice(data.meta) + f'<div class="pg-reflow" markdown>\n\n{table}\n</div>\n'
+            + f"\nOver {count_of(len(profiler_steps(trace)), 'step')} of {format_duration(steps_us)} in all. "
+            + nested + "The shares without parentheses and the time outside every region add up to the whole.\n\n"
+            + render.provenance_note(data.meta)}
+
+
+def sequence_numbers(data, numbers=4):
+    """How ``step-parts.md`` joins a region to its backward, on the first region, in ``region_rows``' order (most
+    device time, then most CPU time), whose first call holds an op with a sequence number: the ops of that call
+    that carry an autograd sequence number, for the first ``numbers`` numbers, which of them made the node of its
+    number, and the backward function that ran that node."""
+    from profguide.analysis.ops import BACKWARD_FUNCTION, region_rows, sequence_joins
+    from profguide.render import fragments as render
+    from profguide.site.fragment_run import FragmentError
+    from profguide.text import code, code_cell, count_of, markdown_table
+
+    found = next(((row["name"], joins) for row in region_rows(data.trace)
+                  if (joins := sequence_joins(data.trace, row["name"], numbers))), None)
+    if found is None:
+        raise FragmentError("no region holds an op with an autograd sequence number")
+    region, joins = found
+    rows = [(code(join["op"]), f"{join['sequence']:,}", "yes" if join["makes_node"] else "no",
+             code_cell(join["backward"].removeprefix(BACKWARD_FUNCTION)) if join["makes_node"] else "–")
+            for join in joins]
+    table = markdown_table(("Forward op", "Sequence number", "Made the node", "Backward function "
+                            f"(<code>{BACKWARD_FUNCTION.strip()}</code> …)"), rows, "lrll")
+    sentence = (f"The ops of the first call of {code(region)}, in the order they started, that carry a sequence "
+                f"number: the first {count_of(numbers, 'number')}. The backward function of each number ran in the "
+                "backward pass, outside every region of the forward.")
+    return {"sequence-numbers.md": f'<div class="pg-reflow" markdown>\n\n{table}\n</div>\n\n{sentence}\n\n'
+            + render.provenance_note(data.meta)}
+
+
+FRAGMENTS = {"step-parts.md": step_parts, "sequence-numbers.md": sequence_numbers}

@@ -1,5 +1,7 @@
 """The recordings of Part 3, Multi-GPU: data-parallel jobs of several ranks, one trace per rank."""
 
+import json
+
 from profguide.site.parts.multigpu_ranks import DDP_CLAIMS, STRAGGLER_CLAIMS
 from profguide.site.parts.reading_waits import HTA
 from profguide.site.recordings import (
@@ -112,3 +114,24 @@ REAL_TRACES = (
         ),
     ),
 )
+
+
+# The fragments only this page's recordings give (the generic ones: profguide.site.fragments). Their imports
+# are inside them: `profguide record` imports this module on a bare GPU machine, with the standard library only.
+
+
+def rank_traces(data):
+    """Each rank's trace file and what its ``distributedInfo`` says, then the last rank's in full."""
+    from profguide.render import fragments as render
+    from profguide.site.fragment_run import FragmentError
+
+    infos = [loaded.distributed_info for loaded in data.traces]
+    files = [data.trace_path(rank).name for rank in range(data.ranks)]
+    if not any(infos):
+        raise FragmentError("no distributedInfo in this recording's traces")
+    shown = json.dumps(infos[-1], indent=2)
+    return {"ranks.md": render.ranks_table(infos, files) + f"\n`distributedInfo` of `{files[-1]}`:\n\n"
+            + f"```json\n{shown}\n```\n\n" + render.provenance_note(data.meta)}
+
+
+FRAGMENTS = {"ranks.md": rank_traces}

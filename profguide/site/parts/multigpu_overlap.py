@@ -67,3 +67,54 @@ REAL_TRACES = (
         ),
     ),
 )
+
+
+# The fragments only this page's recordings give (the generic ones: profguide.site.fragments). Their imports
+# are inside them: `profguide record` imports this module on a bare GPU machine, with the standard library only.
+
+
+def communication_steps(data):
+    """Each step's window split into computation alone, communication hidden behind it, communication exposed
+    and neither, with a sentence that gives the share hidden and the range of the share exposed."""
+    from profguide.analysis.communication import communication, step_communication
+    from profguide.figures import charts
+    from profguide.render import fragments as render
+    from profguide.site.fragment_run import FragmentError, source_note, svg_path
+
+    rows = step_communication(data.trace)
+    comm = [row for row in rows if row["overlapped_us"] + row["exposed_us"] > 0]
+    if not comm:
+        raise FragmentError("no step with communication kernels (NCCL, RCCL) in this trace")
+    found = communication(data.trace)
+    exposed = [row["exposed_us"] / row["window_us"] for row in comm]
+    caption = (f"Each step's window, from its start until the GPU finished what it launched. Over the whole "
+               f"trace, {found['overlap_pct']:.1f}% of the communication kernels' time was hidden behind "
+               f"computation; exposed communication took {min(exposed):.1%} to {max(exposed):.1%} of a step.")
+    return {"communication.svg": charts.communication_svg(rows),
+            "communication.md": render.extra_figure_fragment(svg_path(data, "communication.svg"), caption)
+            + source_note(data)}
+
+
+def communication_calls(data):
+    """Rank 0's communication kernels by the collective whose backend op launched them and by kernel name, each
+    with its kernels, their time added one by one and its share of all of it."""
+    from profguide.analysis import collectives
+    from profguide.site.fragment_run import FragmentError, source_note
+    from profguide.text import code, code_cell, format_duration, kernel_name, markdown_table
+
+    rows = collectives.communication_by_call(data.trace)
+    total = sum(row["us"] for row in rows)
+    if not total:
+        raise FragmentError("no communication kernel (NCCL, RCCL) in this trace")
+    table = markdown_table(("Launched by", "Kernel", "Kernels", "Time", "Share"),
+                           [(code(row["call"]) if row["call"] else "no launch in the trace",
+                             code_cell(kernel_name(row["kernel"])), f"{row['count']:,}", format_duration(row["us"]),
+                             f"{row['us'] / total:.1%}") for row in rows], "llrrr")
+    sentence = ("Each communication kernel is joined to the call that launched it: its correlation id leads to "
+                "the launch call, and the backend op around that call on its thread names the collective. A "
+                "kernel whose launch the trace does not hold was launched before the profiler started. Time: the "
+                "kernels' durations added one by one.")
+    return {"communication-calls.md": table + "\n" + sentence + "\n" + source_note(data)}
+
+
+FRAGMENTS = {"communication.md": communication_steps, "communication-calls.md": communication_calls}

@@ -35,3 +35,31 @@ RECORDINGS = (
             ("data-parallel", "nor the one for `DataParallel`"),
         ))),
 )
+
+
+# The fragments only this page's recordings give (the generic ones: profguide.site.fragments). Their imports
+# are inside them: `profguide record` imports this module on a bare GPU machine, with the standard library only.
+
+
+def rule_findings(data):
+    """What the rules found on rank 0's trace, as ``explain`` words it: a row a finding, linked to the rule's row
+    on the reference page (the rule table's anchors)."""
+    from profguide.render import fragments as render
+    from profguide.site.fragment_run import FragmentError, source_note
+    from profguide.text import cell, format_duration, markdown_table
+
+    found = data.summary["findings"]
+    if not found:
+        raise FragmentError("no rule finds anything on this run: a page that shows its findings has none to show")
+    origin = float(data.trace.ts.min())
+    rows = [(f"[`{row['rule']}`](../reference/explain.md#rule-{row['rule']})", cell(row["evidence"], markdown=True),
+             format_duration(row["at_us"] - origin) if row["at_us"] is not None else "–",
+             cell(row["change"], markdown=True)) for row in found]
+    # pg-reflow: on a phone each row reads as a block of labelled cells (docs/assets/figures.css). The time is
+    # where to look, not a cost: its heading says so.
+    table = markdown_table(("Rule", "What it measured", "Seen at, from the trace's start", "Try"), rows, "llrl")
+    return {"findings.md": render.standin_notice(data.meta) + f'<div class="pg-reflow" markdown>\n\n{table}\n</div>\n'
+            + source_note(data)}
+
+
+FRAGMENTS = {"findings.md": rule_findings}

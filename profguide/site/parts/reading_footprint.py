@@ -65,3 +65,62 @@ RECORDINGS = (
         ),
     ),
 )
+
+
+# The fragments only this page's recordings give (the generic ones: profguide.site.fragments). Their imports
+# are inside them: `profguide record` imports this module on a bare GPU machine, with the standard library only.
+
+
+def profiler_options(options):
+    """A configuration's arguments to ``profile()`` in words: none at all, the defaults, or the options."""
+    from profguide.text import code
+
+    if options is None:
+        return "–"
+    return ", ".join(code(f"{name}={value}") for name, value in options.items()) or "nothing"
+
+
+def footprint(data):
+    """Each profiler configuration's median step time and its ratio to the steps without a profiler."""
+    from profguide.errors import RecordingError
+    from profguide.render import fragments as render
+    from profguide.site.fragment_run import FragmentError
+    from profguide.text import cell, count_of, format_duration, markdown_table
+
+    try:
+        found = data.results
+        rows, baseline = found["configurations"], found["configurations"][0]["median_step_us"]
+        table = markdown_table(("Configuration", "Passed to `profile()`", "Median step", "× no profiler"),
+                               [(cell(row["name"]), profiler_options(row["options"]),
+                                 format_duration(row["median_step_us"]), f"{row['median_step_us'] / baseline:.2f}")
+                                for row in rows], "llrr")
+        sentence = (f"Each configuration ran {count_of(found['steps_per_round'], 'step')} in each of "
+                    f"{found['rounds']} rounds, the configurations interleaved; each row is the median of its "
+                    f"{count_of(found['steps_per_round'] * found['rounds'], 'step')}.")
+    except (RecordingError, KeyError, IndexError, TypeError, AttributeError, ZeroDivisionError):
+        raise FragmentError("results.json is missing or does not hold the timings of profiler configurations") \
+            from None
+    return {"footprint.md": table + "\n" + sentence + "\n\n" + render.provenance_note(data.meta)}
+
+
+def python_calls(data):
+    """Each ``record_function`` region of rank 0's trace with its ops and the Python calls that ``with_stack``
+    recorded inside it, and the calls per op."""
+    from profguide.analysis.regions import python_calls_by_region
+    from profguide.render import fragments as render
+    from profguide.site.fragment_run import FragmentError
+    from profguide.text import code_cell, markdown_table
+
+    rows = python_calls_by_region(data.trace)
+    if not any(row["python_calls"] for row in rows):
+        raise FragmentError("no Python call in any region: the trace was recorded without with_stack")
+    cells = [(code_cell(row["region"]), f"{row['ops']:,}", f"{row['python_calls']:,}",
+              f"{row['python_calls'] / row['ops']:.2f}" if row["ops"] else "–") for row in rows]
+    table = markdown_table(("Region", "Ops", "Python calls", "Python calls per op"), cells, "lrrr")
+    sentence = ("Each region counts the ops and the Python calls that lie wholly inside it, at any depth (a call "
+                "that returns after the region ends is not counted in it); a Python call is one `python_function` "
+                "event, a built-in function's too.")
+    return {"python-calls.md": table + "\n" + sentence + "\n\n" + render.provenance_note(data.meta)}
+
+
+FRAGMENTS = {"footprint.md": footprint, "python-calls.md": python_calls}

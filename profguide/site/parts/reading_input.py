@@ -67,3 +67,43 @@ RECORDINGS = (
               RuleFixed("dataloader-without-workers"), at_least=1, at_most=1),
     ), compared_with=NO_WORKERS),
 )
+
+
+# The fragments only this page's recordings give (the generic ones: profguide.site.fragments). Their imports
+# are inside them: `profguide record` imports this module on a bare GPU machine, with the standard library only.
+
+
+def host_steps(data):
+    """Each recorded step of this run and of the other recordings of its snippet function, split by host
+    activity on one time scale, with a table of the median step and its time loading data (no GPU work)."""
+    from profguide.analysis.host import host_breakdown
+    from profguide.figures.host_steps import host_steps_svg
+    from profguide.patterns import STEP
+    from profguide.render import fragments as render
+    from profguide.site.fragment_run import FragmentError, snippet_runs, svg_path
+    from profguide.stats import median
+    from profguide.text import cell, format_duration, markdown_table
+
+    runs = snippet_runs(data, RECORDINGS)
+    hosts = [host_breakdown(run.trace) for run in runs]
+    if not all(host and STEP.match(host["windows"][0]["label"]) for host in hosts):
+        raise FragmentError("a run of this snippet has no ProfilerStep to split by host activity")
+    svg = host_steps_svg([(run.title, [(w["label"], w["by_activity_us"]) for w in host["windows"]])
+                          for run, host in zip(runs, hosts, strict=True)],
+                         title="Each recorded step, split by what the main thread was doing")
+    table = markdown_table(
+        ("Run", "Median step", "Median time loading data", "Share of the steps loading data"),
+        [(cell(run.title), format_duration(median([w["dur_us"] for w in host["windows"]])),
+          format_duration(median([w["by_activity_us"]["data loading"] for w in host["windows"]])),
+          f"{100 * host['by_activity']['data loading']['us'] / host['dur_us']:.1f}%")
+         for run, host in zip(runs, hosts, strict=True)], "lrrr")
+    caption = ("Each recorded step of each run, one bar per step, all on one time scale. A bar adds up the "
+               "time the main thread spent in each activity during the step, in the order a step runs them; "
+               "it shows how long, not exactly when.")
+    notes = "\n".join(render.provenance_note(run.meta) for run in runs)
+    return {"host-steps.svg": svg,
+            "host-steps.md": render.extra_figure_fragment(svg_path(data, "host-steps.svg"), caption) + "\n"
+            + table + "\n" + notes}
+
+
+FRAGMENTS = {"host-steps.md": host_steps}

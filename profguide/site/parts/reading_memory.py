@@ -59,3 +59,41 @@ RECORDINGS = (
         ),
     ),
 )
+
+
+# The fragments only this page's recordings give (the generic ones: profguide.site.fragments). Their imports
+# are inside them: `profguide record` imports this module on a bare GPU machine, with the standard library only.
+
+
+def memory_figure(data):
+    """Memory by category over the recorded steps (``memory-timeline.json``), each step's start marked."""
+    from profguide.analysis import memory
+    from profguide.analysis.select import profiler_steps
+    from profguide.figures.memory import memory_timeline_svg
+    from profguide.render import fragments as render
+    from profguide.site.fragment_run import FragmentError, svg_path
+    from profguide.text import count_of, format_size
+
+    if not (data.folder / "memory-timeline.json").is_file():
+        raise FragmentError("no memory-timeline.json in this recording (its Recording needs memory_timeline=True)")
+    try:
+        times, sizes = memory.memory_timeline(data.json_file("memory-timeline.json"))
+        times = memory.to_trace_clock(times, data.trace)
+        steps = [(f"ProfilerStep#{s['step']}", s["start_us"]) for s in profiler_steps(data.trace)]
+        where = "the GPU" if data.meta["device"] == "cuda" else "the CPU"
+        svg = memory_timeline_svg(times, sizes, steps, title=f"Memory on {where} by category: {data.title}")
+    except ValueError as error:
+        raise FragmentError(str(error)) from None
+    total = sum(sizes.values())
+    peak = int(total.argmax())
+    largest = max(sizes, key=lambda category: sizes[category][peak])
+    caption = (f"The bytes each of torch's memory categories held on {where}, stacked, over "
+               f"{count_of(len(steps), 'recorded step')} (a dashed line where each starts). At the peak, "
+               f"{format_size(int(total[peak]))} in all; the largest category then, {largest}, held "
+               f"{format_size(int(sizes[largest][peak]))}.")
+    fragment = (render.standin_notice(data.meta) + render.extra_figure_fragment(svg_path(data, "memory-timeline.svg"),
+                                                                               caption))
+    return {"memory-timeline.svg": svg, "memory-timeline.md": fragment + "\n" + render.provenance_note(data.meta)}
+
+
+FRAGMENTS = {"memory-timeline.md": memory_figure}

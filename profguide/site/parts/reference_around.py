@@ -1,6 +1,8 @@
 """The recordings of the Reference: Around the profiler, one for each tool beside torch.profiler that runs on a
 CPU."""
 
+import json
+
 from profguide.site.recordings import (
     Claim,
     ExecutionTraceCovers,
@@ -82,3 +84,103 @@ RECORDINGS = (
         ),
     ),
 )
+
+
+# The fragments only this page's recordings give (the generic ones: profguide.site.fragments). Their imports
+# are inside them: `profguide record` imports this module on a bare GPU machine, with the standard library only.
+
+
+def exported_stack_lines(data):
+    from profguide.site.fragment_run import FragmentError, results_of
+
+    (lines,) = results_of(data, "the lines export_stacks wrote", "stacks")
+    if not lines:
+        raise FragmentError("export_stacks wrote no line in this recording")
+    return lines
+
+
+EXECUTION_TRACE_KEYS = ("id", "name", "ctrl_deps", "inputs", "outputs")  # a node's fields, less its long attrs
+
+
+def two_levels(value, indent=""):
+    """JSON with a line for each key of ``value`` and of the objects it holds, deeper values on their key's line."""
+    if not isinstance(value, dict):
+        return json.dumps(value)
+    inner = indent + "  "
+    lines = [f"{inner}{json.dumps(key)}: {two_levels(item, inner) if not indent else json.dumps(item)}"
+             for key, item in value.items()]
+    return "{\n" + ",\n".join(lines) + f"\n{indent}}}"
+
+
+def stack_lines(data, shown=3):
+    """The first lines of the stacks file that end in the snippet's own code, as ``export_stacks`` wrote them."""
+    from profguide.render import fragments as render
+    from profguide.text import code, count_of
+
+    lines, snippet = exported_stack_lines(data), data.recording.snippet
+    ending = [line for line in lines if line.rpartition(" ")[0].rpartition(";")[2].startswith(snippet)]
+    distinct = {line.rpartition(" ")[0] for line in lines}
+    sentence = (f"The file holds {count_of(len(lines), 'line')}, one for each op with its stack, "
+                f"and {count_of(len(distinct), 'distinct stack')}; above, the first {shown} that end in "
+                f"{code(snippet)}.")
+    return {"stacks.md": "```text\n" + "\n".join(ending[:shown]) + "\n```\n\n" + sentence + "\n\n"
+            + render.provenance_note(data.meta)}
+
+
+def flame(data):
+    """The flame graph of the stacks ``export_stacks`` wrote."""
+    from profguide.analysis import stacks
+    from profguide.figures.flame import flame_svg
+    from profguide.render import fragments as render
+    from profguide.site.fragment_run import svg_path
+    from profguide.text import count_of
+
+    lines, snippet = exported_stack_lines(data), data.recording.snippet
+    svg = flame_svg(stacks.folded(lines), (snippet,), title=f"Flame graph: {data.title}")
+    caption = (f"The {count_of(len(lines), 'line')} that `export_stacks` wrote, drawn as a flame graph: each bar "
+               "is a Python frame, as wide as the self CPU time of the ops below it, and the frames it called sit "
+               "on top of it. Hover over a bar for its file, line and time.")
+    return {"flame.svg": svg, "flame.md": render.extra_figure_fragment(svg_path(data, "flame.svg"), caption)
+            + "\n" + render.provenance_note(data.meta)}
+
+
+def execution_trace(data, rows=10):
+    """One node of the execution trace, and its nodes by name beside the profiler's events of the same name."""
+    from profguide.render import fragments as render
+    from profguide.site.fragment_run import results_of
+    from profguide.text import code, count_of, markdown_table
+
+    schema, by_name, example = results_of(data, "an execution trace's summary", "schema", "nodes_by_name",
+                                          "example")
+    trace = data.trace
+    events = {name: int((trace.name == trace.names.index(name)).sum()) if name in trace.names else 0
+              for name in by_name}
+    node = {key: example[key] for key in EXECUTION_TRACE_KEYS if key in example}
+    node["attrs"] = [attr for attr in example.get("attrs", []) if attr["name"] == "op_schema"]
+    table = markdown_table(("Node name", "Nodes", "Events in the profiler's trace"),
+                           [(code(name), count, events[name]) for name, count in list(by_name.items())[:rows]],
+                           "lrr")
+    besides = [name for name, count in events.items() if not count]
+    sentence = (f"The execution trace ({code(schema)}) holds {count_of(sum(by_name.values()), 'node')} under "
+                f"{count_of(len(by_name), 'name')}; above, the {rows} most frequent. Names with no event in the "
+                f"profiler's trace: {', '.join(code(name) for name in besides) or 'none'}. The node shown is its "
+                f"first {code(example['name'])}, with only its operator schema among its attributes.")
+    return {"execution-trace.md": f"```json\n{two_levels(node)}\n```\n\n{table}\n{sentence}\n\n"
+            + render.provenance_note(data.meta)}
+
+
+def flight_recorder(data):
+    """Each rank's flight recorder: its collectives, in order."""
+    from profguide.render import fragments as render
+    from profguide.site.fragment_run import results_of
+    from profguide.text import code, markdown_table
+
+    (ranks,) = results_of(data, "the ranks' flight recorders", "ranks")
+    rows = [(rank, entry["seq"], code(entry["name"]), code(json.dumps(entry["sizes"])))
+            for rank, buffer in enumerate(ranks) for entry in buffer]
+    table = markdown_table(("Rank", "Collective", "Name", "Input sizes"), rows, "rrll")
+    return {"flight-recorder.md": table + "\n" + render.provenance_note(data.meta)}
+
+
+FRAGMENTS = {"stacks.md": stack_lines, "flame.md": flame, "execution-trace.md": execution_trace,
+             "flight-recorder.md": flight_recorder}
