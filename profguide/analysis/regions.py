@@ -6,6 +6,7 @@ import numpy as np
 
 from profguide.analysis.intervals import Mask, union_length
 from profguide.analysis.select import gpu_work, kinds_mask, launch_of, names_where, nesting_depths
+from profguide.patterns import STEP
 from profguide.trace.model import KIND, Trace
 
 
@@ -129,3 +130,11 @@ def python_calls_by_region(trace: Trace) -> list[PythonCallsRow]:
         rows.append({"region": trace.names[trace.name[region]], "ops": int((inside & ops).sum()),
                      "python_calls": int((inside & python).sum())})
     return rows
+
+
+def region_names(trace: Trace) -> list[str]:
+    """The names of the trace's ``record_function`` regions (its user annotations but the ProfilerSteps), in the
+    order they first start."""
+    annotations = trace.kind == KIND["annotation"]
+    return [name for name in dict.fromkeys(trace.names[code] for code in trace.name[annotations])
+            if not STEP.match(name)]

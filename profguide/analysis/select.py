@@ -294,3 +294,20 @@ def hta_window(trace: Trace) -> Window | None:
     if not ops.any():
         return None
     return float(trace.ts[ops].min()), float(trace.end[ops].max())
+
+
+def trace_start_us(trace: Trace) -> float:
+    """The start of the trace's first event: the zero of Perfetto's timeline."""
+    return float(trace.ts.min())
+
+
+def first_spans(trace: Trace, names: Iterable[str]) -> list[tuple[str, float, float, float]]:
+    """The first event of each of ``names`` that the trace holds, as (name, start, end, duration), in the order of
+    ``names``."""
+    return [(name, float(trace.ts[index]), float(trace.end[index]), float(trace.dur[index]))
+            for name in names if (index := first_of(trace, name)) is not None]
+
+
+def name_counts(trace: Trace, names: Iterable[str]) -> dict[str, int]:
+    """How many events of each of ``names`` the trace holds, of any kind (0 for a name it lacks)."""
+    return {name: int((trace.name == trace.names.index(name)).sum()) if name in trace.names else 0 for name in names}

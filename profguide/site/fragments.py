@@ -26,13 +26,12 @@ from profguide.analysis.ops import (
     op_rows,
     ops_view,
 )
-from profguide.analysis.regions import region_tree
-from profguide.analysis.select import first_of, step_window
+from profguide.analysis.regions import region_names, region_tree
+from profguide.analysis.select import first_spans, step_window
 from profguide.errors import RecordingError, UsageError
 from profguide.figures import charts
 from profguide.figures.ranks import job_svg
 from profguide.figures.timeline import timeline_svg
-from profguide.patterns import STEP
 from profguide.render import diff as diff_view
 from profguide.render import explain
 from profguide.render import fragments as render
@@ -52,20 +51,14 @@ from profguide.site.fragment_run import (
 from profguide.site.recordings import TimerRatio
 from profguide.stats import median
 from profguide.text import code, code_cell, count_of, format_duration, kernel_name, markdown_table
-from profguide.trace.model import KIND
-
-
-def present_first(trace, names):
-    """The first event of each name that the trace holds, as (name, index)."""
-    return [(name, index) for name in names if (index := first_of(trace, name)) is not None]
 
 
 def figure(data):
     """The annotated timeline of rank 0, with its caption, provenance and hand-off."""
     spec, trace = data.recording.figure, data.trace
-    callouts = [(number, name) for number, (name, _) in enumerate(present_first(trace, spec.callouts), 1)]
-    brackets = [(float(trace.ts[i]), float(trace.end[i]), f"{name}: {format_duration(float(trace.dur[i]))}")
-                for name, i in present_first(trace, spec.brackets)]
+    callouts = [(number, name) for number, (name, *_) in enumerate(first_spans(trace, spec.callouts), 1)]
+    brackets = [(start, end, f"{name}: {format_duration(dur)}")
+                for name, start, end, dur in first_spans(trace, spec.brackets)]
     rank = " (rank 0)" if data.ranks > 1 else ""
     window, drawn, step = None, "", ""
     if spec.step is not None:  # a long trace is drawn one step at a time: a whole one would not fit a page
@@ -147,9 +140,7 @@ def chains(data):
     trace = data.trace
     names = data.recording.figure.trees
     if not names:
-        annotations = trace.kind == KIND["annotation"]
-        names = [name for name in dict.fromkeys(trace.names[code] for code in trace.name[annotations])
-                 if not STEP.match(name)]
+        names = region_names(trace)
     trees = [region_tree(trace, name) for name in names]
     if not names or not all(trees):
         raise FragmentError("no event to take apart: " + (", ".join(names) if names else "no record_function region"))

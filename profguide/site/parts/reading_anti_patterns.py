@@ -44,6 +44,7 @@ RECORDINGS = (
 def rule_findings(data):
     """What the rules found on rank 0's trace, as ``explain`` words it: a row a finding, linked to the rule's row
     on the reference page (the rule table's anchors)."""
+    from profguide.analysis.select import trace_start_us
     from profguide.render import fragments as render
     from profguide.site.fragment_run import FragmentError, source_note
     from profguide.text import cell, format_duration, markdown_table
@@ -51,7 +52,7 @@ def rule_findings(data):
     found = data.summary["findings"]
     if not found:
         raise FragmentError("no rule finds anything on this run: a page that shows its findings has none to show")
-    origin = float(data.trace.ts.min())
+    origin = trace_start_us(data.trace)
     rows = [(f"[`{row['rule']}`](../reference/explain.md#rule-{row['rule']})", cell(row["evidence"], markdown=True),
              format_duration(row["at_us"] - origin) if row["at_us"] is not None else "–",
              cell(row["change"], markdown=True)) for row in found]

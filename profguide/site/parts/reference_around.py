@@ -146,6 +146,7 @@ def flame(data):
 
 def execution_trace(data, rows=10):
     """One node of the execution trace, and its nodes by name beside the profiler's events of the same name."""
+    from profguide.analysis.select import name_counts
     from profguide.render import fragments as render
     from profguide.site.fragment_run import results_of
     from profguide.text import code, count_of, markdown_table
@@ -153,8 +154,7 @@ def execution_trace(data, rows=10):
     schema, by_name, example = results_of(data, "an execution trace's summary", "schema", "nodes_by_name",
                                           "example")
     trace = data.trace
-    events = {name: int((trace.name == trace.names.index(name)).sum()) if name in trace.names else 0
-              for name in by_name}
+    events = name_counts(trace, by_name)
     node = {key: example[key] for key in EXECUTION_TRACE_KEYS if key in example}
     node["attrs"] = [attr for attr in example.get("attrs", []) if attr["name"] == "op_schema"]
     table = markdown_table(("Node name", "Nodes", "Events in the profiler's trace"),
