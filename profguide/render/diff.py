@@ -8,6 +8,7 @@ from pathlib import Path
 
 from profguide.analysis.diff import Change, JobDiff, Quantity, RankDiff, RuleChanges, SideFacts, TraceDiff, signed_pct
 from profguide.render.explain import IDLE_LABELS
+from profguide.render.facts import count_words, percent
 from profguide.text import cell, code_cell, count_of, cut, format_duration, format_size, markdown_table, shown
 
 CHANGES_SHOWN = 10  # kernels listed, largest change first (--json has every one)
@@ -17,10 +18,6 @@ def duration(value: float | None) -> str:
     return "n/a" if value is None else format_duration(value)
 
 
-def pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.1f}%"
-
-
 def change_words(row: Quantity, unit: str = "duration") -> str:
     """' (×0.96, −4%)' for a change, ' (+1.5 points)' for one of a share; '' where it cannot be given."""
     if unit == "pct":
@@ -28,10 +25,6 @@ def change_words(row: Quantity, unit: str = "duration") -> str:
     if row["change_pct"] is None or row["ratio"] is None:
         return ""
     return f" (×{row['ratio']:.2f}, {signed_pct(row['change_pct'])})"
-
-
-def count(value: float) -> str:
-    return f"{value:,.0f}" if value == round(value) else f"{value:,.1f}"
 
 
 def side_line(label: str, side: SideFacts) -> str:
@@ -54,7 +47,7 @@ def per_words(found: TraceDiff) -> str:
 def share_parts(found: TraceDiff, shares: dict[str, Quantity], times: dict[str, Quantity],
                 labels: dict[str, str]) -> list[str]:
     """'loading data 63.0% → 6.8% (37.91 ms → 1.63 ms)' for each key either side spent time in."""
-    return [f"{labels.get(key, key)} {pct(row['before'])} → {pct(row['after'])} "
+    return [f"{labels.get(key, key)} {percent(row['before'])} → {percent(row['after'])} "
             f"({duration(times[key]['before'])} → {duration(times[key]['after'])})"
             for key, row in sorted(shares.items(), key=lambda item: -abs(item[1]["change"] or 0.0))
             if row["before"] or row["after"]]
@@ -66,7 +59,7 @@ def host_labels(found: TraceDiff) -> dict[str, str]:
 
 def change_line(row: Change) -> str:
     shapes = f" {cut(row['shapes'], 40)}" if row["shapes"] else ""
-    return (f"  {row['status']:<8} {count(row['before_count']):>8} → {count(row['after_count']):<8} "
+    return (f"  {row['status']:<8} {count_words(row['before_count']):>8} → {count_words(row['after_count']):<8} "
             f"{format_duration(row['before_us']):>10} → {format_duration(row['after_us']):<10} "
             f"{cut(row['name'], 80)}{shapes}")
 
@@ -104,7 +97,7 @@ def to_text(found: TraceDiff) -> str:
                  f"{change_words(step)}.")
     busy = found["gpu_busy_pct"]
     if busy["before"] is not None or busy["after"] is not None:
-        lines.append(f"GPU busy: {pct(busy['before'])} → {pct(busy['after'])} of the window "
+        lines.append(f"GPU busy: {percent(busy['before'])} → {percent(busy['after'])} of the window "
                      f"({duration(found['gpu_busy_us']['before'])} → {duration(found['gpu_busy_us']['after'])} "
                      f"{per_words(found)}).")
     idle = share_parts(found, found["idle_pct"], found["idle_us"], IDLE_LABELS)
@@ -115,8 +108,8 @@ def to_text(found: TraceDiff) -> str:
         lines.append(f"Host activities (share of the window, time {per_words(found)}): " + "; ".join(host) + ".")
     launches = found["launches"]
     if launches["before"] or launches["after"]:
-        lines.append(f"Kernel launches {per_words(found)}: {count(launches['before'] or 0.0)} → "
-                     f"{count(launches['after'] or 0.0)}.")
+        lines.append(f"Kernel launches {per_words(found)}: {count_words(launches['before'] or 0.0)} → "
+                     f"{count_words(launches['after'] or 0.0)}.")
     if found["memory_peak_bytes"]:
         lines.append("Memory peak: " + "; ".join(memory_parts(found)) + ".")
     lines += rule_lines(found["rules"])
@@ -136,7 +129,7 @@ def rule_lines(rules: RuleChanges) -> list[str]:
 
 
 def quantity_row(what: str, row: Quantity, as_pct: bool = False) -> tuple[str, ...]:
-    shown_as = pct if as_pct else duration
+    shown_as = percent if as_pct else duration
     return (what, shown_as(row["before"]), shown_as(row["after"]),
             change_words(row, "pct" if as_pct else "duration").strip(" ()") or "–")
 
@@ -163,14 +156,14 @@ def to_markdown(found: TraceDiff) -> str:
         parts += ["", cell(kernel_summary(found)), "", markdown_table(
             ("kernel family" if found["kernels_matched_by"] == "role" else "kernel", "status", "count before", "after",
              "time before", "after"),
-            [(code_cell(row["name"]), row["status"], count(row["before_count"]), count(row["after_count"]),
+            [(code_cell(row["name"]), row["status"], count_words(row["before_count"]), count_words(row["after_count"]),
               format_duration(row["before_us"]), format_duration(row["after_us"])) for row in changed], "llrrrr")]
     ops = [row for row in found["ops"][:CHANGES_SHOWN] if row["status"] != "same"]
     if ops:
         parts += ["", cell(op_summary(found)), "", markdown_table(
             ("op", "input shapes", "status", "calls before", "after", "self CPU before", "after"),
-            [(code_cell(row["name"]), cell(row["shapes"] or "–"), row["status"], count(row["before_count"]),
-              count(row["after_count"]), format_duration(row["before_us"]), format_duration(row["after_us"]))
+            [(code_cell(row["name"]), cell(row["shapes"] or "–"), row["status"], count_words(row["before_count"]),
+              count_words(row["after_count"]), format_duration(row["before_us"]), format_duration(row["after_us"]))
              for row in ops], "lllrrrr")]
     return "\n".join(parts) + "\n"
 

@@ -24,6 +24,16 @@ from profguide.analysis.summary import (
     RankRow,
     TraceSummary,
 )
+from profguide.render.facts import (
+    kernel_times,
+    longest_took,
+    peak_tflops,
+    percent,
+    seen_at,
+    share,
+    share_of_peak,
+    tflops,
+)
 from profguide.stats import median
 from profguide.text import CONTROL, cell, clocks_note, code_cell, count_of, cut, format_duration, markdown_table, shown
 
@@ -53,10 +63,6 @@ def to_json(summary: "TraceSummary | FolderJob | OpsView | TraceDiff | JobDiff")
     return msgspec.json.format(msgspec.json.encode(summary, order="sorted"), indent=1).decode().translate(JSON_ESCAPES)
 
 
-def percent(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.1f}%"
-
-
 def at(summary: TraceSummary, ts: float) -> str:
     """A point in the trace as Perfetto shows it: time since the trace's first event."""
     return f"+{format_duration(ts - summary['trace_start_us'])}"
@@ -66,10 +72,6 @@ def headline(summary: TraceSummary) -> str:
     device = cut(summary["device"]) if summary["device"] else "device not named in the trace"
     rank = f", rank {summary['rank']}" if summary["rank"] is not None else ""
     return f"{shown(Path(summary['file']).name)} ({device}{rank}, {count_of(summary['events'], 'complete event')})"
-
-
-def share(part: float, whole: float) -> str:
-    return f"{100 * part / whole:.1f}%" if whole else "n/a"
 
 
 def host_lines(host: HostBreakdown, steps_shown: int = HOST_STEPS_SHOWN) -> list[str]:
@@ -181,7 +183,7 @@ def evidence_lines(summary: TraceSummary) -> list[str]:
         lines.append(
             f"Synchronisations: {syncs['host_calls']:,} host sync calls, {format_duration(syncs['host_time_us'])} "
             f"in all, during which the GPU was busy {format_duration(syncs['gpu_busy_during_us'])}; the longest, "
-            f"{longest['name']}, took {format_duration(longest['dur_us'])} at {at(summary, longest['start_us'])}."
+            f"{longest_took(longest['name'], longest['dur_us'])} at {at(summary, longest['start_us'])}."
         )
     comm = summary["communication"]
     if comm["kernels"]:
@@ -199,11 +201,11 @@ def evidence_lines(summary: TraceSummary) -> list[str]:
         if gemm["tflops"] is None:
             continue
         peak = (
-            f" ({gemm['pct_of_peak']:.0f}% of the datasheet's {gemm['peak_tflops']:g} TFLOP/s)"
+            f" ({share_of_peak(gemm['pct_of_peak'])} of the datasheet's {peak_tflops(gemm['peak_tflops'])})"
             if gemm["pct_of_peak"] is not None else ""
         )
         lines.append(
-            f"{gemm['op']} {gemm['input_dims']} {cut(gemm['dtype'])}: {gemm['tflops']:.1f} TFLOP/s{peak} "
+            f"{gemm['op']} {gemm['input_dims']} {cut(gemm['dtype'])}: {tflops(gemm['tflops'])}{peak} "
             f"over {gemm['calls']:,} calls."
         )
     lines += compile_lines(summary["compile"])
@@ -271,10 +273,9 @@ def compile_lines(compiled: CompileMarkers) -> list[str]:
 
 def kernel_lines(summary: TraceSummary, limit: int = 5) -> list[str]:
     return [
-        f"{format_duration(row['total_us']):>9}  {row['count']:>6,}×  mean {format_duration(row['mean'])}, "
-        f"p50 {format_duration(row['p50'])}, p95 {format_duration(row['p95'])}, max {format_duration(row['max'])}  "
-        f"{cut(row['name'])}"
-        for row in summary["top_kernels"][:limit]
+        f"{format_duration(row['total_us']):>9}  {row['count']:>6,}×  mean {mean}, p50 {p50}, p95 {p95}, "
+        f"max {longest}  {cut(row['name'])}"
+        for row in summary["top_kernels"][:limit] for mean, p50, p95, longest in [kernel_times(row)]
     ]
 
 
@@ -295,9 +296,9 @@ def where_to_look(summary: TraceSummary) -> list[str]:
 def finding_lines(found: list[Finding], origin: float) -> list[str]:
     """Each rule's finding in a line: its id, what it saw (and where, from ``origin``, the trace's first event),
     the change to try and the guide's page that shows it."""
-    return [f"[{row['rule']}] {row['evidence']}"
-            + (f" (at +{format_duration(row['at_us'] - origin)})" if row["at_us"] is not None else "")
-            + f". Try: {row['change']} (guide: {row['guide']})" for row in found]
+    return [f"[{row['rule']}] {row['evidence']}" + ("" if seen is None else f" (at +{seen})")
+            + f". Try: {row['change']} (guide: {row['guide']})"
+            for row in found for seen in [seen_at(row["at_us"], origin)]]
 
 
 def to_text(summary: TraceSummary) -> str:
@@ -328,7 +329,7 @@ def to_markdown(summary: TraceSummary) -> str:
     lines += [f"- {markdown_text(line)}" for line in verdict_lines(summary)[1:] + evidence_lines(summary)]
     if summary["top_kernels"]:
         rows = [(code_cell(row["name"]), format_duration(row["total_us"]), f"{row['count']:,}",
-                 *(format_duration(row[key]) for key in ("mean", "p50", "p95", "max")))
+                 *kernel_times(row))
                 for row in summary["top_kernels"][:10]]
         lines += ["", markdown_table(("Kernel", "Total", "Calls", "Mean", "p50", "p95", "Max"), rows, "lrrrrrr")]
     lines += finding_markdown(summary["findings"], summary["trace_start_us"])

@@ -10,6 +10,7 @@ to download its trace and a button that opens the trace in Perfetto.
 from typing import Any, NamedTuple
 from xml.sax.saxutils import escape
 
+from profguide.render.facts import longest_took, peak_tflops, recorded_on, share, share_of_peak, tflops
 from profguide.text import (
     cell,
     code,
@@ -37,9 +38,7 @@ def provenance_line(meta):
     """Where and how the recording was made: device, versions, date, and the parameters it ran with."""
     if meta.get("real"):
         return real_provenance_line(meta)
-    parts = [escape(meta["device_name"]), f"torch {escape(meta['torch'])}"]
-    if meta.get("cuda"):
-        parts.append(f"CUDA {escape(meta['cuda'])}")
+    parts = [escape(part) for part in recorded_on(meta)]
     parts.append(f"Python {escape(meta['python'])}")
     parts.append(escape(meta["recorded_at"][:10]))
     if meta.get("ranks", 1) > 1:
@@ -67,8 +66,7 @@ def run_words(meta):
     machine, or the real trace and where it came from."""
     if meta.get("real"):
         return f"{meta['file'].rpartition('/')[2]} · {meta['device_name']} · {meta['source']}"
-    parts = [meta["recording"], meta["device_name"], f"torch {meta['torch']}"]
-    parts += [f"CUDA {meta['cuda']}"] if meta.get("cuda") else []
+    parts = [meta["recording"], *recorded_on(meta)]
     parts += [meta["recorded_at"][:10]] + (["CPU stand-in for a GPU recording"] if meta.get("cpu_standin") else [])
     return " · ".join(parts)
 
@@ -118,8 +116,7 @@ def caption(title, facts):
     sync = facts["longest_sync"]
     if sync:
         sentences.append(
-            f"The longest synchronisation, {code(sync['name'])}, "
-            f"took {format_duration(sync['dur_us'])}."
+            f"The longest synchronisation, {longest_took(sync['name'], sync['dur_us'], code)}."
         )
     return " ".join(sentences)
 
@@ -249,11 +246,11 @@ def tflops_table(rows, device):
     ``rows`` are ``profguide.analysis.kernels.gemm_throughput``'s.
     """
     def cells(row):
-        achieved = "–" if row["tflops"] is None else f"{row['tflops']:.1f} TFLOP/s"
-        peak = "not in profguide's table" if row["peak_tflops"] is None else f"{row['peak_tflops']:g} TFLOP/s"
-        share = "–" if row["pct_of_peak"] is None else f"{row['pct_of_peak']:.0f}%"
+        achieved = "–" if row["tflops"] is None else tflops(row["tflops"])
+        peak = "not in profguide's table" if row["peak_tflops"] is None else peak_tflops(row["peak_tflops"])
+        of_peak = "–" if row["pct_of_peak"] is None else share_of_peak(row["pct_of_peak"])
         return (code(row["op"]), cell(row["input_dims"]), code(row["dtype"]), f"{row['calls']:,}",
-                f"{row['flops'] / row['calls'] / 1e9:,.1f}", format_duration(row["kernel_us"]), achieved, peak, share)
+                f"{row['flops'] / row['calls'] / 1e9:,.1f}", format_duration(row["kernel_us"]), achieved, peak, of_peak)
 
     return markdown_table(("Op", "Input shapes", "Type", "Calls", "GFLOP per call", "Kernel time", "Achieved",
                            f"Peak, {cell(device)}", "Share of peak"), [cells(row) for row in rows], "lllrrrrrr")
@@ -582,10 +579,5 @@ def ranks_table(infos, files):
 
 
 def percent(part, whole):
-    return f"{100 * part / whole:.1f}%" if whole else "–"
-
-
-def per_call(count, calls):
-    """A count per call: whole where it is whole (8, not 8.0)."""
-    value = count / calls
-    return f"{value:,.0f}" if value == int(value) else f"{value:,.1f}"
+    """A share in a table's cell: "–" where there is no whole."""
+    return share(part, whole, "–")

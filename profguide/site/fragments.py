@@ -36,7 +36,8 @@ from profguide.render import diff as diff_view
 from profguide.render import explain
 from profguide.render import fragments as render
 from profguide.render import ops as ops_markdown
-from profguide.render.fragments import per_call, percent
+from profguide.render.facts import per_call
+from profguide.render.fragments import percent
 from profguide.site import claims, parts
 from profguide.site.catalogue import RECORDINGS
 from profguide.site.fragment_run import (

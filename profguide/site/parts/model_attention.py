@@ -240,7 +240,7 @@ def variant_row(run, region):
     from profguide.analysis.ops import region_rows
     from profguide.analysis.regions import ops_in_each_call, region_calls
     from profguide.render import fragments as render
-    from profguide.render.fragments import per_call
+    from profguide.render.facts import per_call
     from profguide.site.fragment_run import FragmentError
     from profguide.stats import median
     from profguide.text import code, format_duration

@@ -126,7 +126,8 @@ def step_parts(data):
     from profguide.analysis.ops import joined_device_us, region_places, region_rows
     from profguide.analysis.select import profiler_steps, steps_total_us
     from profguide.render import fragments as render
-    from profguide.render.fragments import per_call, percent
+    from profguide.render.facts import per_call
+    from profguide.render.fragments import percent
     from profguide.site.fragment_run import FragmentError
     from profguide.text import code_cell, count_of, format_duration, markdown_table
 

@@ -46,15 +46,16 @@ def rule_findings(data):
     on the reference page (the rule table's anchors)."""
     from profguide.analysis.select import trace_start_us
     from profguide.render import fragments as render
+    from profguide.render.facts import seen_at
     from profguide.site.fragment_run import FragmentError, source_note
-    from profguide.text import cell, format_duration, markdown_table
+    from profguide.text import cell, markdown_table
 
     found = data.summary["findings"]
     if not found:
         raise FragmentError("no rule finds anything on this run: a page that shows its findings has none to show")
     origin = trace_start_us(data.trace)
     rows = [(f"[`{row['rule']}`](../reference/explain.md#rule-{row['rule']})", cell(row["evidence"], markdown=True),
-             format_duration(row["at_us"] - origin) if row["at_us"] is not None else "–",
+             seen_at(row["at_us"], origin) or "–",
              cell(row["change"], markdown=True)) for row in found]
     # pg-reflow: on a phone each row reads as a block of labelled cells (docs/assets/figures.css). The time is
     # where to look, not a cost: its heading says so.
