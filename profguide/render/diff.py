@@ -5,6 +5,7 @@ into text for a terminal or Markdown for the site.
 """
 
 from pathlib import Path
+from typing import Literal
 
 from profguide.analysis.diff import Change, JobDiff, Quantity, RankDiff, RuleChanges, SideFacts, TraceDiff, signed_pct
 from profguide.render.explain import IDLE_LABELS
@@ -122,10 +123,13 @@ def to_text(found: TraceDiff) -> str:
     return "\n".join(lines) + "\n"
 
 
+RULE_CHANGES: dict[Literal["gone", "new", "kept"], str] = {
+    "gone": "Rules no longer firing", "new": "Rules firing now", "kept": "Rules firing on both"}
+
+
 def rule_lines(rules: RuleChanges) -> list[str]:
     """The rules that stopped firing, started firing and still fire, a line each (none for an empty list)."""
-    words = (("gone", "Rules no longer firing"), ("new", "Rules firing now"), ("kept", "Rules firing on both"))
-    return [f"{heading}: {', '.join(rules[key])}." for key, heading in words if rules[key]]
+    return [f"{heading}: {', '.join(rules[key])}." for key, heading in RULE_CHANGES.items() if rules[key]]
 
 
 def quantity_row(what: str, row: Quantity, as_pct: bool = False) -> tuple[str, ...]:

@@ -202,7 +202,7 @@ def evidence_lines(summary: TraceSummary) -> list[str]:
             continue
         peak = (
             f" ({share_of_peak(gemm['pct_of_peak'])} of the datasheet's {peak_tflops(gemm['peak_tflops'])})"
-            if gemm["pct_of_peak"] is not None else ""
+            if gemm["pct_of_peak"] is not None and gemm["peak_tflops"] is not None else ""
         )
         lines.append(
             f"{gemm['op']} {gemm['input_dims']} {cut(gemm['dtype'])}: {tflops(gemm['tflops'])}{peak} "
