@@ -43,7 +43,7 @@ from profguide.figures.timeline import timeline_svg
 from profguide.patterns import STEP
 from profguide.site import claims, render
 from profguide.site.catalogue import RECORDINGS
-from profguide.site.recordings import TimerRatio
+from profguide.site.measures.results import TimerRatio
 from profguide.stats import median
 from profguide.text import cell, code, code_cell, count_of, format_duration, format_size, kernel_name, markdown_table
 from profguide.trace.model import KIND

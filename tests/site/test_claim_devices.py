@@ -9,15 +9,11 @@ import pytest
 
 from profguide.site import claims
 from profguide.site.data import RecordingData
-from profguide.site.recordings import (
-    Claim,
-    FirstOverRest,
-    GpuBusyShare,
-    OpsInRegion,
-    PerStepFall,
-    RealTrace,
-    RegionShare,
-)
+from profguide.site.measures.compile import PerStepFall
+from profguide.site.measures.kernels import GpuBusyShare
+from profguide.site.measures.ops import OpsInRegion, RegionShare
+from profguide.site.measures.timing import FirstOverRest
+from profguide.site.recordings import Claim, RealTrace
 from profguide.site.staleness import CPU_RUN, cache_key
 from tests.helpers import ROOT, TINY
 from tests.helpers import event as cpu

@@ -11,7 +11,9 @@ from profguide.errors import RecordingError
 from profguide.site import claims, fragments
 from profguide.site.catalogue import by_id
 from profguide.site.data import RecordingData
-from profguide.site.recordings import MemoryLeftAtEnd, MemoryRatioAtEnd, OpsInStep, StepTimeRatio
+from profguide.site.measures.memory import MemoryLeftAtEnd, MemoryRatioAtEnd
+from profguide.site.measures.results import StepTimeRatio
+from profguide.site.measures.timing import OpsInStep
 from tests.helpers import Results, event, make_trace
 
 META = {"recording": "r", "device": "cpu", "device_name": "cpu", "torch": "2", "python": "3", "recorded_at": "2026",

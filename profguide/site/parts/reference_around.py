@@ -1,18 +1,10 @@
 """The recordings of the Reference: Around the profiler, one for each tool beside torch.profiler that runs on a
 CPU."""
 
-from profguide.site.recordings import (
-    Claim,
-    ExecutionTraceCovers,
-    LastCollective,
-    Recording,
-    StackLines,
-    StackTime,
-    StepCount,
-    StepNumber,
-    TimerRatio,
-    exactly,
-)
+from profguide.site.measures.communication import LastCollective
+from profguide.site.measures.results import ExecutionTraceCovers, StackLines, StackTime, TimerRatio
+from profguide.site.measures.timing import StepCount, StepNumber
+from profguide.site.recordings import Claim, Recording, exactly
 
 PAGE = "reference/around-the-profiler.md"
 
