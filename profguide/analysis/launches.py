@@ -157,7 +157,8 @@ def occupancy_queries(trace: Trace) -> OccupancyQueries:
 
 def calls_named(trace: Trace, prefix: str) -> int:
     """How many runtime or driver calls whose name starts with ``prefix`` the trace holds."""
-    return int((kinds_mask(trace, ("runtime", "driver")) & names_where(trace, lambda name: name.startswith(prefix))).sum())
+    calls = kinds_mask(trace, ("runtime", "driver")) & names_where(trace, lambda name: name.startswith(prefix))
+    return int(calls.sum())
 
 
 def launching_calls(trace: Trace, kernels: str) -> list[str]:

@@ -15,9 +15,10 @@ import functools
 import json
 import math
 import textwrap
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Annotated, Literal, get_args, get_origin, get_type_hints
+from typing import Annotated, Any, Literal, cast, get_args, get_origin, get_type_hints
 
 from profguide.analysis import stacks
 from profguide.analysis.compile import compile_markers
@@ -39,14 +40,24 @@ from profguide.site.measures import Measure
 from profguide.site.measures.results import exported_stacks, logged_messages
 from profguide.site.measures.results import from_results as from_results  # fragments.py reads it here
 from profguide.site.measures.summary import HTA_REFERENCE as HTA_REFERENCE  # build.py reads it here
+from profguide.site.recordings import Claim, RealTrace, Recording
 from profguide.site.render import run_words
 from profguide.text import cell, code, count_of, markdown_table
 
 # What checking a claim can come to. A claim waits only as a prediction about CUDA runs beside a CPU stand-in of
 # a recording meant for CUDA; every other claim is checked on the run it names, or the build fails on it.
-HOLDS, FAILS, WAITS = "holds", "fails", "waits"
-NOT_CHECKED, MISNAMED, NOT_ON_PAGE = "not checked", "misnamed", "not on its page"
-FAILING = (FAILS, NOT_CHECKED, MISNAMED, NOT_ON_PAGE)
+Outcome = Literal["holds", "fails", "waits", "not checked", "misnamed", "not on its page"]
+HOLDS: Outcome = "holds"
+FAILS: Outcome = "fails"
+WAITS: Outcome = "waits"
+NOT_CHECKED: Outcome = "not checked"
+MISNAMED: Outcome = "misnamed"
+NOT_ON_PAGE: Outcome = "not on its page"
+FAILING: tuple[Outcome, ...] = (FAILS, NOT_CHECKED, MISNAMED, NOT_ON_PAGE)
+# What a measure's string stands for: the name of its annotation ("event", "idle cause"…), or the members of a
+# closed Literal.
+Kind = str | frozenset[str]
+Unknown = tuple[str, str, Kind, "set[str] | frozenset[str] | None"]  # (field, value, kind, members or None)
 
 
 def measured(measure: Measure, run: Run) -> float | None:
@@ -55,7 +66,7 @@ def measured(measure: Measure, run: Run) -> float | None:
 
 
 # The closed sets a measure's strings come from (the annotations of profguide.site.recordings), by name.
-CLOSED_SETS = {
+CLOSED_SETS: dict[str, Callable[[], set[str]]] = {
     "idle cause": lambda: set(IDLE_CAUSES),
     "host activity": lambda: set(CPU_ACTIVITIES),
     "memory category": lambda: set(MEMORY_CATEGORIES),
@@ -73,16 +84,16 @@ class Vocabulary:
     said not to call) and every name in the guide's real traces (a kernel or a runtime call a GPU run is
     predicted to show)."""
 
-    names: frozenset
+    names: frozenset[str]
     joined: str  # every name, as written, one a line: what a part of a name is looked for in
 
 
-def vocabulary_of(names):
+def vocabulary_of(names: Iterable[str]) -> Vocabulary:
     names = frozenset(names)
     return Vocabulary(names, "\n".join(sorted(names)))
 
 
-def vocabulary(root):
+def vocabulary(root: Path | str) -> Vocabulary:
     """The vocabulary of the guide at ``root``: torch's operators and the names in ``docs/traces`` (a trace
     that cannot be read adds none: the build reports it where a page shows it)."""
     names = set(operators.names())
@@ -94,10 +105,10 @@ def vocabulary(root):
     return vocabulary_of(names)
 
 
-def run_names(runs):
+def run_names(runs: Iterable[Run]) -> Vocabulary:
     """Every name the traces of ``runs`` hold (their string tables), with ``ProfilerStep`` where a run has
     steps: the word by which a measure means every step."""
-    names = set()
+    names: set[str] = set()
     for run in runs:
         for loaded in getattr(run, "traces", None) or (run.trace,):
             names.update(event_names(loaded))
@@ -106,11 +117,11 @@ def run_names(runs):
     return vocabulary_of(names)
 
 
-def strings_of(measure):
+def strings_of(measure: Measure) -> list[tuple[str, str, Kind]]:
     """Each string ``measure`` holds, with what it stands for: [(field, value, kind)]; ``kind`` is the name of
     its annotation (``"event"``, ``"idle cause"``…) or the members of a closed ``Literal``."""
     hints = get_type_hints(type(measure), include_extras=True)
-    found = []
+    found: list[tuple[str, str, Kind]] = []
     for item in fields(measure):
         value, hint = getattr(measure, item.name), hints[item.name]
         if get_origin(hint) is tuple:
@@ -128,15 +139,16 @@ def strings_of(measure):
     return found
 
 
-def allowed(kind, measure, data):
+def allowed(kind: Kind, measure: Measure, data: Run) -> set[str] | frozenset[str] | None:
     """The members of a closed set that depend on the run (its tables, its configurations, its diff's keys, a
     family field's values), or of one the analysis defines; None for a kind of name looked up in runs."""
     if isinstance(kind, frozenset):
         return kind
     if kind in CLOSED_SETS:
         return CLOSED_SETS[kind]()
+    fielded: Any = measure  # a measure of the kind whose fields the closed set depends on
     if kind == "table":
-        return {table.name for table in data.recording.tables}
+        return {table.name for table in data.recording.tables} if isinstance(data.recording, Recording) else set()
     if kind == "configuration":
         return from_results(data, "configurations", read=lambda rows: {row["name"] for row in rows}) or set()
     if kind == "log message":
@@ -146,12 +158,12 @@ def allowed(kind, measure, data):
     if kind == "device property":
         return set(device_numbers(data.trace))
     if kind == "diff key":
-        found = data.diff.get(measure.field)
+        found = cast("dict[str, Any]", data.diff).get(fielded.field)
         return set(found) if isinstance(found, dict) else set()
     if kind == "diff row":
-        return {row["name"] for row in data.diff.get(measure.rows, ())}
+        return {row["name"] for row in cast("dict[str, Any]", data.diff).get(fielded.rows, ())}
     if kind == "family value":
-        return family_values(measure.field)  # None for a tile or fused ops, parts of a name looked up as such
+        return family_values(fielded.field)  # None for a tile or fused ops, parts of a name looked up as such
     if kind == "compile marker":
         return set(compile_markers(data.trace))
     if kind == "gemm shapes":
@@ -163,7 +175,7 @@ def allowed(kind, measure, data):
     return None
 
 
-def known_name(value, kind, names):
+def known_name(value: str, kind: Kind, names: Vocabulary) -> bool:
     """Whether one of ``names`` (a Vocabulary) is ``value`` (an event), holds it (a part of a name) or is a call
     of the module class ``value``. A part of a name is looked for as written, case and all: most measures match
     it so (``measure.named in name``), and one in another case would pass the check and then measure 0."""
@@ -176,10 +188,10 @@ def known_name(value, kind, names):
     raise ValueError(f"no way to look up a name of kind {kind!r}")
 
 
-def unknown_strings(measure, data, known):
+def unknown_strings(measure: Measure, data: Run, known: Callable[[], Iterable[Vocabulary]]) -> list[Unknown]:
     """The strings of ``measure`` that name nothing: [(field, value, kind, members of its set or None)].
     ``known`` gives the Vocabularies to look names up in: the runs the claim reads, then the guide's."""
-    unknown = []
+    unknown: list[Unknown] = []
     for field_name, value, kind in strings_of(measure):
         members = allowed(kind, measure, data)
         if members is not None:
@@ -190,7 +202,7 @@ def unknown_strings(measure, data, known):
     return unknown
 
 
-def runs_read(claim, data):
+def runs_read(claim: Claim, data: Run) -> list[Run]:
     """The runs a claim reads besides the one it is checked on: the CPU run kept beside it, the run it is
     compared with, and the runs its measure names."""
     runs = []
@@ -199,7 +211,7 @@ def runs_read(claim, data):
         runs.append(cpu)
     if data.recording.compared_with:
         runs.append(data.compared_run)
-    named = allowed("run", claim.measure, data)
+    named = allowed("run", claim.measure, data) or set()
     runs += [data.sibling(value) for _, value, kind in strings_of(claim.measure) if kind == "run" and value in named]
     return runs
 
@@ -214,15 +226,15 @@ class ClaimCheck:
     """
 
     recording: str
-    claim: object
+    claim: Claim
     value: float | None
-    outcome: str
+    outcome: Outcome
     device: str
     anchor: str = ""
     run: str = ""
     reason: str = ""
 
-    def line(self):
+    def line(self) -> str:
         """One line for a person: the page, the words, the measurement and the outcome."""
         claim = self.claim
         value = "cannot be measured" if self.value is None else f"{self.value:.3g}"
@@ -237,13 +249,13 @@ class ClaimCheck:
         return f"{where}: {claim.measure.describe()} = {value}, must be {claim.bound()}: {self.outcome}"
 
 
-def holds(claim, value):
+def holds(claim: Claim, value: float | None) -> bool:
     if value is None or not math.isfinite(value):
         return False
     return (claim.at_least is None or value >= claim.at_least) and (claim.at_most is None or value <= claim.at_most)
 
 
-def checked_run(claim, data):
+def checked_run(claim: Claim, data: Run) -> tuple[Run | None, tuple[Outcome, str] | None]:
     """The run a claim is checked on, and otherwise why not: (run, None) or (None, (outcome, reason)).
 
     A claim about no device in particular is checked on the run the page shows; one about the device that
@@ -269,7 +281,7 @@ def checked_run(claim, data):
                                f"{claim.device} (or a real trace of one), or reword it for {device} runs")
 
 
-def misnamed_words(unknown):
+def misnamed_words(unknown: list[Unknown]) -> str:
     """Why a claim's names fail, in one clause."""
     words = []
     for field_name, value, kind, members in unknown:
@@ -282,11 +294,12 @@ def misnamed_words(unknown):
     return "; ".join(words) + ": a misspelling?"
 
 
-def judged(claim, data, run, refused, names, vocabulary):
+def judged(claim: Claim, data: Run, run: Run | None, refused: tuple[Outcome, str] | None,
+           names: Callable[[], Vocabulary], vocabulary: Vocabulary | None) -> tuple[float | None, Outcome, str]:
     """(value, outcome, reason) of a claim its page makes: ``run`` is the run it is checked on (or None, with
     ``refused`` saying why), ``names`` the Vocabulary of ``data`` itself; its other runs and ``vocabulary`` are
     looked in only for a name ``data`` lacks."""
-    def known():
+    def known() -> Iterator[Vocabulary]:
         yield names()
         yield run_names(runs_read(claim, data))
         if vocabulary is not None:
@@ -299,11 +312,12 @@ def judged(claim, data, run, refused, names, vocabulary):
         return None, MISNAMED, misnamed_words(unknown)
     if refused:
         return None, *refused
-    value = measured(claim.measure, run)
+    value = None if run is None else measured(claim.measure, run)
     return value, HOLDS if holds(claim, value) else FAILS, ""
 
 
-def check(recording, data, docs, vocabulary=None):
+def check(recording: Recording | RealTrace, data: Run, docs: Path | str,
+          vocabulary: Vocabulary | None = None) -> list[ClaimCheck]:
     """Check every claim of ``recording`` against its data and its page under ``docs``: a claim's words must lie
     inside a mark on its page (``profguide.site.marks``), and each name it measures must be known: held by a
     run it reads or by ``vocabulary`` (``vocabulary(root)``: torch's operators, the real traces' names). A claim
@@ -328,12 +342,13 @@ def check(recording, data, docs, vocabulary=None):
     return checks
 
 
-def mark_problems(docs, checks):
+def mark_problems(docs: Path | str, checks: list[ClaimCheck]) -> list[str]:
     """One line for each way the marks on the pages under ``docs`` and the claims disagree: a mark that shows no
     claim (a sentence shown as checked that nothing checks), a mark that shows another page's claim, and a
     claim that more than one mark shows."""
     entries = [{"says": c.claim.says, "page": c.claim.page, "anchor": c.anchor} for c in checks]
-    lines, times_shown = [], {}
+    lines: list[str] = []
+    times_shown: dict[str, int] = {}
     for page in sorted(Path(docs).rglob("*.md")):
         relative = str(page.relative_to(docs))
         if relative.startswith("generated/"):
@@ -356,13 +371,13 @@ def mark_problems(docs, checks):
     return lines
 
 
-def failed(checks):
+def failed(checks: list[ClaimCheck]) -> list[ClaimCheck]:
     """The checks that make the build fail: a claim that does not hold, one that names what nothing holds, one no
     run can check, or one its page no longer makes."""
     return [c for c in checks if c.outcome in FAILING]
 
 
-def counts(checks):
+def counts(checks: list[ClaimCheck]) -> dict[str, int]:
     """What came of the claims, in numbers: checked (measured and compared with their bounds), holding,
     failing (whatever makes the build fail) and waiting (predictions about GPU runs beside CPU stand-ins)."""
     return {"claims": len(checks), "checked": sum(c.outcome in (HOLDS, FAILS) for c in checks),
@@ -370,7 +385,7 @@ def counts(checks):
             "waiting": sum(c.outcome == WAITS for c in checks)}
 
 
-def claims_table(checks):
+def claims_table(checks: list[ClaimCheck]) -> str:
     """Markdown: every claim of the guide, with the value measured for it and the outcome; each row links to the
     claim's row in its page's own list (``page_claims``)."""
     rows = [(f"[{cell(c.claim.page.removesuffix('.md'))}](../{cell(c.claim.page)}#{c.anchor})",
@@ -379,17 +394,17 @@ def claims_table(checks):
     return markdown_table(("Page", "The page says", "Recording", "Measured", "Must be", "Result"), rows, "llllll")
 
 
-def measured_words(check):
+def measured_words(check: ClaimCheck) -> str:
     """What was measured for a claim and its value, in a cell (the measure's words are the guide's Markdown)."""
     return cell(check.claim.measure.describe(), markdown=True) + " = " + (
         "–" if check.value is None else f"{check.value:.3g}")
 
 
-DEVICE_WORDS = {"cuda": "GPU", "cpu": "CPU", None: "any"}
-STATES = {HOLDS: "holds", WAITS: "waits", **{outcome: "fails" for outcome in FAILING}}
+DEVICE_WORDS: dict[str | None, str] = {"cuda": "GPU", "cpu": "CPU", None: "any"}
+STATES: dict[Outcome, str] = {HOLDS: "holds", WAITS: "waits", **{outcome: "fails" for outcome in FAILING}}
 
 
-def mark_entry(c):
+def mark_entry(c: ClaimCheck) -> dict[str, str]:
     """What the mark of one claim shows (``profguide.site.marks``): its state, its label and its tooltip."""
     claim, state = c.claim, STATES[c.outcome]
     if state == "holds":
@@ -408,7 +423,7 @@ def mark_entry(c):
             "title": title}
 
 
-def page_claims(checks):
+def page_claims(checks: list[ClaimCheck]) -> str:
     """Markdown for the end of a page: its checked sentences, what was measured for each and on which run,
     collapsed. Each row is the target of its sentence's mark (``anchor``)."""
     waiting = sum(c.outcome == WAITS for c in checks)
@@ -425,7 +440,7 @@ def page_claims(checks):
     return "\n".join(lines) + "\n" + textwrap.indent(table, "    ")
 
 
-def result_words(c):
+def result_words(c: ClaimCheck) -> str:
     if c.outcome == HOLDS:
         return "✓ holds"
     if c.outcome == WAITS:
@@ -433,6 +448,6 @@ def result_words(c):
     return f"✗ {c.outcome}"
 
 
-def mark_entries(checks):
+def mark_entries(checks: list[ClaimCheck]) -> str:
     """``claims.json``: one entry per claim, for the marks on the pages."""
     return json.dumps([mark_entry(c) for c in checks], indent=1, ensure_ascii=False) + "\n"

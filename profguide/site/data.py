@@ -118,7 +118,7 @@ class RankTraces:
     def of(cls, *fields: Any, traces: Any, meta: Meta | None = None) -> Any:
         """The data of ``fields`` (a recording and its folders) with its traces given, not read from its folder,
         and its meta too when given: a recording as if made from these traces."""
-        data = cls(*fields)
+        data: Any = cls(*fields)
         data.traces = tuple(traces)  # the cached properties' values, set before their first use
         if meta is not None:
             data.meta = meta
@@ -213,7 +213,8 @@ class RecordingData(RankTraces):
         return self.recording.title_with(self.params)
 
     def trace_path(self, rank: int = 0) -> Path:
-        return self.folder / rank_file("trace.json.gz", rank, self.ranks)
+        path: Path = self.folder / rank_file("trace.json.gz", rank, self.ranks)
+        return path
 
     @cached_property
     def results(self) -> Any:
@@ -233,7 +234,8 @@ class RecordingData(RankTraces):
         kept CPU run, the other recording's CPU run."""
         return recording_sibling(self.folder, self.kept, self.recording.id, recording_id)
 
-    other_run = sibling
+    def other_run(self, run_id: str) -> Run:
+        return self.sibling(run_id)
 
     @cached_property
     def rows(self) -> list[SummaryRow]:
@@ -296,7 +298,8 @@ class RealTraceData(RankTraces):
 
         return RealTraceData(by_id(trace_id, REAL_TRACES), self.root, self.folder.parent / trace_id)
 
-    other_run = real_sibling
+    def other_run(self, run_id: str) -> Run:
+        return self.real_sibling(run_id)
 
     @property
     def title(self) -> str:

@@ -4,7 +4,7 @@ The recordings themselves are listed by part in ``profguide.site.parts`` and
 gathered in ``profguide.site.catalogue``. A recording names a function in one of the snippet packages under
 ``snippets/``, the parameters to call it with, how many processes run it,
 how to annotate its timeline, and the sentences of the guide that describe
-what it shows. Each recording runs in fresh processes, as a reader's script
+what it shows (what each claim measures is in ``profguide.site.measures``). Each recording runs in fresh processes, as a reader's script
 would; ``profguide.site.launch`` starts them. Each claim is checked against
 the recording's data by ``profguide.site.claims`` whenever the site is built.
 
@@ -12,7 +12,7 @@ Standard library only: ``profguide record`` imports this on a bare GPU machine.
 """
 
 from dataclasses import asdict, dataclass, field, fields
-from typing import get_type_hints
+from typing import Any, get_type_hints
 
 from profguide.site.measures import Measure, RunId
 
@@ -56,7 +56,7 @@ class Table:
     group_by_stack_n: int = 0
 
     @property
-    def file(self):
+    def file(self) -> str:
         return f"table-{self.name}.txt"
 
 
@@ -80,7 +80,7 @@ class Claim:
     at_most: float | None = None
     device: str | None = None
 
-    def bound(self):
+    def bound(self) -> str:
         """The bound in words: '0.5 to 0.9', '= 3', or, open on one side, '≥ 2' or '≤ 0.5'."""
         if self.at_least is not None and self.at_least == self.at_most:
             return f"= {self.at_least:g}"
@@ -94,15 +94,15 @@ class Claim:
         return " and ".join(parts)
 
 
-def runs_compared(claim, recording):
+def runs_compared(claim: Claim, recording: "Recording | RealTrace") -> set[str]:
     """The ids of the other runs a claim of ``recording`` reads: those its measure names (its fields annotated
     ``RunId``), and the run ``recording`` is compared with."""
     hints = get_type_hints(type(claim.measure), include_extras=True)
-    named = {getattr(claim.measure, item.name) for item in fields(claim.measure) if hints[item.name] == RunId}
+    named: set[str] = {getattr(claim.measure, item.name) for item in fields(claim.measure) if hints[item.name] == RunId}
     return named | ({recording.compared_with} if recording.compared_with else set())
 
 
-def exactly(page, says, measure, value, device=None):
+def exactly(page: str, says: str, measure: Measure, value: float, device: str | None = None) -> Claim:
     """A claim that ``measure`` is ``value``, no more and no less."""
     return Claim(page, says, measure, at_least=value, at_most=value, device=device)
 
@@ -138,8 +138,8 @@ class Recording:
     module: str
     function: str
     title: str
-    params: dict = field(default_factory=dict)
-    cpu_params: dict = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
+    cpu_params: dict[str, Any] = field(default_factory=dict)
     device: str = "cuda"
     ranks: int = 1
     timeout_s: int = 600
@@ -150,20 +150,20 @@ class Recording:
     compared_with: str = ""
 
     @property
-    def snippet(self):
+    def snippet(self) -> str:
         """The snippet's path, relative to the project root."""
         return self.module.replace(".", "/") + ".py"
 
-    def params_on(self, device):
+    def params_on(self, device: str) -> dict[str, Any]:
         """The parameters a recording made on ``device`` uses."""
         if self.device == "cuda" and device == "cpu":
             return {**self.params, **self.cpu_params}
         return dict(self.params)
 
-    def title_with(self, params):
+    def title_with(self, params: dict[str, Any]) -> str:
         return self.title.format(**params)
 
-    def exports(self):
+    def exports(self) -> dict[str, Any]:
         """What the recorder writes besides the trace and the default table, as plain data for its process."""
         return {"tables": [asdict(table) for table in self.tables], "memory_timeline": self.memory_timeline}
 

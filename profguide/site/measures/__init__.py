@@ -11,6 +11,7 @@ Standard library only at import: the pages' parts (``profguide.site.parts``) imp
 
 import importlib
 import pkgutil
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Literal
 
 if TYPE_CHECKING:
@@ -56,6 +57,7 @@ Time = Literal["cpu", "device"]
 DiffRowKind = Literal["kernels", "ops"]
 
 
+@dataclass(frozen=True)
 class Measure:
     """What a claim measures on a run: each kind subclasses this as a frozen dataclass."""
 

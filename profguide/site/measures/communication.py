@@ -249,5 +249,6 @@ class LastCollective(Measure):
         return f"the last collective in rank {self.rank}'s flight recorder"
 
     def value(self, run: Run) -> float | None:
-        return from_results(run, "ranks", self.rank,
-                            read=lambda buffer: float(max(entry["seq"] for entry in buffer)) if buffer else None)
+        last: float | None = from_results(run, "ranks", self.rank, read=lambda buffer: float(
+            max(entry["seq"] for entry in buffer)) if buffer else None)
+        return last

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, cast
 
 from profguide.site.measures import (
     CompileKey,
@@ -45,8 +45,8 @@ class CompileMarker(Measure):
     def value(self, run: Run) -> float | None:
         from profguide.analysis.compile import compile_markers
 
-        value = compile_markers(run.trace).get(self.key)
-        return None if value is None else float(value)
+        value = dict(compile_markers(run.trace)).get(self.key)
+        return None if value is None else float(cast(float, value))
 
 
 @dataclass(frozen=True)
@@ -80,8 +80,9 @@ class PerStepFall(Measure):
         from profguide.analysis.compile import step_counts
         from profguide.stats import median
 
-        def median_count(run):
-            return median([row[self.count] for row in step_counts(run.trace)])
+        def median_count(run: Run) -> float | None:
+            found: float | None = median([row[self.count] for row in step_counts(run.trace)])
+            return found
 
         here, baseline = median_count(run), median_count(run.sibling(self.baseline))
         return baseline / here if here and baseline is not None else None

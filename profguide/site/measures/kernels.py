@@ -153,7 +153,7 @@ class BusiestGemmSpread(Measure):
         if len(times) < 2 or median(times) <= 0:
             return None
         top = np.percentile(times, 95) if self.statistic == "p95" else times.max()
-        return float(top) / median(times)
+        return float(top / median(times))
 
 
 @dataclass(frozen=True)

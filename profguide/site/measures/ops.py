@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import TYPE_CHECKING, Literal, cast, get_args
 
 from profguide.site.measures import (
     Event,
@@ -15,6 +15,7 @@ from profguide.site.measures import (
 
 if TYPE_CHECKING:
     from profguide.site.data import Run
+    from profguide.analysis.ops import RegionRow
     from profguide.trace.model import Trace
 
 
@@ -29,7 +30,14 @@ def op_totals(trace: Trace, op: str) -> dict[OpColumn, float] | None:
     rows = [row for row in op_rows(trace) if row["name"] == op]
     if not rows:
         return None
-    return {column: float(sum(row[column] for row in rows)) for column in get_args(OpColumn)}
+    return {column: float(sum(cast("dict[str, float]", row)[column] for row in rows)) for column in get_args(OpColumn)}
+
+
+def pass_times(row: RegionRow, time: Time) -> tuple[float, float]:
+    """A region row's (forward, backward) time on the CPU or of the GPU ops launched inside them."""
+    if time == "cpu":
+        return row["cpu_us"], row["backward_cpu_us"]
+    return row["device_us"], row["backward_device_us"]
 
 
 @dataclass(frozen=True)
@@ -54,13 +62,13 @@ class RegionShare(Measure):
 
         rows = {row["name"]: row for row in region_rows(run.trace)}
 
-        def share(region):
+        def share(region: str) -> float | None:
             row = rows.get(region)
             if row is None:
                 return None
-            key = "cpu_us" if self.time == "cpu" else "device_us"
-            passes = {"forward": row[key], "backward": row[f"backward_{key}"]}
-            return passes.get(self.passes, passes["forward"] + passes["backward"]) / whole
+            forward, backward = pass_times(row, self.time)
+            passes = {"forward": forward, "backward": backward}
+            return passes.get(self.passes, forward + backward) / whole
 
         if self.time == "cpu":
             whole = steps_total_us(run.trace)
@@ -103,8 +111,8 @@ class BackwardOverForward(Measure):
         from profguide.analysis.ops import region_rows
 
         row = next((row for row in region_rows(run.trace) if row["name"] == self.region), None)
-        key = "cpu_us" if self.time == "cpu" else "device_us"
-        return row[f"backward_{key}"] / row[key] if row and row[key] else None
+        forward, backward = pass_times(row, self.time) if row else (0.0, 0.0)
+        return backward / forward if forward else None
 
 
 @dataclass(frozen=True)

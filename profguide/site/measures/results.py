@@ -88,8 +88,9 @@ class CpuShare(Measure):
         rows = {row["name"]: row for row in run.rows}
         if self.part not in rows or self.whole not in rows or not rows[self.whole]["cpu_total_us"]:
             return None
-        part = rows[self.part]["self_cpu_us" if self.self_time else "cpu_total_us"]
-        return part / rows[self.whole]["cpu_total_us"]
+        part: float = rows[self.part]["self_cpu_us" if self.self_time else "cpu_total_us"]
+        whole: float = rows[self.whole]["cpu_total_us"]
+        return part / whole
 
 
 @dataclass(frozen=True)
@@ -194,7 +195,7 @@ class TimerRatio(Measure):
 
         durations = occurrences(run.trace, self.op)
         timer_us = from_results(run, "timer", "median_us")
-        return median(durations) / timer_us if len(durations) and timer_us else None
+        return float(median(durations) / timer_us) if len(durations) and timer_us else None
 
 
 @dataclass(frozen=True)
@@ -230,7 +231,7 @@ class StackTime(Measure):
 
         found = exported_stacks(run)
         whole = stacks.time_under(found, self.over) if found else 0
-        return stacks.time_under(found, self.frame) / whole if whole else None
+        return stacks.time_under(found, self.frame) / whole if found and whole else None
 
 
 @dataclass(frozen=True)

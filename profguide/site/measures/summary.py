@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from profguide.site.measures import (
     DiffField,
@@ -21,6 +21,7 @@ from profguide.site.measures import (
 )
 
 if TYPE_CHECKING:
+    from profguide.analysis.summary import Summary
     from profguide.site.data import Run
 
 
@@ -104,7 +105,7 @@ class DeviceSetupCall(Measure):
         from profguide.analysis.startup import setup_call_us
 
         setup, window = run.summary["device_setup"], run.summary["window"]
-        if not setup or not setup["us"]:
+        if not setup or not setup["us"] or window is None:
             return None
         us = setup_call_us(run.trace, self.call, (window["start_us"], window["end_us"]))
         return None if us is None else us / setup["us"]
@@ -120,8 +121,10 @@ class IdleBelowHtas(Measure):
 
     def value(self, run: Run) -> float | None:
         """HTA's own idle share of a real trace less explain's: only a real trace has HTA's answer at hand."""
+        from profguide.site.data import RealTraceData
+
         summary = run.summary
-        htas = htas_idle_share(run.root, run.trace_path().name) if run.real else None
+        htas = htas_idle_share(run.root, run.trace_path().name) if isinstance(run, RealTraceData) else None
         if htas is None or summary["gpu_idle_pct"] is None:
             return None
         return htas - summary["gpu_idle_pct"] / 100
@@ -150,7 +153,7 @@ class RuleFixed(Measure):
         return f"rule {self.rule} fires on the run compared with and not on this one (1 yes, 0 no)"
 
     def value(self, run: Run) -> float | None:
-        def fires(summary):
+        def fires(summary: Summary) -> bool:
             return any(row["rule"] == self.rule for row in summary["findings"])
 
         return 1.0 if fires(run.compared_run.summary) and not fires(run.summary) else 0.0
@@ -171,8 +174,9 @@ class DiffValue(Measure):
         return f"diff from the run compared with: {what}, {self.part}"
 
     def value(self, run: Run) -> float | None:
-        found = run.diff[self.field]
-        return (found[self.key] if self.key else found)[self.part]
+        found = cast("dict[str, Any]", run.diff)[self.field]
+        value: float | None = (found[self.key] if self.key else found)[self.part]
+        return value
 
 
 @dataclass(frozen=True)

@@ -164,7 +164,7 @@ class OpMedianOver(Measure):
         here, there = occurrences(run.trace, self.op), occurrences(run.sibling(self.baseline).trace, self.op)
         if not len(here) or not len(there) or median(there) <= 0:
             return None
-        return median(here) / median(there)
+        return float(median(here) / median(there))
 
 
 @dataclass(frozen=True)
@@ -186,7 +186,7 @@ class OpMedianInRegions(Measure):
 
         here = op_durations_inside(run.trace, self.op, self.region)
         there = op_durations_inside(run.trace, self.op, self.other)
-        return median(here) / median(there) if len(here) and len(there) and median(there) > 0 else None
+        return float(median(here) / median(there)) if len(here) and len(there) and median(there) > 0 else None
 
 
 @dataclass(frozen=True)
@@ -206,7 +206,7 @@ class OpOverKernelMedian(Measure):
         ops, kernels = occurrences(run.trace, self.op), kernel_durations(run.trace)
         if not len(ops) or not len(kernels) or median(kernels) <= 0:
             return None
-        return median(ops) / median(kernels)
+        return float(median(ops) / median(kernels))
 
 
 @dataclass(frozen=True)
@@ -225,7 +225,7 @@ class RegionTimeRatio(Measure):
     def value(self, run: Run) -> float | None:
         from profguide.analysis.regions import region_calls
 
-        def spent(call):
+        def spent(call: dict[str, float]) -> float:
             return {"in all": call["dur_us"], "in ops": call["in_ops_us"],
                     "outside ops": call["dur_us"] - call["in_ops_us"]}[self.part]
 
