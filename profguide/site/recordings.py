@@ -4,8 +4,8 @@ The recordings themselves are listed by part in ``profguide.site.parts`` and
 gathered in ``profguide.site.catalogue``. A recording names a function in one of the snippet packages under
 ``snippets/``, the parameters to call it with, how many processes run it,
 how to annotate its timeline, and the sentences of the guide that describe
-what it shows (what each claim measures is in ``profguide.site.measures``). Each recording runs in fresh processes, as a reader's script
-would; ``profguide.site.launch`` starts them. Each claim is checked against
+what it shows (what each claim measures is in ``profguide.site.measures``). Each
+recording runs in fresh processes, as a reader's script would; ``profguide.site.launch`` starts them. Each claim is checked against
 the recording's data by ``profguide.site.claims`` whenever the site is built.
 
 Standard library only: ``profguide record`` imports this on a bare GPU machine.

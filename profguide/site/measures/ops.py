@@ -14,8 +14,8 @@ from profguide.site.measures import (
 )
 
 if TYPE_CHECKING:
-    from profguide.site.data import Run
     from profguide.analysis.ops import RegionRow
+    from profguide.site.data import Run
     from profguide.trace.model import Trace
 
 
