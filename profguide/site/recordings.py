@@ -5,8 +5,8 @@ gathered in ``profguide.site.catalogue``. A recording names a function in one of
 ``snippets/``, the parameters to call it with, how many processes run it,
 how to annotate its timeline, and the sentences of the guide that describe
 what it shows (what each claim measures is in ``profguide.site.measures``). Each
-recording runs in fresh processes, as a reader's script would; ``profguide.site.launch`` starts them. Each claim is checked against
-the recording's data by ``profguide.site.claims`` whenever the site is built.
+recording runs in fresh processes, as a reader's script would; ``profguide.site.launch`` starts them. Each
+claim is checked against the recording's data by ``profguide.site.claims`` whenever the site is built.
 
 Standard library only: ``profguide record`` imports this on a bare GPU machine.
 """
