@@ -12,7 +12,8 @@ from types import SimpleNamespace
 from urllib.parse import urljoin
 
 from profguide.errors import RecordingError
-from profguide.site.recordings import Claim, CpuShare, Recording
+from profguide.site.measures.results import CpuShare
+from profguide.site.recordings import Claim, Recording
 
 ROOT = Path(__file__).resolve().parents[1]
 # Real traces from other machines, with their licence and source (docs/traces/README.md).

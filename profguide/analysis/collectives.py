@@ -208,3 +208,15 @@ def communication_by_call(trace: Trace) -> list[dict[str, Any]]:
         row["count"] += 1
         row["us"] += float(trace.dur[kernel])
     return sorted(rows.values(), key=lambda row: -row["us"])
+
+
+def ranks_named_in(traces: Sequence[Trace]) -> float | None:
+    """``ranks_named`` of the ranks' traces, in rank order."""
+    return ranks_named([loaded.distributed_info for loaded in traces])
+
+
+def rank_and_size(trace: Trace) -> tuple[int | None, int | None]:
+    """The rank and the job's size that the trace's ``distributedInfo`` names, each None where it names none."""
+    info = trace.distributed_info or {}
+    rank, size = info.get("rank"), info.get("world_size")
+    return (rank if isinstance(rank, int) else None), (size if isinstance(size, int) else None)

@@ -17,7 +17,7 @@ import numpy as np
 from profguide.analysis.intervals import Mask
 from profguide.analysis.summary import FamilyRow
 from profguide.patterns import COMMUNICATION, MarkedPattern
-from profguide.trace.model import Trace
+from profguide.trace.model import KIND, Trace
 
 GEMM, CONVOLUTION, ATTENTION, TRITON = "gemm", "convolution", "attention", "triton"
 ELEMENTWISE, REDUCTION, NORMALIZATION, COPY = "elementwise", "reduction", "normalization", "copy"
@@ -504,3 +504,10 @@ def family_sentence(rows: list[FamilyRow], most: int = 4) -> str | None:
         return None
     first, *others = [(percent(row["share_pct"], 100), family_words(row)) for row in shown]
     return "; ".join([f"{first[0]} of kernel time {first[1]}", *(f"{share} {words}" for share, words in others)]) + "."
+
+
+def decoded_kernels(trace: Trace) -> list[tuple[Family, int]]:
+    """Each kernel name of the trace decoded (``kernel_family``), with how many kernels have it."""
+    present, counts = np.unique(trace.name[trace.kind == KIND["kernel"]], return_counts=True)
+    return [(kernel_family(trace.names[code]), int(count))
+            for code, count in zip(present.tolist(), counts.tolist(), strict=True)]

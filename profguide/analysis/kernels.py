@@ -4,6 +4,7 @@ from typing import NamedTuple, TypedDict
 
 import numpy as np
 
+from profguide.analysis.families import kernel_family
 from profguide.analysis.intervals import EVERYTHING, Floats, Mask, Window, starts_in
 from profguide.analysis.select import Indices, names_where
 from profguide.analysis.summary import Distribution, GemmRow, KernelRow, MemoryTraffic, Occupancy
@@ -241,3 +242,27 @@ def busiest_gemm_times(trace: Trace) -> Floats:
         totals[call.key] = totals.get(call.key, 0.0) + call.kernel_us
     busiest = max(totals, key=lambda key: totals[key])
     return np.array([call.kernel_us for call in calls if call.key == busiest])
+
+
+def kernel_rows_named(trace: Trace, part: str) -> list[KernelRow]:
+    """``kernel_rows`` of the kernels whose name holds ``part``, as written, one row per name."""
+    return kernel_rows(trace, (trace.kind == KIND["kernel"]) & names_where(trace, lambda name: part in name))
+
+
+def device_numbers(trace: Trace) -> dict[str, float]:
+    """The numbers the trace's ``deviceProperties`` give its first GPU, by key."""
+    devices = trace.device_properties
+    return {key: float(value) for key, value in (devices[0].items() if devices else ())
+            if isinstance(value, int | float) and not isinstance(value, bool)}
+
+
+def calls_on(trace: Trace, op: str, shapes: str) -> list[GemmCall]:
+    """The calls of the matrix multiply ``op`` on inputs of the shapes ``shapes`` (``gemm_calls``)."""
+    return [call for call in gemm_calls(trace) if call.key[:2] == (op, shapes)]
+
+
+def gemm_kernels_named(call: GemmCall, part: str) -> bool:
+    """Whether the call (``gemm_calls``) launched a GEMM kernel, and every one it launched holds ``part`` in its
+    name (in any case): a call with no GEMM kernel (a fill alone) runs no tile, so holds none."""
+    gemms = [name.lower() for name in call.kernels if kernel_family(name).family == "gemm"]
+    return bool(gemms) and all(part.lower() in name for name in gemms)

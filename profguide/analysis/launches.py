@@ -9,7 +9,7 @@ from profguide.analysis.families import CONVOLUTION, ELEMENTWISE, GEMM, kernel_f
 from profguide.analysis.idle import busy_intervals
 from profguide.analysis.intervals import EVERYTHING, Floats, Mask, Window, clip_each, covered, starts_in
 from profguide.analysis.kernels import distribution, stats
-from profguide.analysis.select import Indices, gpu_work, host_syncs, kinds_mask, launch_of, overlapping
+from profguide.analysis.select import Indices, gpu_work, host_syncs, kinds_mask, launch_of, names_where, overlapping
 from profguide.analysis.summary import ClockSkew, Distribution, OverheadRow, ProfilerOverhead, Synchronisations
 from profguide.trace.model import KIND, Trace
 
@@ -153,3 +153,28 @@ def occupancy_queries(trace: Trace) -> OccupancyQueries:
             after.add(call)
     launched = [(name_of[call], occupancy_family(name_of[call]), call in after) for call in sorted(op_of_launch)]
     return {"queries": int(is_query.sum()), "next": next_family, "launched": launched}
+
+
+def calls_named(trace: Trace, prefix: str) -> int:
+    """How many runtime or driver calls whose name starts with ``prefix`` the trace holds."""
+    calls = kinds_mask(trace, ("runtime", "driver")) & names_where(trace, lambda name: name.startswith(prefix))
+    return int(calls.sum())
+
+
+def launching_calls(trace: Trace, kernels: str) -> list[str]:
+    """The name of the call that launched each kernel whose name holds ``kernels`` (in any case), for those whose
+    launch the trace holds."""
+    named = np.flatnonzero((trace.kind == KIND["kernel"])
+                           & names_where(trace, lambda name: kernels.lower() in name.lower()))
+    launches = launch_of(trace, named)
+    return [trace.names[code] for code in trace.name[launches[launches >= 0]]]
+
+
+def queries_inside_ops(trace: Trace, op: str) -> list[bool]:
+    """For each ``cudaOccupancy…`` query of the runtime or the driver: whether an op whose name holds ``op`` encloses
+    it on its thread."""
+    host = np.isin(trace.kind, [KIND["runtime"], KIND["driver"]])
+    queries = np.flatnonzero(host & names_where(trace, lambda name: name.startswith("cudaOccupancy")))
+    ops = np.flatnonzero((trace.kind == KIND["cpu_op"]) & names_where(trace, lambda name: op in name))
+    return [bool(((trace.lane[ops] == trace.lane[query]) & (trace.ts[ops] <= trace.ts[query])
+                  & (trace.end[ops] >= trace.end[query])).any()) for query in queries]

@@ -7,9 +7,9 @@ clock of the trace the same profiler wrote.
 
 import numpy as np
 
-from profguide.analysis.intervals import Floats
-from profguide.analysis.select import names_where
-from profguide.trace.model import Trace
+from profguide.analysis.intervals import Floats, inside_any
+from profguide.analysis.select import kinds_mask, names_where
+from profguide.trace.model import KIND, Trace
 
 # torch.profiler._memory_profiler's categories, in the order of the timeline's columns (after an unused
 # first column); torch calls the last one, tensors it could not categorise, "Unknown".
@@ -65,3 +65,29 @@ def frees_in_region(trace: Trace, region: str) -> list[int]:
     return [int((frees & (trace.memory_lane == codes.get(trace.lanes[trace.lane[index]], -1))
                  & (trace.memory_ts >= trace.ts[index]) & (trace.memory_ts <= trace.end[index])).sum())
             for index in occurrences]
+
+
+def freed_outside_ops(trace: Trace, region: str, device_type: int) -> float | None:
+    """Over the calls of the region ``region``: the bytes that the allocator's events on its thread, on devices of
+    c10's DeviceType ``device_type`` (0 the CPU, 1 CUDA and ROCm), record outside every op, freed, over what they
+    record inside its ops; net bytes, allocations less frees. A memory event is inside an op when an op that starts
+    inside the call, on its thread, is open at its time (``inside_any``). None without the region, with events
+    whose devices are not recorded, or with nothing allocated inside its ops."""
+    if region not in trace.names or len(trace.memory_device) != len(trace.memory_ts):
+        return None
+    calls = np.flatnonzero((trace.name == trace.names.index(region)) & kinds_mask(trace, ("annotation", "cpu_op")))
+    devices = [code for code, (kind, _) in enumerate(trace.memory_devices) if kind == device_type]
+    memory_lanes = {lane: code for code, lane in enumerate(trace.memory_lanes)}
+    on_device = np.isin(trace.memory_device, devices)
+    inside = outside = 0.0
+    for call in calls.tolist():
+        start, end, lane = trace.ts[call], trace.end[call], trace.lane[call]
+        events = np.flatnonzero(on_device & (trace.memory_lane == memory_lanes.get(trace.lanes[lane], -1))
+                                & (trace.memory_ts >= start) & (trace.memory_ts <= end))
+        ops = np.flatnonzero((trace.kind == KIND["cpu_op"]) & (trace.lane == lane) & (trace.ts >= start)
+                             & (trace.end <= end))
+        ops = ops[ops != call]
+        in_op = inside_any(trace.ts[ops], trace.end[ops], trace.memory_ts[events])
+        inside += float(trace.memory_bytes[events][in_op].sum())
+        outside += float(trace.memory_bytes[events][~in_op].sum())
+    return -outside / inside if inside > 0 else None

@@ -38,6 +38,7 @@ import numpy as np
 import numpy.typing as npt
 from msgspec import Meta
 
+from profguide.analysis.families import kernel_family
 from profguide.analysis.intervals import Floats, Mask, Window
 from profguide.analysis.select import (
     Indices,
@@ -645,3 +646,82 @@ def ops_view(trace: Trace, file: str, step: int | None = None) -> OpsView:
     return OpsView(file=file, trace_start_us=float(trace.ts[0]), on_gpu=bool(gpu_work(trace).any()),
                    ops=op_rows(trace, window), modules=module_rows(trace, window),
                    regions=region_rows(trace, window), memory_peak=memory_peak(trace))
+
+
+def op_launched_share(trace: Trace, op: str) -> float | None:
+    """The GPU time of the kernels the op ``op`` launched (its calls' External ids on the kernels) over that of
+    all kernels; None without the op or without kernel time."""
+    kernels = trace.kind == KIND["kernel"]
+    everything = float(trace.dur[kernels].sum())
+    if op not in trace.names or not everything:
+        return None
+    ids = trace.external_id[(trace.name == trace.names.index(op)) & (trace.kind == KIND["cpu_op"])]
+    launched = kernels & np.isin(trace.external_id, ids[ids != NO_ID])
+    return float(trace.dur[launched].sum()) / everything
+
+
+def kernels_joined_by_id(trace: Trace) -> tuple[Floats, Mask]:
+    """Each kernel's start, and whether an op holds its External id (whether the two join), in the trace's order."""
+    kernels = trace.kind == KIND["kernel"]
+    ops = trace.external_id[(trace.kind == KIND["cpu_op"]) & (trace.external_id != NO_ID)]
+    return trace.ts[kernels], np.isin(trace.external_id[kernels], ops)
+
+
+def joined_kernel_share(trace: Trace) -> float | None:
+    """The share of the kernels that an op's External id joins to it; None without kernels."""
+    _, joined = kernels_joined_by_id(trace)
+    return float(joined.mean()) if len(joined) else None
+
+
+def unjoined_before_share(trace: Trace) -> float | None:
+    """Of the kernels no op's External id joins, the share that starts before the first joined one; None unless
+    some kernels join and some do not."""
+    starts, joined = kernels_joined_by_id(trace)
+    if not joined.any() or joined.all():
+        return None
+    return float((starts[~joined] < starts[joined].min()).mean())
+
+
+def shapes_recorded_share(trace: Trace) -> float | None:
+    """The share of the ops whose events record their input shapes; None without ops."""
+    ops = trace.kind == KIND["cpu_op"]
+    return float(trace.recorded_shapes[ops].mean()) if ops.any() else None
+
+
+def op_durations_inside(trace: Trace, op: str, region: str) -> Floats:
+    """The durations of the ``op`` events that start inside an occurrence of the region ``region``, on its thread."""
+    if op not in trace.names or region not in trace.names:
+        return np.empty(0)
+    calls = np.flatnonzero((trace.name == trace.names.index(region))
+                           & np.isin(trace.kind, [KIND["annotation"], KIND["cpu_op"]]))
+    if not len(calls):
+        return np.empty(0)
+    times = host_times(trace)
+    first, last = positions_inside(trace, times, calls)
+    inside = times.order[np.concatenate([np.arange(start, end) for start, end in zip(first, last, strict=True)])]
+    durations: Floats = trace.dur[inside[trace.name[inside] == trace.names.index(op)]]
+    return durations
+
+
+def gpu_ops_per_call(trace: Trace, op: str = "", module: str = "", family: str = "", named: str = "") -> float | None:
+    """The GPU ops launched inside the calls of the op ``op`` (or, without one, of the modules of the class
+    ``module``), per call; with ``family``, only those whose names decode to it; with ``named``, only those whose
+    names hold it. A GPU op is inside a call when the op or region that owns it (the innermost one open at its
+    launch, ``launch_owners``) starts inside the call on its thread. None without a call."""
+    if op:
+        code = trace.names.index(op) if op in trace.names else -1
+        calls = np.flatnonzero((trace.name == code) & (trace.kind == KIND["cpu_op"]))
+    else:
+        codes = [code for code, name in enumerate(trace.names)
+                 if (match := MODULE.match(name)) and match["name"] == module]
+        calls = np.flatnonzero(kinds_mask(trace, ("python",)) & np.isin(trace.name, codes))
+    if not len(calls):
+        return None
+    times = host_times(trace)
+    first, last = positions_inside(trace, times, calls)
+    work, owner = launch_owners(trace, times.order, times.tree)
+    names = [trace.names[code] for code in trace.name[work]]
+    kept_ops = np.array([(not family or kernel_family(name).family == family) and named in name for name in names],
+                        dtype=bool)
+    owners = np.sort(owner[kept_ops])
+    return float((np.searchsorted(owners, last) - np.searchsorted(owners, first)).sum()) / len(calls)

@@ -138,3 +138,51 @@ def region_names(trace: Trace) -> list[str]:
     annotations = trace.kind == KIND["annotation"]
     return [name for name in dict.fromkeys(trace.names[code] for code in trace.name[annotations])
             if not STEP.match(name)]
+
+
+def ops_under(trace: Trace, region: str, op: str, under: str) -> int | None:
+    """How many ``op`` entries of the first ``region``'s call tree (``region_tree``) have an ``under`` entry among
+    the entries that enclose them; None without the region."""
+    tree = region_tree(trace, region)
+    if not tree:
+        return None
+    found, enclosing = 0, list[str]()
+    for entry in tree:
+        del enclosing[entry["depth"]:]
+        found += entry["name"] == op and under in enclosing
+        enclosing.append(entry["name"])
+    return found
+
+
+def self_time(trace: Trace, region: str, prefix: str) -> float | None:
+    """The self time of the first event whose name starts with ``prefix`` in the first ``region``: its duration
+    less that of the events directly under it (None when there is no such event)."""
+    tree = region_tree(trace, region)
+    for position, entry in enumerate(tree[1:], 1):
+        if entry["name"].startswith(prefix):
+            under = 0.0
+            for inner in tree[position + 1:]:
+                if inner["depth"] <= entry["depth"]:
+                    break
+                under += inner["dur_us"] if inner["depth"] == entry["depth"] + 1 else 0.0
+            return entry["dur_us"] - under
+    return None
+
+
+def nested_per_call(trace: Trace, outer: str, inner: str) -> float | None:
+    """The ``inner`` host events that start at or after the start of a call of ``outer`` and before its end, on its
+    thread, per call of ``outer`` (a call inside another call of ``outer`` counts them again); None without one."""
+    if outer not in trace.names:
+        return None
+    host = kinds_mask(trace, ("cpu_op", "annotation", "runtime", "driver"))
+    calls = np.flatnonzero(host & (trace.name == trace.names.index(outer)))
+    if not len(calls):
+        return None
+    inner_code = trace.names.index(inner) if inner in trace.names else -1
+    inside = np.flatnonzero(host & (trace.name == inner_code))
+    found = 0
+    for lane in np.unique(trace.lane[calls]).tolist():
+        starts = np.sort(trace.ts[inside[trace.lane[inside] == lane]])
+        mine = calls[trace.lane[calls] == lane]
+        found += int((np.searchsorted(starts, trace.end[mine]) - np.searchsorted(starts, trace.ts[mine])).sum())
+    return found / len(calls)

@@ -7,6 +7,7 @@ the trace's own clock.
 
 
 import weakref
+from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -17,6 +18,7 @@ from profguide.analysis.intervals import Floats, Mask, Window
 from profguide.analysis.summary import Step
 from profguide.errors import UsageError
 from profguide.patterns import STEP
+from profguide.stats import median
 from profguide.trace.model import GPU_KINDS, GPU_WORK_KINDS, HOST_KINDS, KIND, NO_ID, Trace
 
 Indices = npt.NDArray[np.intp]  # event indices, -1 for none
@@ -311,3 +313,62 @@ def first_spans(trace: Trace, names: Iterable[str]) -> list[tuple[str, float, fl
 def name_counts(trace: Trace, names: Iterable[str]) -> dict[str, int]:
     """How many events of each of ``names`` the trace holds, of any kind (0 for a name it lacks)."""
     return {name: int((trace.name == trace.names.index(name)).sum()) if name in trace.names else 0 for name in names}
+
+
+def occurrences(trace: Trace, region: str) -> Floats:
+    """Durations of every occurrence of an op or a ``record_function`` region named ``region``, in order of start
+    (``ProfilerStep``: every step)."""
+    if region == "ProfilerStep":
+        return np.array([step["dur_us"] for step in profiler_steps(trace)])
+    if region not in trace.names:
+        return np.empty(0)
+    named = (trace.name == trace.names.index(region)) & np.isin(trace.kind, [KIND["annotation"], KIND["cpu_op"]])
+    return trace.dur[named]
+
+
+def median_step(trace: Trace) -> float | None:
+    """The median duration of the trace's steps; None without steps."""
+    found: float | None = median([step["dur_us"] for step in profiler_steps(trace)])
+    return found
+
+
+def in_step(starts: Floats, step: Step) -> Mask:
+    """Which of the times ``starts`` fall inside ``step``'s window."""
+    inside: Mask = (starts >= step["start_us"]) & (starts < step["start_us"] + step["dur_us"])
+    return inside
+
+
+def ops_started_in(trace: Trace, step: Step) -> int:
+    """How many ops start inside ``step``'s window."""
+    return int(in_step(trace.ts[trace.kind == KIND["cpu_op"]], step).sum())
+
+
+def syncs_by_step(trace: Trace) -> list[tuple[Step, Floats]]:
+    """Each step, with the durations of the host syncs (``host_syncs``) that start inside it."""
+    syncs = host_syncs(trace)
+    starts, durations = trace.ts[syncs], trace.dur[syncs]
+    return [(step, durations[in_step(starts, step)]) for step in profiler_steps(trace)]
+
+
+def encloses(trace: Trace, outer: str, inner: str) -> bool | None:
+    """Whether the first ``inner`` event lies inside the first ``outer`` one; None without either."""
+    first_outer, first_inner = first_of(trace, outer), first_of(trace, inner)
+    if first_outer is None or first_inner is None:
+        return None
+    return bool(trace.ts[first_outer] <= trace.ts[first_inner] and trace.end[first_inner] <= trace.end[first_outer])
+
+
+def kernel_durations(trace: Trace) -> Floats:
+    """The duration of every kernel, in order of start."""
+    durations: Floats = trace.dur[trace.kind == KIND["kernel"]]
+    return durations
+
+
+def event_names(trace: Trace) -> frozenset[str]:
+    """Every name the trace's events have (its string table)."""
+    return frozenset(trace.names)
+
+
+def host_events_by_name(trace: Trace) -> Counter[str]:
+    """How many ops and ``record_function`` regions of each name the trace holds."""
+    return Counter(trace.names[code] for code in trace.name[kinds_mask(trace, ("cpu_op", "annotation"))])

@@ -20,7 +20,7 @@ import re
 import numpy as np
 
 from profguide.analysis.host import main_lane
-from profguide.analysis.intervals import Window, clip_each, merge
+from profguide.analysis.intervals import Window, clip_each, merge, union_length
 from profguide.analysis.select import kinds_mask, launched_until, nesting_depths, overlapping
 from profguide.analysis.summary import ColdStart, DeviceSetup, Iterations
 from profguide.patterns import DEVICE_SETUP_CALL, LAUNCH_CALL
@@ -129,3 +129,12 @@ def steady_window(trace: Trace, found: Iterations) -> Window:
     launched."""
     start = found["starts_us"][1]
     return start, launched_until(trace, start, found["last_end_us"])
+
+
+def setup_call_us(trace: Trace, call: str, window: Window) -> float | None:
+    """The union over threads of the device set-up calls (``setup_calls``) named ``call`` that overlap ``window``,
+    clipped to it (µs); None without such a call."""
+    if call not in trace.names:
+        return None
+    named = np.flatnonzero(setup_calls(trace) & (trace.name == trace.names.index(call)) & overlapping(trace, window))
+    return union_length(*clip_each(trace.ts[named], trace.end[named], window)) if len(named) else None

@@ -49,7 +49,7 @@ from profguide.site.fragment_run import (
     source_note,
     svg_path,
 )
-from profguide.site.recordings import TimerRatio
+from profguide.site.measures.results import TimerRatio
 from profguide.stats import median
 from profguide.text import code, code_cell, count_of, format_duration, kernel_name, markdown_table
 

@@ -8,8 +8,9 @@ import pytest
 from profguide.site import claims, fragments
 from profguide.site.catalogue import by_id
 from profguide.site.data import RecordingData
+from profguide.site.measures.communication import LastCollective
+from profguide.site.measures.results import ExecutionTraceCovers, StackLines, StackTime, TimerRatio
 from profguide.site.parts import reference_around
-from profguide.site.recordings import ExecutionTraceCovers, LastCollective, StackLines, StackTime, TimerRatio
 from tests.helpers import ROOT, Results, event, make_trace
 
 STACKS = ["run.py(1):_main;model.py(2):_block;model.py(3):_attention 30",

@@ -10,7 +10,9 @@ import pytest
 from profguide.site import build, launch
 from profguide.site.catalogue import RECORDINGS
 from profguide.site.fragments import FRAGMENTS
-from profguide.site.recordings import Claim, CpuShare, Figure, GpuBusyShare, RealTrace
+from profguide.site.measures.kernels import GpuBusyShare
+from profguide.site.measures.results import CpuShare
+from profguide.site.recordings import Claim, Figure, RealTrace
 from profguide.site.staleness import recording_state
 from tests.helpers import ROOT, TINY, TRACES, run_profguide
 

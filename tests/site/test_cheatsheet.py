@@ -9,7 +9,8 @@ from profguide.site import cheatsheet
 from profguide.site.catalogue import REAL_TRACES, RECORDINGS
 from profguide.site.claims import HOLDS, WAITS, ClaimCheck
 from profguide.site.fragments import FragmentError
-from profguide.site.recordings import Claim, RowValue
+from profguide.site.measures.results import RowValue
+from profguide.site.recordings import Claim
 
 SIGNS = {"Section": (cheatsheet.Sign("X", "means", "try", "[page](p.md)",
                                      ("rec", "it holds", "`forward` freed {share}")),

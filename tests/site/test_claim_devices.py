@@ -9,15 +9,11 @@ import pytest
 
 from profguide.site import claims
 from profguide.site.data import RecordingData
-from profguide.site.recordings import (
-    Claim,
-    FirstOverRest,
-    GpuBusyShare,
-    OpsInRegion,
-    PerStepFall,
-    RealTrace,
-    RegionShare,
-)
+from profguide.site.measures.compile import PerStepFall
+from profguide.site.measures.kernels import GpuBusyShare
+from profguide.site.measures.ops import OpsInRegion, RegionShare
+from profguide.site.measures.timing import FirstOverRest
+from profguide.site.recordings import Claim, RealTrace
 from profguide.site.staleness import CPU_RUN, cache_key
 from tests.helpers import ROOT, TINY
 from tests.helpers import event as cpu
@@ -139,11 +135,12 @@ def test_a_member_of_a_closed_set_must_be_one_and_a_baseline_a_run_of_the_guide(
 
 def test_every_string_of_every_measure_says_what_it_names():
     """An unannotated string would never be looked up: a misspelling of it could pass for an absence."""
-    from profguide.site import recordings
+    from typing import get_type_hints
 
-    kinds = [kind for kind in vars(recordings).values()
-             if isinstance(kind, type) and issubclass(kind, recordings.Measure) and kind is not recordings.Measure]
-    for kind in kinds:
+    from profguide.site.measures import every_kind
+
+    for kind in every_kind():
+        hints = get_type_hints(kind, include_extras=True)
         for field in dataclasses.fields(kind):
-            if field.type in (str, tuple[str, ...]):
+            if hints[field.name] in (str, tuple[str, ...]):
                 pytest.fail(f"{kind.__name__}.{field.name} is a plain str: annotate what it names")

@@ -9,86 +9,90 @@ import pytest
 from profguide.analysis.diff import side_of, trace_diff
 from profguide.analysis.verdict import summarise
 from profguide.errors import RecordingError
-from profguide.site import claims, marks, recordings
+from profguide.site import claims, marks
 from profguide.site.catalogue import REAL_TRACES, RECORDINGS, by_id
 from profguide.site.data import RealTraceData, RecordingData
-from profguide.site.recordings import (
+from profguide.site.measures import Measure, every_kind
+from profguide.site.measures.communication import (
     BackendOutsideCall,
-    BackwardOverForward,
-    BusiestGemmSpread,
-    CallsThatCompile,
-    Claim,
     CollectivesPerStep,
-    ColumnShare,
     CommStreamShare,
     CommunicationByCall,
     CommunicationExposed,
     CommunicationHidden,
     CommunicationKernelNamed,
-    CompileMarker,
-    CompileShare,
-    CpuShare,
-    DeviceSetupCall,
-    DeviceSetupShare,
-    DeviceShare,
-    DiffRowRatio,
-    DiffRows,
-    DiffValue,
     EnclosedShare,
-    Encloses,
-    ExplainBusyShare,
-    FirstOverMedian,
-    FirstOverRest,
-    FreedInside,
-    FreesInRegion,
-    GpuBusyShare,
-    IdleBelowHtas,
-    IdleShare,
-    KernelsInside,
-    KernelsJoined,
-    KernelsPerCall,
-    KernelSpread,
     LargestBucketShare,
+    RanksLineUp,
+    RanksNamed,
+    StragglerIs,
+    StragglerWait,
+)
+from profguide.site.measures.compile import CallsThatCompile, CompileMarker, CompileShare
+from profguide.site.measures.host import (
     LaunchedBy,
     LaunchGap,
     LongestSyncAfterSteps,
-    MeanOverMedian,
-    MedianStepRatio,
-    ModuleShare,
-    NamedInRegion,
     OccupancyQueries,
-    OpMedianInRegions,
-    OpMedianOver,
-    OpOverKernelMedian,
-    OpsInRegion,
-    OpsWithShapes,
-    OutsideOps,
     OverheadEvents,
-    PeakShare,
-    PythonCallsInRegion,
     QueriesInside,
     QueueingOverLaunch,
     RankHostShare,
-    RanksLineUp,
-    RanksNamed,
-    RegionCount,
-    RegionShare,
-    RegionTimeRatio,
-    RowValue,
-    RuleFixed,
-    SelfTimeRatio,
-    SlowestOverFastest,
-    StackTime,
-    StepCount,
-    StepNumber,
-    StragglerIs,
-    StragglerWait,
     SyncInsideStep,
     SyncOverKernels,
     SyncOverStep,
     SyncsPerStep,
-    TableRows,
 )
+from profguide.site.measures.kernels import (
+    BusiestGemmSpread,
+    DeviceShare,
+    GpuBusyShare,
+    KernelsInside,
+    KernelsJoined,
+    KernelSpread,
+    MeanOverMedian,
+    PeakShare,
+)
+from profguide.site.measures.memory import FreedInside, FreesInRegion
+from profguide.site.measures.ops import (
+    BackwardOverForward,
+    KernelsPerCall,
+    ModuleShare,
+    NamedInRegion,
+    OpsInRegion,
+    OpsWithShapes,
+    PythonCallsInRegion,
+    RegionCount,
+    RegionShare,
+)
+from profguide.site.measures.results import ColumnShare, CpuShare, RowValue, StackTime, TableRows, table_row_names
+from profguide.site.measures.summary import (
+    DeviceSetupCall,
+    DeviceSetupShare,
+    DiffRowRatio,
+    DiffRows,
+    DiffValue,
+    ExplainBusyShare,
+    IdleBelowHtas,
+    IdleShare,
+    RuleFixed,
+)
+from profguide.site.measures.timing import (
+    Encloses,
+    FirstOverMedian,
+    FirstOverRest,
+    MedianStepRatio,
+    OpMedianInRegions,
+    OpMedianOver,
+    OpOverKernelMedian,
+    OutsideOps,
+    RegionTimeRatio,
+    SelfTimeRatio,
+    SlowestOverFastest,
+    StepCount,
+    StepNumber,
+)
+from profguide.site.recordings import Claim
 from tests.helpers import ROOT, TINY, Results, make_trace
 from tests.helpers import event as cpu
 from tests.helpers import gpu_event as gpu
@@ -183,18 +187,13 @@ def test_explain_busy_share_leaves_out_the_ops_of_the_last_step_as_explain_does(
     assert claims.measured(ExplainBusyShare(), cpu_only) is None
 
 
-def test_every_kind_of_measure_is_a_dataclass_with_a_way_to_be_taken_and_some_claim_takes_it():
-    kinds = {kind for kind in vars(recordings).values()
-             if isinstance(kind, type) and issubclass(kind, recordings.Measure) and kind is not recordings.Measure}
+def test_every_kind_of_measure_is_a_dataclass_with_its_own_value_and_words_and_some_claim_takes_it():
+    kinds = set(every_kind())
+    assert len(kinds) > 90
     assert all(dataclasses.is_dataclass(kind) for kind in kinds)
-    assert set(claims.MEASURES) == kinds
+    assert all(kind.value is not Measure.value and kind.describe is not Measure.describe for kind in kinds)
     used = {type(claim.measure) for recording in (*RECORDINGS, *REAL_TRACES) for claim in recording.claims}
     assert kinds - used == set()
-
-
-def test_a_kind_of_measure_is_taken_by_one_function():
-    with pytest.raises(ValueError, match="StepCount is taken by step_count already"):
-        claims.takes(recordings.StepCount)(lambda measure, data: None)
 
 
 def check_page(tmp_path, claim, text, found, device="cpu"):
@@ -396,7 +395,7 @@ def test_table_rows_count_a_name_in_an_extra_table(tmp_path):
              "Self CPU time total: 1ms\n")
     (tmp_path / "table-by-shape.txt").write_text(table)
     found = SimpleNamespace(folder=tmp_path)
-    assert claims.table_row_names(table) == ["aten::addmm", "aten::mm_x", "aten::addmm"]
+    assert table_row_names(table) == ["aten::addmm", "aten::mm_x", "aten::addmm"]
     assert claims.measured(TableRows("by-shape", "aten::addmm"), found) == 2
     assert claims.measured(TableRows("by-stack", "aten::addmm"), found) is None  # no such table
 

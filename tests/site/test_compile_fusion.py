@@ -7,8 +7,8 @@ import pytest
 from profguide.site import claims, fragments
 from profguide.site.catalogue import by_id
 from profguide.site.data import RecordingData
+from profguide.site.measures.compile import PerStepFall
 from profguide.site.parts import compile_fusion
-from profguide.site.recordings import PerStepFall
 from tests.helpers import ROOT, event, make_trace
 
 GENERATED = ROOT / "docs" / "generated"

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 from profguide.site import claims
 from profguide.site.catalogue import REAL_TRACES
 from profguide.site.data import RealTraceData
-from profguide.site.recordings import DeviceProperty
+from profguide.site.measures.kernels import DeviceProperty
 from tests.helpers import ROOT, event, make_trace
 
 ONE_OP = event("aten::mm", 0, 10)

@@ -10,6 +10,7 @@ import pytest
 from profguide.site import claims, fragments
 from profguide.site.catalogue import REAL_TRACES, RECORDINGS, by_id
 from profguide.site.data import RealTraceData, RecordingData
+from profguide.site.measures.results import TimerRatio
 from profguide.site.parts import (
     basics,
     model_attention,
@@ -18,7 +19,7 @@ from profguide.site.parts import (
     reading_anti_patterns,
     reading_footprint,
 )
-from profguide.site.recordings import Figure, RealTrace, Recording, TimerRatio
+from profguide.site.recordings import Figure, RealTrace, Recording
 from tests.helpers import ROOT, TINY, Results, event, gpu_event, make_trace
 
 CALLS = dataclasses.replace(TINY, id="calls", params={"size": 8, "calls": 3}, figure=Figure(region="matmul_bias"))

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from profguide.site import claims
-from profguide.site.recordings import GemmCallRatio, GemmCallsNamed
+from profguide.site.measures.kernels import GemmCallRatio, GemmCallsNamed
 from tests.helpers import event as cpu
 from tests.helpers import gpu_event as gpu
 from tests.helpers import make_trace

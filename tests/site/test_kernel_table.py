@@ -85,7 +85,7 @@ def test_a_claim_counts_the_launches_of_a_family_as_their_names_decode():
     from types import SimpleNamespace
 
     from profguide.site.claims import measured
-    from profguide.site.recordings import KernelsDecoded
+    from profguide.site.measures.kernels import KernelsDecoded
 
     reduction = "void splitKreduce_kernel<float, float, float, float, true, false, false>(cublasSplitKParams<float>"
     data = SimpleNamespace(trace=kernels(SGEMM_NN, SGEMM_NN, TENSILE, reduction, POINTWISE))

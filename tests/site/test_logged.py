@@ -5,7 +5,7 @@ may name; on the block's compiled recording, Dynamo's word on the regions."""
 from profguide.site import claims
 from profguide.site.catalogue import by_id
 from profguide.site.data import RecordingData
-from profguide.site.recordings import TimesLogged
+from profguide.site.measures.results import TimesLogged
 from tests.helpers import ROOT, Results
 
 IGNORED = "Profiler record function <class 'torch.autograd.profiler.record_function'> will be ignored"

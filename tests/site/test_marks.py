@@ -9,7 +9,8 @@ import markdown
 
 from profguide.site import claims, marks
 from profguide.site.catalogue import REAL_TRACES, RECORDINGS
-from profguide.site.recordings import Claim, StepCount
+from profguide.site.measures.timing import StepCount
+from profguide.site.recordings import Claim
 from tests.helpers import ROOT
 
 PAGE = """Some prose, then [a sentence with `code` and a

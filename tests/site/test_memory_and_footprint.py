@@ -11,8 +11,10 @@ from profguide.errors import RecordingError
 from profguide.site import claims, fragments
 from profguide.site.catalogue import by_id
 from profguide.site.data import RecordingData
+from profguide.site.measures.memory import MemoryLeftAtEnd, MemoryRatioAtEnd
+from profguide.site.measures.results import StepTimeRatio
+from profguide.site.measures.timing import OpsInStep
 from profguide.site.parts import reading_footprint, reading_memory
-from profguide.site.recordings import MemoryLeftAtEnd, MemoryRatioAtEnd, OpsInStep, StepTimeRatio
 from tests.helpers import Results, event, make_trace
 
 META = {"recording": "r", "device": "cpu", "device_name": "cpu", "torch": "2", "python": "3", "recorded_at": "2026",

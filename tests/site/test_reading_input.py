@@ -10,9 +10,10 @@ from profguide.analysis.verdict import summarise
 from profguide.site import claims, fragments
 from profguide.site.catalogue import by_id
 from profguide.site.data import RecordingData
+from profguide.site.measures.host import HostLead, HostShare, HostShareFall
+from profguide.site.measures.summary import VerdictIs
 from profguide.site.parts import reading_input
 from profguide.site.parts.reading_input import NO_WORKERS, TWO_WORKERS
-from profguide.site.recordings import HostLead, HostShare, HostShareFall, VerdictIs
 from tests.helpers import ROOT, event, make_trace
 
 LOADER = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"

@@ -9,19 +9,10 @@ import pytest
 
 from profguide.analysis import kernel_resources
 from profguide.site import claims
-from profguide.site.recordings import (
-    CallCount,
-    FreedOutsideOps,
-    KernelFootprint,
-    KernelsInside,
-    NestedIn,
-    OccupancyLimit,
-    OccupancyReadsZero,
-    OpShare,
-    OpsPerCall,
-    OpTotal,
-    SyncBusyShare,
-)
+from profguide.site.measures.host import CallCount, SyncBusyShare
+from profguide.site.measures.kernels import KernelFootprint, KernelsInside, OccupancyLimit, OccupancyReadsZero
+from profguide.site.measures.memory import FreedOutsideOps
+from profguide.site.measures.ops import NestedIn, OpShare, OpsPerCall, OpTotal
 from tests.helpers import event as cpu
 from tests.helpers import gpu_event as gpu
 from tests.helpers import make_trace

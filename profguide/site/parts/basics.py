@@ -1,34 +1,22 @@
 """The recordings of Part 1, Basics: a matmul plus bias add, a loop of steps, a CPU-only run; and the real GPU
 traces that show what the CPU stand-ins of the first page can only predict."""
 
-from profguide.site.parts.reading_waits import HTA, tracelens_trace
-from profguide.site.recordings import (
-    BusiestGemmSpread,
-    Claim,
-    CpuShare,
-    DeviceSetupCall,
-    DeviceSetupShare,
-    DeviceShare,
+from profguide.site.measures.host import LaunchGap, SyncBusyShare, SyncOverKernels
+from profguide.site.measures.kernels import BusiestGemmSpread, DeviceShare, GpuBusyShare
+from profguide.site.measures.ops import OpShare, OpsInRegion, OpTotal
+from profguide.site.measures.results import CpuShare
+from profguide.site.measures.summary import DeviceSetupCall, DeviceSetupShare, VerdictIs
+from profguide.site.measures.timing import (
     Encloses,
-    Figure,
     FirstOverRest,
-    GpuBusyShare,
-    LaunchGap,
-    OpShare,
-    OpsInRegion,
-    OpTotal,
     OutsideOps,
-    RealTrace,
-    Recording,
     RegionTimeRatio,
     SlowestOverFastest,
     StepCount,
     StepNumber,
-    SyncBusyShare,
-    SyncOverKernels,
-    VerdictIs,
-    exactly,
 )
+from profguide.site.parts.reading_waits import HTA, tracelens_trace
+from profguide.site.recordings import Claim, Figure, RealTrace, Recording, exactly
 
 FIRST_PROFILE = "snippets.basics.first_profile"
 FIRST_PROFILE_FIGURE = Figure(

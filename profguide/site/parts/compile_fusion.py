@@ -1,24 +1,15 @@
 """The recordings of Part 4, torch.compile: fusion, and overhead against when compiling pays; and the real traces:
 BERT's GEMMs on an H100, which add their own bias, and the compiled calls that replay CUDA graphs."""
 
+from profguide.site.measures.compile import CompileMarker, PerStepFall
+from profguide.site.measures.host import LaunchedBy
+from profguide.site.measures.kernels import KernelsInside
+from profguide.site.measures.ops import OpsInRegion
+from profguide.site.measures.results import CpuShare, StepTimeRatio
+from profguide.site.measures.summary import DiffRows
+from profguide.site.measures.timing import MedianStepRatio, OpMedianInRegions, OpMedianOver
 from profguide.site.parts.reading_waits import HTA, tracelens_trace
-from profguide.site.recordings import (
-    Claim,
-    CompileMarker,
-    CpuShare,
-    DiffRows,
-    Figure,
-    KernelsInside,
-    LaunchedBy,
-    MedianStepRatio,
-    OpMedianInRegions,
-    OpMedianOver,
-    OpsInRegion,
-    PerStepFall,
-    RealTrace,
-    Recording,
-    StepTimeRatio,
-)
+from profguide.site.recordings import Claim, Figure, RealTrace, Recording
 
 FUSION_PAGE = "torch-compile/fusion.md"
 PAYS_PAGE = "torch-compile/when-it-pays.md"

@@ -1,23 +1,12 @@
 """The recordings of Part 4, torch.compile: compiled code in a trace, what compiling costs, graph breaks."""
 
+from profguide.site.measures.compile import CallsThatCompile, CompileShare
+from profguide.site.measures.host import CallCount, LaunchedBy
+from profguide.site.measures.kernels import KernelsDecoded
+from profguide.site.measures.ops import NamedInRegion, NestedIn, OpsInRegion
+from profguide.site.measures.timing import FirstOverMedian, RegionTimeRatio, SelfTimeRatio
 from profguide.site.parts.reading_waits import HTA, tracelens_trace
-from profguide.site.recordings import (
-    CallCount,
-    CallsThatCompile,
-    Claim,
-    CompileShare,
-    Figure,
-    FirstOverMedian,
-    KernelsDecoded,
-    LaunchedBy,
-    NamedInRegion,
-    NestedIn,
-    OpsInRegion,
-    RealTrace,
-    Recording,
-    RegionTimeRatio,
-    SelfTimeRatio,
-)
+from profguide.site.recordings import Claim, Figure, RealTrace, Recording
 
 IN_A_TRACE, COST, BREAKS = "torch-compile/in-a-trace.md", "torch-compile/cost.md", "torch-compile/graph-breaks.md"
 GRAPH_CALL = "## Call CompiledFxGraph"

@@ -5,28 +5,19 @@ attention from vLLM, with what the trace's occupancy column says of its driver-l
 
 from functools import partial
 
-from profguide.site.parts.reading_waits import TRACELENS, tracelens_trace
-from profguide.site.recordings import (
-    Claim,
-    ColumnShare,
-    CpuShare,
-    DiffRows,
-    DiffValue,
-    Figure,
+from profguide.site.measures.host import LaunchedBy
+from profguide.site.measures.kernels import (
     KernelFootprint,
     KernelsDecoded,
     KernelsInside,
-    KernelsPerCall,
-    LaunchedBy,
-    NestedIn,
     OccupancyLimit,
     OccupancyReadsZero,
-    OpsInRegion,
-    OpsPerCall,
-    RealTrace,
-    Recording,
-    RowValue,
 )
+from profguide.site.measures.ops import KernelsPerCall, NestedIn, OpsInRegion, OpsPerCall
+from profguide.site.measures.results import ColumnShare, CpuShare, RowValue
+from profguide.site.measures.summary import DiffRows, DiffValue
+from profguide.site.parts.reading_waits import TRACELENS, tracelens_trace
+from profguide.site.recordings import Claim, Figure, RealTrace, Recording
 from profguide.site.recordings import exactly as exact_claim
 
 PAGE = "inside-a-model/attention.md"

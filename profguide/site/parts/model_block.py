@@ -1,17 +1,10 @@
 """The recordings of Part 5, Inside a model: a small decoder block trained, eager and compiled."""
 
+from profguide.site.measures.compile import PerStepFall
+from profguide.site.measures.ops import BackwardOverForward, NamedInRegion, RegionCount, RegionShare
+from profguide.site.measures.results import TimesLogged
 from profguide.site.parts.model_mlp import CPP_KERNEL
-from profguide.site.recordings import (
-    BackwardOverForward,
-    Claim,
-    Figure,
-    NamedInRegion,
-    PerStepFall,
-    Recording,
-    RegionCount,
-    RegionShare,
-    TimesLogged,
-)
+from profguide.site.recordings import Claim, Figure, Recording
 
 PAGE = "inside-a-model/transformer-block.md"
 BLOCK = "snippets.model.block"

@@ -3,21 +3,12 @@ show what the CPU stand-ins predict for a GPU."""
 
 from functools import partial
 
+from profguide.site.measures.compile import PerStepFall
+from profguide.site.measures.ops import NamedInRegion, NestedIn, OpShare, OpsInRegion, OpTotal
+from profguide.site.measures.results import CpuShare
+from profguide.site.measures.summary import DiffRows, DiffValue
 from profguide.site.parts.reading_waits import tracelens_trace
-from profguide.site.recordings import (
-    Claim,
-    CpuShare,
-    DiffRows,
-    DiffValue,
-    Figure,
-    NamedInRegion,
-    NestedIn,
-    OpShare,
-    OpsInRegion,
-    OpTotal,
-    PerStepFall,
-    Recording,
-)
+from profguide.site.recordings import Claim, Figure, Recording
 from profguide.site.recordings import exactly as exact_claim
 
 PAGE = "inside-a-model/linear.md"

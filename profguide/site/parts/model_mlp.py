@@ -4,27 +4,14 @@ H100, and the occupancy queries of an A100 job."""
 
 from functools import partial
 
+from profguide.site.measures.compile import CallsThatCompile, PerStepFall
+from profguide.site.measures.host import CallCount, OccupancyQueries
+from profguide.site.measures.kernels import GemmCallRatio, GemmCallsNamed, KernelsDecoded, KernelsInside
+from profguide.site.measures.ops import ModuleShare, NamedInRegion, OpsInRegion, OpTotal
+from profguide.site.measures.results import CpuShare
+from profguide.site.measures.summary import DiffRows
 from profguide.site.parts.reading_waits import HTA, TRACELENS, tracelens_trace
-from profguide.site.recordings import (
-    CallCount,
-    CallsThatCompile,
-    Claim,
-    CpuShare,
-    DiffRows,
-    Figure,
-    GemmCallRatio,
-    GemmCallsNamed,
-    KernelsDecoded,
-    KernelsInside,
-    ModuleShare,
-    NamedInRegion,
-    OccupancyQueries,
-    OpsInRegion,
-    OpTotal,
-    PerStepFall,
-    RealTrace,
-    Recording,
-)
+from profguide.site.recordings import Claim, Figure, RealTrace, Recording
 from profguide.site.recordings import exactly as exact_claim
 
 PAGE = "inside-a-model/mlp.md"

@@ -2,22 +2,19 @@
 
 import json
 
-from profguide.site.parts.multigpu_ranks import DDP_CLAIMS, STRAGGLER_CLAIMS
-from profguide.site.parts.reading_waits import HTA
-from profguide.site.recordings import (
+from profguide.site.measures.communication import (
     BackendOutsideCall,
-    Claim,
     CollectivesPerStep,
-    ColumnShare,
     CommStreamShare,
     CommunicationKernelNamed,
     EnclosedShare,
-    Figure,
-    NestedIn,
     RanksNamed,
-    RealTrace,
-    Recording,
 )
+from profguide.site.measures.ops import NestedIn
+from profguide.site.measures.results import ColumnShare
+from profguide.site.parts.multigpu_ranks import DDP_CLAIMS, STRAGGLER_CLAIMS
+from profguide.site.parts.reading_waits import HTA
+from profguide.site.recordings import Claim, Figure, RealTrace, Recording
 
 PER_RANK = "multi-gpu/per-rank.md"
 COLLECTIVES = "multi-gpu/collectives.md"

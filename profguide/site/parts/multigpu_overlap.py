@@ -1,19 +1,17 @@
 """The real traces of Part 3's page "Communication against computation": NCCL jobs on A100s."""
 
-from profguide.site.parts.reading_waits import HTA
-from profguide.site.recordings import (
-    Claim,
+from profguide.site.measures.communication import (
     CollectivesPerStep,
     CommunicationByCall,
     CommunicationExposed,
     CommunicationHidden,
     CommunicationKernelNamed,
     EnclosedShare,
-    Figure,
-    IdleShare,
     LargestBucketShare,
-    RealTrace,
 )
+from profguide.site.measures.summary import IdleShare
+from profguide.site.parts.reading_waits import HTA
+from profguide.site.recordings import Claim, Figure, RealTrace
 
 PAGE = "multi-gpu/overlap.md"
 

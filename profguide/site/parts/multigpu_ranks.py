@@ -1,7 +1,9 @@
 """The real traces and claims of Part 3's pages "The straggler" and "Many ranks": a job's ranks side by side."""
 
+from profguide.site.measures.communication import RanksLineUp, StragglerIs, StragglerWait
+from profguide.site.measures.host import RankHostShare
 from profguide.site.parts.reading_waits import HTA
-from profguide.site.recordings import Claim, RankHostShare, RanksLineUp, RealTrace, StragglerIs, StragglerWait
+from profguide.site.recordings import Claim, RealTrace
 
 STRAGGLER_PAGE = "multi-gpu/straggler.md"
 MANY_PAGE = "multi-gpu/many-ranks.md"

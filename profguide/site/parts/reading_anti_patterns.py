@@ -1,6 +1,7 @@
 """The recordings of Part 2, Reading the output: Anti-patterns."""
 
-from profguide.site.recordings import Claim, Recording, RuleFixed
+from profguide.site.measures.summary import RuleFixed
+from profguide.site.recordings import Claim, Recording
 
 PAGE = "reading-output/anti-patterns.md"
 ANTI_PATTERNS = "snippets.reading.anti_patterns"

@@ -1,16 +1,10 @@
 """The recordings of Part 2, Reading the output: from `@` to a kernel, the dispatch chain."""
 
+from profguide.site.measures.host import OccupancyQueries, QueriesInside
+from profguide.site.measures.ops import OpsInRegion
+from profguide.site.measures.results import CpuShare
 from profguide.site.parts.reading_waits import HTA
-from profguide.site.recordings import (
-    Claim,
-    CpuShare,
-    Figure,
-    OccupancyQueries,
-    OpsInRegion,
-    QueriesInside,
-    RealTrace,
-    Recording,
-)
+from profguide.site.recordings import Claim, Figure, RealTrace, Recording
 
 PAGE = "reading-output/dispatch.md"
 FIRST_CASE = "x @ w, 2-D"

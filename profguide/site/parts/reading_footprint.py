@@ -1,15 +1,9 @@
 """The recordings of Part 2, Reading the output: The profiler's own footprint."""
 
-from profguide.site.recordings import (
-    Claim,
-    Figure,
-    OpsInStep,
-    PythonCallsInRegion,
-    Recording,
-    StepNumber,
-    StepTimeRatio,
-    exactly,
-)
+from profguide.site.measures.ops import PythonCallsInRegion
+from profguide.site.measures.results import StepTimeRatio
+from profguide.site.measures.timing import OpsInStep, StepNumber
+from profguide.site.recordings import Claim, Figure, Recording, exactly
 
 PAGE = "reading-output/footprint.md"
 FOOTPRINT = "snippets.reading.footprint"

@@ -1,16 +1,9 @@
 """The recordings of Part 2, Reading the output: The input pipeline."""
 
-from profguide.site.recordings import (
-    Claim,
-    DiffValue,
-    HostLead,
-    HostShare,
-    HostShareFall,
-    OpsInRegion,
-    Recording,
-    RuleFixed,
-    VerdictIs,
-)
+from profguide.site.measures.host import HostLead, HostShare, HostShareFall
+from profguide.site.measures.ops import OpsInRegion
+from profguide.site.measures.summary import DiffValue, RuleFixed, VerdictIs
+from profguide.site.recordings import Claim, Recording
 
 PAGE = "reading-output/input-pipeline.md"
 INPUT_PIPELINE = "snippets.reading.input_pipeline"

@@ -1,14 +1,8 @@
 """The recordings of Part 2, Reading the output: Memory."""
 
-from profguide.site.recordings import (
-    Claim,
-    FreesInRegion,
-    MemoryLeftAtEnd,
-    MemoryRatioAtEnd,
-    Recording,
-    RowValue,
-    Table,
-)
+from profguide.site.measures.memory import FreesInRegion, MemoryLeftAtEnd, MemoryRatioAtEnd
+from profguide.site.measures.results import RowValue
+from profguide.site.recordings import Claim, Recording, Table
 
 PAGE = "reading-output/memory.md"
 ZERO_GRAD = "Optimizer.zero_grad#Adam.zero_grad"

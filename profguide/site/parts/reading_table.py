@@ -1,19 +1,11 @@
 """The recordings of Part 2, Reading the output: the summary table, column by column; and a real GPU trace's op
 view for the device columns that a CPU stand-in lacks."""
 
+from profguide.site.measures.memory import FreedInside, FreedOutsideOps
+from profguide.site.measures.ops import OpShare, OpTotal
+from profguide.site.measures.results import CpuShare, RowValue, TableRows
 from profguide.site.parts.reading_waits import tracelens_trace
-from profguide.site.recordings import (
-    Claim,
-    CpuShare,
-    FreedInside,
-    FreedOutsideOps,
-    OpShare,
-    OpTotal,
-    Recording,
-    RowValue,
-    Table,
-    TableRows,
-)
+from profguide.site.recordings import Claim, Recording, Table
 
 SUMMARY_TABLE = "snippets.reading.summary_table"
 PAGE = "reading-output/table.md"

@@ -1,28 +1,18 @@
 """The recordings of Part 2, Reading the output: Where the GPU waits; and the real traces it shows."""
 
-from profguide.site.recordings import (
-    Claim,
-    DeviceSetupShare,
-    ExplainBusyShare,
-    Figure,
-    IdleBelowHtas,
-    IdleShare,
-    KernelsDecoded,
-    KernelsJoined,
-    KernelSpread,
+from profguide.site.measures.host import (
     LongestSyncAfterSteps,
-    MeanOverMedian,
-    OpOverKernelMedian,
-    OpsWithShapes,
     OverheadEvents,
-    PeakShare,
     QueueingOverLaunch,
-    RealTrace,
-    Recording,
     SyncInsideStep,
     SyncOverStep,
     SyncsPerStep,
 )
+from profguide.site.measures.kernels import KernelsDecoded, KernelsJoined, KernelSpread, MeanOverMedian, PeakShare
+from profguide.site.measures.ops import OpsWithShapes
+from profguide.site.measures.summary import DeviceSetupShare, ExplainBusyShare, IdleBelowHtas, IdleShare
+from profguide.site.measures.timing import OpOverKernelMedian
+from profguide.site.recordings import Claim, Figure, RealTrace, Recording
 
 PAGE = "reading-output/gpu-waits.md"
 # docs/traces/README.md: copies of HolisticTraceAnalysis's test data, MIT licence in docs/traces/LICENSE.

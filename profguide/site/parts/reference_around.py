@@ -3,18 +3,10 @@ CPU."""
 
 import json
 
-from profguide.site.recordings import (
-    Claim,
-    ExecutionTraceCovers,
-    LastCollective,
-    Recording,
-    StackLines,
-    StackTime,
-    StepCount,
-    StepNumber,
-    TimerRatio,
-    exactly,
-)
+from profguide.site.measures.communication import LastCollective
+from profguide.site.measures.results import ExecutionTraceCovers, StackLines, StackTime, TimerRatio
+from profguide.site.measures.timing import StepCount, StepNumber
+from profguide.site.recordings import Claim, Recording, exactly
 
 PAGE = "reference/around-the-profiler.md"
 

@@ -3,20 +3,11 @@ model* read: the MI250 under ROCm, a Qwen forward pass on an H100 and on an MI30
 and on an MI300X (each MI300X run the after of its H100 one, for ``profguide diff``), and two A100 traces for their
 GEMMs' and Triton kernels' names."""
 
+from profguide.site.measures.kernels import DeviceProperty, GpuBusyShare, KernelsDecoded, KernelsInside, KernelsJoined
+from profguide.site.measures.ops import KernelsPerCall, ModuleShare
+from profguide.site.measures.summary import DiffRowRatio, VerdictIs
 from profguide.site.parts.reading_waits import HTA, TRACELENS, tracelens_trace
-from profguide.site.recordings import (
-    Claim,
-    DeviceProperty,
-    DiffRowRatio,
-    GpuBusyShare,
-    KernelsDecoded,
-    KernelsInside,
-    KernelsJoined,
-    KernelsPerCall,
-    ModuleShare,
-    RealTrace,
-    VerdictIs,
-)
+from profguide.site.recordings import Claim, RealTrace
 
 KERNEL_NAMES = "inside-a-model/kernel-names.md"
 BLOCK = "inside-a-model/transformer-block.md"
