@@ -495,8 +495,9 @@ def diff_with_stdin(args: argparse.Namespace) -> "TraceDiff":
     return facts.trace_diff(piped, named) if args.before == STANDARD_STREAM else facts.trace_diff(named, piped)
 
 
-HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {"record": run_record, "build": run_build, "claims": run_claims, "list": run_list, "explain": run_explain,
-            "draw": run_draw, "diff": run_diff}
+HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "record": run_record, "build": run_build, "claims": run_claims, "list": run_list, "explain": run_explain,
+    "draw": run_draw, "diff": run_diff}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
