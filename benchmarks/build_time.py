@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from provenance import recorded
@@ -56,7 +57,7 @@ finally:
 """
 
 
-def one_build(python, root, folder):
+def one_build(python: str, root: Path, folder: Path) -> dict[str, float]:
     """One strict build of the tree ``root`` in a fresh process: {wall_s, hook_s, process_s, load_average}, where
     process_s includes the interpreter's start and imports; SystemExit when it fails."""
     start = time.perf_counter()
@@ -69,9 +70,9 @@ def one_build(python, root, folder):
     return {**times, "process_s": process_s, "load_average": os.getloadavg()[0]}
 
 
-def summary(runs):
+def summary(runs: Sequence[dict[str, float]]) -> dict[str, float]:
     """The median and the minimum of each time over ``runs``, and the hook's share of the build's median."""
-    result = {}
+    result: dict[str, float] = {}
     for key in ("process_s", "wall_s", "hook_s", "cpu_s", "hook_cpu_s"):
         values = [run[key] for run in runs]
         result[f"median_{key}"] = statistics.median(values)
@@ -80,7 +81,7 @@ def summary(runs):
     return result
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--python", default=str(DEFAULT_PYTHON))
@@ -91,7 +92,7 @@ def main(argv=None):
     if args.repeats < 1:
         parser.error("--repeats must be at least 1")
     measured_on = recorded(args.root)  # a tree that is no checkout (git archive) has its commit not recorded
-    runs = []
+    runs: list[dict[str, float]] = []
     with tempfile.TemporaryDirectory() as work:
         for index in range(args.repeats):
             runs.append(one_build(args.python, args.root, Path(work) / f"site-{index}"))
@@ -99,7 +100,7 @@ def main(argv=None):
                   f"{runs[-1]['hook_s']:.2f} s hook", file=sys.stderr)
     previous = json.loads(args.json.read_text()) if args.json and args.json.is_file() else {}
     runs = previous.get(args.label, {}).get("runs", []) + runs
-    result = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    result: dict[str, object] = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
               **measured_on,
               "root": "this checkout" if args.root == ROOT else args.root.name, "runs": runs, **summary(runs)}
     print(f"{args.label}, {len(runs)} builds: median {result['median_process_s']:.2f} s in all "

@@ -79,11 +79,11 @@ class Instant(msgspec.Struct, gc=False, tag_field="ph", tag="i"):
 
 OTHERS = tuple(msgspec.defstruct(f"Phase{index}", [], tag_field="ph", tag=phase, gc=False)
                for index, phase in enumerate(OTHER_PHASES))
-Event = Union[(Complete, Metadata, Instant, *OTHERS)]  # noqa: UP007 - a union built from a tuple
+Event = Union[(Complete, Metadata, Instant, *OTHERS)]  # type: ignore[valid-type]  # noqa: UP007 - a union built from a tuple
 
 
 class Document(msgspec.Struct, gc=False):
-    traceEvents: list[Event]  # type: ignore[valid-type]
+    traceEvents: list[Event]
     deviceProperties: object = None
     distributedInfo: object = None
     baseTimeNanoseconds: object = None

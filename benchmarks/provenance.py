@@ -8,13 +8,33 @@ import os
 import platform
 import subprocess
 from pathlib import Path
+from typing import TypedDict
 
 # What the benchmarks themselves write into the tree: a results file written by an earlier run is no change to
 # the code measured.
 RESULTS = "benchmarks/results"
 
 
-def git(root, *args):
+class Checkout(TypedDict):
+    commit: str | None
+    dirty: bool | None
+
+
+class Machine(TypedDict):
+    cpu: str
+    cores: int | None
+    usable_cores: int | None
+    memory_gib: float | None
+    os: str
+    python: str
+
+
+class Provenance(TypedDict):
+    checkout: Checkout
+    machine: Machine
+
+
+def git(root: str | os.PathLike[str], *args: str) -> str | None:
     """git's output in the checkout ``root``, stripped; None when git fails or is missing."""
     try:
         done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=False)
@@ -23,7 +43,7 @@ def git(root, *args):
     return done.stdout.strip() if done.returncode == 0 else None
 
 
-def checkout(root):
+def checkout(root: str | os.PathLike[str]) -> Checkout:
     """{"commit": the full hash of ``root``'s HEAD, "dirty": whether a tracked file outside benchmarks/results
     differs from it}; both None when ``root`` is not a git checkout."""
     commit = git(root, "rev-parse", "HEAD")
@@ -31,7 +51,7 @@ def checkout(root):
     return {"commit": commit, "dirty": None if commit is None or changed is None else bool(changed)}
 
 
-def key_values(path, separator):
+def key_values(path: str, separator: str) -> dict[str, str]:
     """The ``key<separator>value`` lines of a text file such as /proc/cpuinfo, stripped; {} when unreadable."""
     try:
         lines = Path(path).read_text().splitlines()
@@ -41,7 +61,7 @@ def key_values(path, separator):
     return {key.strip(): value.strip().strip('"') for key, found, value in pairs if found}
 
 
-def memory_gib():
+def memory_gib() -> float | None:
     """The machine's physical memory in GiB, to one decimal; None where the system does not say."""
     try:
         return round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1)
@@ -49,7 +69,7 @@ def memory_gib():
         return None
 
 
-def machine():
+def machine() -> Machine:
     """The machine a benchmark runs on: its CPU model, its cores (all of them, and those this process may use),
     memory, operating system and Python."""
     system = f"{platform.system()} {platform.release()}"  # the kernel, and its distribution where it names one
@@ -65,7 +85,7 @@ def machine():
     }
 
 
-def recorded(root):
+def recorded(root: str | os.PathLike[str]) -> Provenance:
     """What a results file records of where it was measured: {"checkout": checkout(root), "machine": machine()}.
     Taken as the run begins, so that it describes the code that was measured."""
     return {"checkout": checkout(root), "machine": machine()}

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from provenance import git, recorded
@@ -28,7 +29,7 @@ MODULES = "import runpy, sys; sys.argv = ['profguide', 'explain', '--help']\ntry
           "'profguide', run_name='__main__')\nexcept SystemExit:\n    pass\nprint(len(sys.modules), file=sys.stderr)"
 
 
-def started(python, args, pythonpath, folder):
+def started(python: Path, args: Sequence[str], pythonpath: Path | None, folder: str) -> tuple[float, str]:
     """Seconds from starting ``python ARGS`` to its exit; (seconds, its stderr)."""
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     if pythonpath:
@@ -41,7 +42,7 @@ def started(python, args, pythonpath, folder):
     return elapsed, done.stderr
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", type=Path, required=True, help="an earlier checkout (a git worktree)")
     parser.add_argument("--after", type=Path, default=ROOT, help="the checkout to compare (default: this one)")
@@ -52,7 +53,7 @@ def main(argv=None):
     variants = {"interpreter": (["-c", "pass"], None), "before": (COMMAND, args.before),
                 "after": (COMMAND, args.after)}
     measured_on = recorded(args.after)  # the checkout measured as after; the earlier one by its commit below
-    times = {name: [] for name in variants}
+    times: dict[str, list[float]] = {name: [] for name in variants}
     with tempfile.TemporaryDirectory(prefix="startup-") as folder:
         for command, path in variants.values():  # one run each first: the page cache, not the measure
             started(args.python, command, path, folder)

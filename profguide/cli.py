@@ -10,10 +10,18 @@ import argparse
 import math
 import os
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn, TextIO, TypeVar
 
 from profguide.errors import ProfguideError, UsageError
 from profguide.text import format_tick
+
+if TYPE_CHECKING:  # the command imports what each subcommand needs when it runs
+    from profguide.analysis.diff import JobDiff, TraceDiff
+    from profguide.analysis.ops import OpsView
+    from profguide.analysis.summary import FolderJob, RankRow, TraceSummary
+    from profguide.trace import Trace
 
 STANDARD_STREAM = Path("-")  # `explain -` reads standard input; `draw --out -` writes to standard output
 
@@ -72,22 +80,23 @@ examples:
 class Parser(argparse.ArgumentParser):
     """argparse whose usage errors are one line that says where the help is, with exit status 2."""
 
-    def error(self, message):
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"profguide: {message} (try '{self.prog} --help')\n")
 
 
 class Version(argparse.Action):
     """``--version``: looked up only when asked, so that other commands do not pay for importlib.metadata."""
 
-    def __init__(self, option_strings, dest, **kwargs):
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
         super().__init__(option_strings, dest, nargs=0, help="print profguide's version and exit")
 
-    def __call__(self, parser, namespace, values, option_string=None):
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: str | Sequence[object] | None, option_string: str | None = None) -> None:
         print(f"profguide {installed_version()}")
         parser.exit()
 
 
-def installed_version():
+def installed_version() -> str:
     """The installed package's version; the source's, for a checkout run with PYTHONPATH (a bare GPU box)."""
     from importlib.metadata import PackageNotFoundError, version
 
@@ -99,12 +108,12 @@ def installed_version():
         return f"{__version__} (not installed)"
 
 
-def parse_args(argv):
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser = Parser(prog="profguide", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action=Version)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def command(name, help):
+    def command(name: str, help: str) -> argparse.ArgumentParser:
         return commands.add_parser(name, help=help, description=help[0].upper() + help[1:] + ".",
                                    epilog=EXAMPLES[name], formatter_class=argparse.RawDescriptionHelpFormatter)
 
@@ -177,7 +186,7 @@ def parse_args(argv):
 SIZE_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
-def parse_size(text):
+def parse_size(text: str) -> int:
     """A size in bytes from '500M', '4G', '1.5G', '2GiB' or a plain number of bytes."""
     number = text.strip().upper().removesuffix("B").removesuffix("I")
     unit = number[-1:] if number[-1:] in SIZE_UNITS else ""  # K, M, G or T if it ends in one (and "" if empty)
@@ -191,7 +200,7 @@ def parse_size(text):
     return int(value)
 
 
-def add_max_size(command):
+def add_max_size(command: argparse.ArgumentParser) -> None:
     from profguide.limits import MAX_BYTES
     from profguide.text import format_size
 
@@ -199,7 +208,7 @@ def add_max_size(command):
                          help=f"read at most this much JSON per trace, after gunzip (default {format_size(MAX_BYTES)})")
 
 
-def positive_count(text):
+def positive_count(text: str) -> int:
     """A whole number of at least 1, for ``--jobs``."""
     try:
         value = int(text)
@@ -210,12 +219,12 @@ def positive_count(text):
     return value
 
 
-def add_jobs(command):
+def add_jobs(command: argparse.ArgumentParser) -> None:
     command.add_argument("--jobs", type=positive_count, metavar="N", help="for a folder: read up to N rank files "
                          "at once, each in its own process (default: one per core; 1 reads them one by one here)")
 
 
-def require_torch(what):
+def require_torch(what: str) -> None:
     """A UsageError unless torch can be imported: the recorder runs torch.profiler, an optional dependency."""
     from importlib.util import find_spec
 
@@ -223,7 +232,7 @@ def require_torch(what):
         raise UsageError(f"{what} runs torch.profiler, and torch is not installed: pip install 'profguide[record]'")
 
 
-def run_record(args):
+def run_record(args: argparse.Namespace) -> int:
     from profguide.site import launch
     from profguide.site.catalogue import RECORDINGS, by_id
     from profguide.site.project import checked_root
@@ -235,7 +244,7 @@ def run_record(args):
     return 0
 
 
-def run_build(args):
+def run_build(args: argparse.Namespace) -> int:
     from profguide.site import build
     from profguide.site.catalogue import REAL_TRACES, RECORDINGS
     from profguide.site.project import checked_root
@@ -257,7 +266,7 @@ def run_build(args):
     return 0
 
 
-def run_claims(args):
+def run_claims(args: argparse.Namespace) -> int:
     from profguide.site import build, refresh
     from profguide.site.catalogue import REAL_TRACES, RECORDINGS
     from profguide.site.project import checked_root
@@ -278,7 +287,7 @@ def run_claims(args):
     return 1 if found["failing"] else 0
 
 
-def run_list(_args):
+def run_list(_args: argparse.Namespace) -> int:
     from profguide.site.catalogue import RECORDINGS
 
     for recording in RECORDINGS:
@@ -287,7 +296,7 @@ def run_list(_args):
     return 0
 
 
-def input_name(path):
+def input_name(path: Path) -> str:
     """How messages and summaries name the input: its file name, or <stdin>."""
     from profguide.text import shown
     from profguide.trace.loader import STDIN
@@ -295,7 +304,7 @@ def input_name(path):
     return STDIN if path == STANDARD_STREAM else shown(path.name or path)
 
 
-def load_input(args, doing="loading"):
+def load_input(args: argparse.Namespace, doing: str = "loading") -> "Trace":
     """The trace ``args.trace`` names: a file, or standard input for '-' (gzipped or not, capped as a file is)."""
     from profguide import trace
     from profguide.progress import bar
@@ -310,7 +319,20 @@ def load_input(args, doing="loading"):
     return load_stream(sys.stdin.buffer, progress=progress, max_bytes=args.max_size)
 
 
-def run_explain(args):
+Found = TypeVar("Found", bound="TraceSummary | FolderJob | OpsView | TraceDiff | JobDiff")
+
+
+def print_found(found: Found, render: Callable[[Found], str], as_json: bool) -> None:
+    """Print ``found`` as JSON (``--json``), or as ``render`` writes it."""
+    from profguide.render import explain
+
+    if as_json:
+        print(explain.to_json(found))
+    else:
+        print(render(found), end="")
+
+
+def run_explain(args: argparse.Namespace) -> int:
     from profguide.analysis import job
     from profguide.progress import bar
     from profguide.render import explain
@@ -322,28 +344,24 @@ def run_explain(args):
 
         if args.trace != STANDARD_STREAM and args.trace.is_dir():
             raise UsageError(f"{shown(args.trace)}: --ops reads one trace file, not a folder of rank traces")
-        found = view_of(load_input(args), input_name(args.trace) if args.trace == STANDARD_STREAM
-                        else shown(args.trace), args.step)
-        render = ops_view.to_markdown if args.markdown else ops_view.to_text
+        view = view_of(load_input(args), input_name(args.trace) if args.trace == STANDARD_STREAM
+                       else shown(args.trace), args.step)
+        print_found(view, ops_view.to_markdown if args.markdown else ops_view.to_text, args.json)
     elif args.trace != STANDARD_STREAM and args.trace.is_dir():
-        found = job.folder_job(args.trace, args.step, max_bytes=args.max_size,
-                               progress=bar(f"loading {input_name(args.trace)}"), workers=args.jobs)
-        render = explain.job_to_markdown if args.markdown else explain.job_to_text
+        folder = job.folder_job(args.trace, args.step, max_bytes=args.max_size,
+                                progress=bar(f"loading {input_name(args.trace)}"), workers=args.jobs)
+        print_found(folder, explain.job_to_markdown if args.markdown else explain.job_to_text, args.json)
     else:
-        found = job.trace_summary(load_input(args), input_name(args.trace) if args.trace == STANDARD_STREAM
-                                  else args.trace, args.step)  # the summary names a file by its whole path
-        render = explain.to_markdown if args.markdown else explain.to_text
-    if args.json:
-        print(explain.to_json(found))
-    else:
-        print(render(found), end="")
+        summary = job.trace_summary(load_input(args), input_name(args.trace) if args.trace == STANDARD_STREAM
+                                    else args.trace, args.step)  # the summary names a file by its whole path
+        print_found(summary, explain.to_markdown if args.markdown else explain.to_text, args.json)
     return 0
 
 
 UNITS = {"ns": 1e-3, "us": 1.0, "µs": 1.0, "ms": 1e3, "s": 1e6}
 
 
-def parse_offset(text):
+def parse_offset(text: str) -> float:
     """A time after the trace's first event, in µs: '1500', '1.5ms', '2s'; ValueError unless finite."""
     text = text.strip()
     scale = 1.0
@@ -357,7 +375,7 @@ def parse_offset(text):
     return value
 
 
-def parse_window(text, extent):
+def parse_window(text: str, extent: tuple[float, float]) -> tuple[float, float]:
     """The (start, end) of ``--window START:END``, cut to the trace's ``extent`` (its first and last µs)."""
     origin, last = extent
     try:
@@ -372,7 +390,7 @@ def parse_window(text, extent):
     return start, end
 
 
-def check_output(out, inputs):
+def check_output(out: Path, inputs: Sequence[Path]) -> None:
     """Before the work: a one-line OutputError unless ``out`` is standard output or a file one may replace."""
     from profguide.files import check_target
 
@@ -380,7 +398,7 @@ def check_output(out, inputs):
         check_target(out, inputs)
 
 
-def write_svg(out, svg, inputs):
+def write_svg(out: Path, svg: str, inputs: Sequence[Path]) -> tuple[str, TextIO]:
     """Write ``svg`` to the file ``out``, or to standard output for '-'; return (where it went, in words, and
     the stream a report of it goes to: standard error when the SVG took standard output)."""
     from profguide.files import replace_file
@@ -394,7 +412,7 @@ def write_svg(out, svg, inputs):
     return shown(out), sys.stdout
 
 
-def run_draw(args):
+def run_draw(args: argparse.Namespace) -> int:
     from profguide.analysis.select import activity_window, step_window
     from profguide.figures.timeline import timeline_svg
     from profguide.text import count_of
@@ -421,7 +439,7 @@ def run_draw(args):
     return 0
 
 
-def draw_folder(args):
+def draw_folder(args: argparse.Namespace) -> int:
     """``draw DIR``: the ranks of the job in the folder one above the other, aligned on a collective."""
     from profguide import trace
     from profguide.analysis.job import folder_job, rank_files
@@ -434,7 +452,7 @@ def draw_folder(args):
     files = rank_files(args.trace)
     check_output(args.out, files)
 
-    def load(row):
+    def load(row: "RankRow") -> "Trace":
         path = Path(row["file"])
         return trace.load(path, progress=bar(f"drawing {shown(path.name)}"), max_bytes=args.max_size)
 
@@ -449,24 +467,20 @@ def draw_folder(args):
     return 0
 
 
-def run_diff(args):
+def run_diff(args: argparse.Namespace) -> int:
     from profguide.analysis import diff as facts
-    from profguide.render import diff, explain
+    from profguide.render import diff
 
-    if STANDARD_STREAM in (args.before, args.after):
-        found = diff_with_stdin(args)
+    found = (diff_with_stdin(args) if STANDARD_STREAM in (args.before, args.after)
+             else facts.paths_diff(args.before, args.after, max_bytes=args.max_size, workers=args.jobs))
+    if "ranks" in found:
+        print_found(found, diff.job_to_markdown if args.markdown else diff.job_to_text, args.json)
     else:
-        found = facts.paths_diff(args.before, args.after, max_bytes=args.max_size, workers=args.jobs)
-    if args.json:
-        print(explain.to_json(found))
-    elif "ranks" in found:
-        print((diff.job_to_markdown if args.markdown else diff.job_to_text)(found), end="")
-    else:
-        print((diff.to_markdown if args.markdown else diff.to_text)(found), end="")
+        print_found(found, diff.to_markdown if args.markdown else diff.to_text, args.json)
     return 0
 
 
-def diff_with_stdin(args):
+def diff_with_stdin(args: argparse.Namespace) -> "TraceDiff":
     """``diff - FILE`` or ``diff FILE -``: one side from standard input, read here, the other a file."""
     from profguide.analysis import diff as facts
 
@@ -481,11 +495,12 @@ def diff_with_stdin(args):
     return facts.trace_diff(piped, named) if args.before == STANDARD_STREAM else facts.trace_diff(named, piped)
 
 
-HANDLERS = {"record": run_record, "build": run_build, "claims": run_claims, "list": run_list, "explain": run_explain,
-            "draw": run_draw, "diff": run_diff}
+HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "record": run_record, "build": run_build, "claims": run_claims, "list": run_list, "explain": run_explain,
+    "draw": run_draw, "diff": run_diff}
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     # A name from a trace or a path that is not UTF-8 prints as escapes rather than stopping the output.
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="backslashreplace")

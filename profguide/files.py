@@ -6,13 +6,14 @@ Standard library only.
 import os
 import stat
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from profguide.errors import OutputError
 from profguide.text import shown
 
 
-def check_target(path, inputs=()):
+def check_target(path: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]] = ()) -> os.stat_result | None:
     """A one-line OutputError unless ``path`` is a place for a new file or an existing regular one that may be
     replaced; the existing file's status, or None for a new one.
 
@@ -54,7 +55,7 @@ def check_target(path, inputs=()):
     return status
 
 
-def replace_file(path, text, inputs=()):
+def replace_file(path: str | os.PathLike[str], text: str, inputs: Iterable[str | os.PathLike[str]] = ()) -> None:
     """Write ``text`` to ``path`` through a temporary file beside it, renamed into place, with the permission
     bits of the file it replaces; nothing is left behind on failure."""
     path = Path(path)
@@ -75,7 +76,7 @@ def replace_file(path, text, inputs=()):
         raise
 
 
-def new_file_mode():
+def new_file_mode() -> int:
     """The permission bits an ordinary new file gets (0666 less the umask), not mkstemp's 0600."""
     umask = os.umask(0)
     os.umask(umask)

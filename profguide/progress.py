@@ -8,11 +8,13 @@ stderr in between. Standard library only: this runs on the bare GPU machine too.
 
 import sys
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TextIO
 
 
 @contextmanager
-def step(index, total, message, stream=None):
+def step(index: int, total: int, message: str, stream: TextIO | None = None) -> Iterator[None]:
     """Print ``[index/total] message`` and, when the block ends, how long it took."""
     stream = stream or sys.stderr
     counter = f"[{index:>{len(str(total))}}/{total}]"
@@ -28,14 +30,14 @@ def step(index, total, message, stream=None):
     stream.flush()
 
 
-def bar(label, stream=None, width=30):
+def bar(label: str, stream: TextIO | None = None, width: int = 30) -> Callable[[float], None] | None:
     """A callback that draws ``label [#####     ] 45%`` on a terminal; silent when stderr is not one."""
     stream = stream or sys.stderr
     if not stream.isatty():
         return None
     drawn = [-1]
 
-    def update(fraction):
+    def update(fraction: float) -> None:
         filled = int(fraction * width)
         if filled == drawn[0]:
             return

@@ -2,6 +2,7 @@
 
 import os
 import re
+from collections.abc import Iterable, Sequence
 from html import escape
 
 # What a name from a trace may not send to a terminal, each replaced by '?': C0 controls and DEL (escape sequences,
@@ -11,7 +12,7 @@ CONTROL = dict.fromkeys([*range(32), 127, *range(0x80, 0xA0), 0x061C, 0x200E, 0x
                          *range(0x2066, 0x206A)], "?")
 
 
-def format_duration(us):
+def format_duration(us: float) -> str:
     """A duration in µs as a short human string: 850 ns, 12.3 µs, 4.56 ms, 1.20 s; a negative one in the unit of
     its size, signed (-587 µs)."""
     if us < 0:
@@ -32,12 +33,12 @@ def format_duration(us):
 CLOCKS_DIFFER = "below zero, the GPU op started before its launch call ended: the host's and the GPU's clocks differ"
 
 
-def clocks_note(*us):
+def clocks_note(*us: float) -> str:
     """`` (below zero, …: the host's and the GPU's clocks differ)`` when one of ``us`` is negative, else ''."""
     return f" ({CLOCKS_DIFFER})" if min(us, default=0) < 0 else ""
 
 
-def format_tick(us):
+def format_tick(us: float) -> str:
     """An axis label: like format_duration, without trailing zeros (500 ms, 1.5 s)."""
     if us == 0:
         return "0"
@@ -47,14 +48,14 @@ def format_tick(us):
     return f"{number} {unit}"
 
 
-def count_of(n, noun):
+def count_of(n: int, noun: str) -> str:
     """'no GPU lanes', '1 kernel', '3 kernels'."""
     if n == 0:
         return f"no {noun}s"
     return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
 
-def format_size(count):
+def format_size(count: int) -> str:
     """A number of bytes as a short human string: 512 bytes, 32 MiB, 2 GiB."""
     for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if count >= scale:
@@ -62,25 +63,26 @@ def format_size(count):
     return f"{count} bytes"
 
 
-def shown(path):
+def shown(path: str | os.PathLike[str]) -> str:
     """A path as text a terminal can print: bytes of its name that are not UTF-8 become ``\\xNN``."""
     return printable(os.fsencode(path).decode("utf-8", "backslashreplace"))
 
 
-def printable(name):
+def printable(name: str) -> str:
     """A name from a trace with control characters (terminal escapes, newlines) and bidi marks replaced by '?'."""
     return name.translate(CONTROL)
 
 
-def cut(name, width=70):
+def cut(name: str, width: int = 70) -> str:
     """``name`` made printable and cut to ``width`` characters with an ellipsis."""
     name = printable(name)
     return name if len(name) <= width else name[: width - 1] + "…"
 
 
-def without_groups(text, opening, closing):
+def without_groups(text: str, opening: str, closing: str) -> str:
     """``text`` with every balanced ``opening``…``closing`` group removed (nested ones too)."""
-    kept, depth = [], 0
+    kept: list[str] = []
+    depth = 0
     for char in text:
         if char == opening:
             depth += 1
@@ -91,7 +93,7 @@ def without_groups(text, opening, closing):
     return "".join(kept)
 
 
-def kernel_name(name):
+def kernel_name(name: str) -> str:
     """A C++ kernel name as a reader wants it: no return type, namespaces, template arguments,
     lambdas or parameter list (``void at::native::elementwise_kernel<128, …>(int, …)`` becomes
     ``elementwise_kernel``). Names without C++ decoration come back unchanged."""
@@ -117,19 +119,19 @@ SHORT_CODE = 48  # characters of a code name a table cell shows; a longer one is
 MARKDOWN_CELL_ENTITIES = str.maketrans({"|": "&#124;", "\n": " ", "\r": " "})
 
 
-def cell(text, markdown=False):
+def cell(text: object, markdown: bool = False) -> str:
     """Text from a trace or a run as Markdown shows it literally, in a table cell or a sentence: HTML escaped,
     Markdown's own characters as entities, on one line. With ``markdown``, text in the guide's own Markdown:
     its code spans and emphasis kept, only what would break the cell (pipes, newlines, HTML) escaped."""
     return escape(str(text)).translate(MARKDOWN_CELL_ENTITIES if markdown else CELL_ENTITIES)
 
 
-def code(name):
+def code(name: object) -> str:
     """``name`` as inline HTML code that Markdown leaves alone (``cell``)."""
     return f"<code>{cell(name)}</code>"
 
 
-def code_cell(name, width=SHORT_CODE):
+def code_cell(name: object, width: int = SHORT_CODE) -> str:
     """A code name (a kernel's, an op's) for a table cell: as it is when short; else cut to ``width``
     characters, the full name in a tooltip, so that a long C++ name does not widen the table past its page."""
     name = printable(str(name))
@@ -138,7 +140,7 @@ def code_cell(name, width=SHORT_CODE):
     return f'<span title="{cell(name)}">{code(cut(name, width))}</span>'
 
 
-def markdown_table(headings, rows, align):
+def markdown_table(headings: Sequence[str], rows: Iterable[Sequence[object]], align: str) -> str:
     """A Markdown table: ``headings`` and each row's cells are Markdown already (data made safe with ``cell``
     or ``code``); ``align`` holds one letter a column, ``l`` or ``r``."""
     rule = "|" + "|".join("---:" if side == "r" else "---" for side in align) + "|"

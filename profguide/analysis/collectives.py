@@ -22,10 +22,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from profguide.analysis.select import Indices, Lane, launch_of, names_where, profiler_steps
+from profguide.analysis.select import Indices, launch_of, names_where, profiler_steps
+from profguide.jsontypes import JSONObject, is_int_list
 from profguide.patterns import BACKEND_OP, COMMUNICATION
 from profguide.stats import median
-from profguide.trace.model import KIND, Trace
+from profguide.trace.model import KIND, Lane, Trace
 
 THREAD_LABEL = re.compile(r"\((.+)\)\s*$")
 # The layers in the order a collective goes through them, and what each is, in words.
@@ -142,8 +143,7 @@ def message_bytes(trace: Trace, index: int, parameters: Indices) -> int | None:
     args = trace.comm_args.get(index, {})
     dims, types = args.get("Input Dims"), args.get("Input type")
     elements: object  # a count where the trace gives one
-    if dims and isinstance(dims, list) and isinstance(dims[0], list) and all(isinstance(n, int) for n in dims[0]) \
-            and isinstance(types, list) and types:
+    if dims and isinstance(dims, list) and is_int_list(dims[0]) and isinstance(types, list) and types:
         elements, dtype = prod(dims[0]), types[0]
     else:
         around = enclosing(trace, index, parameters)
@@ -180,7 +180,7 @@ def comm_stream_share(trace: Trace) -> float | None:
     return float(trace.dur[comm].sum()) / total if total else None
 
 
-def ranks_named(infos: Sequence[object]) -> float | None:
+def ranks_named(infos: Sequence[JSONObject | None]) -> float | None:
     """The share of a job's rank traces whose ``distributedInfo`` names their own rank (their position among
     them) and the job's size."""
     if not infos:

@@ -30,8 +30,9 @@ def compiled_calls(trace: Trace, region: str) -> list[CompiledCall]:
     found: list[CompiledCall] = []
     for index in host_named(trace, lambda name: name == region):
         def inside(indices: Indices, call: int = index) -> Indices:
-            return indices[(trace.lane[indices] == trace.lane[call]) & (trace.ts[indices] >= trace.ts[call])
-                           & (trace.end[indices] <= trace.end[call])]
+            held: Indices = indices[(trace.lane[indices] == trace.lane[call]) & (trace.ts[indices] >= trace.ts[call])
+                                    & (trace.end[indices] <= trace.end[call])]
+            return held
 
         compiles = outermost(trace, inside(compiling))
         found.append({

@@ -14,7 +14,7 @@ window explain measures, and its µs per step is that share of the step time.
 
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Literal, TypedDict
+from typing import Annotated, Literal, TypedDict, final
 
 import numpy as np
 from msgspec import Meta
@@ -170,6 +170,7 @@ def rule_changes(before: TraceSummary, after: TraceSummary) -> RuleChanges:
             "kept": [rule for rule in fired[0] if rule in fired[1]]}
 
 
+@final  # a diff of files or of folders: `"ranks" in found` tells them apart
 class TraceDiff(TypedDict):
     """``profguide diff --json`` of two trace files."""
 
@@ -478,6 +479,7 @@ class RankDiff(TypedDict):
     wait_us: Annotated[Quantity, Meta(description="its wait for the straggler")]
 
 
+@final
 class JobDiff(TypedDict):
     """``profguide diff --json`` of two folders of rank traces."""
 

@@ -74,7 +74,8 @@ def launched_before_trace(trace: Trace, ops: Indices) -> Mask:
     if not calls.any():
         return np.zeros(len(ops), dtype=bool)
     correlation = trace.correlation[np.maximum(ops, 0)]
-    return (ops >= 0) & (correlation != NO_ID) & (correlation < trace.correlation[calls].min())
+    before: Mask = (ops >= 0) & (correlation != NO_ID) & (correlation < trace.correlation[calls].min())
+    return before
 
 
 def gap_causes(trace: Trace, gap_starts: Floats, gap_ends: Floats, next_op: Indices,

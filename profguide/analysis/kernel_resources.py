@@ -23,11 +23,12 @@ import functools
 import math
 import os
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import msgspec
 
 from profguide.errors import TraceError
+from profguide.jsontypes import JSONObject
 from profguide.trace.loader import read_bytes
 
 # The most blocks one SM holds at once, by compute capability (CUDA C++ Programming Guide, "Technical
@@ -36,7 +37,8 @@ MAX_BLOCKS_PER_SM = {(7, 0): 32, (7, 5): 16, (8, 0): 32, (8, 6): 16, (8, 7): 16,
                      (10, 0): 32, (12, 0): 32}
 REGISTER_UNIT = 256  # registers go to a warp in units of this many (cuda_occupancy.h, compute capability 7.0 on)
 SUB_PARTITIONS = 4  # an SM's register file is split among this many sub-partitions, each with its own warps
-LIMITS = ("registers", "shared memory", "warps", "blocks")  # what can limit the blocks an SM holds
+Limit = Literal["registers", "shared memory", "warps", "blocks"]
+LIMITS: tuple[Limit, ...] = ("registers", "shared memory", "warps", "blocks")  # what can limit the blocks an SM holds
 
 
 class Launch(NamedTuple):
@@ -50,15 +52,15 @@ class Launch(NamedTuple):
     threads: int  # a block
     blocks: int  # the grid
     recorded: float | None  # the trace's est. achieved occupancy, as a fraction (None when absent)
-    device: dict  # the GPU's deviceProperties entry
+    device: JSONObject  # the GPU's deviceProperties entry
 
 
 class Fit(NamedTuple):
     """How many blocks of a kernel fit on one SM, by each limit and in all (None: no limit of that kind)."""
 
-    by: dict  # limit (``LIMITS``) → blocks, or None where it sets no limit
+    by: dict[Limit, int | None]  # limit (``LIMITS``) → blocks, or None where it sets no limit
     blocks: int
-    limited_by: tuple  # the limits equal to ``blocks``
+    limited_by: tuple[Limit, ...]  # the limits equal to ``blocks``
     theoretical: float  # the warps of ``blocks`` over the most an SM holds
     default_shared: int | None  # the default per-block shared memory limit, which Kineto's column assumes
 
@@ -159,7 +161,7 @@ def fit(launch: Launch) -> Fit | None:
         return None
     warps = -(-launch.threads // warp)
     most_warps = per_sm // warp
-    by: dict[str, int | None] = {"warps": most_warps // warps}
+    by: dict[Limit, int | None] = {"warps": most_warps // warps}
     per_warp = rounded_up(launch.registers * warp, REGISTER_UNIT)
     by["registers"] = (SUB_PARTITIONS * (registers_per_sm // SUB_PARTITIONS // per_warp)) // warps if per_warp else None
     opt_in = whole(device.get("sharedMemPerBlockOptin"))

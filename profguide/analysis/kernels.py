@@ -3,6 +3,7 @@
 from typing import NamedTuple, TypedDict
 
 import numpy as np
+from numpy.typing import NDArray
 
 from profguide.analysis.families import kernel_family
 from profguide.analysis.intervals import EVERYTHING, Floats, Mask, Window, starts_in
@@ -49,7 +50,7 @@ def stats(values: Floats) -> Distribution:
     }
 
 
-def by_name(trace: Trace, selected: Mask) -> tuple[Indices, Indices, Floats]:
+def by_name(trace: Trace, selected: Mask) -> tuple[NDArray[np.int32], Indices, Floats]:
     """The selected events sorted (stably) by name: (each name's code, where its events start, the durations
     in that order)."""
     codes = trace.name[selected]

@@ -411,8 +411,9 @@ def node_makers(trace: Trace, times: HostTimes, backward: Mask) -> Indices:
 
 def backward_functions(trace: Trace, times: HostTimes) -> Mask:
     """Which positions (in host order) are backward functions (``autograd::engine::evaluate_function: …``)."""
-    return (trace.kind[times.order] == KIND["cpu_op"]) & names_where(
+    backward: Mask = (trace.kind[times.order] == KIND["cpu_op"]) & names_where(
         trace, lambda name: name.startswith(BACKWARD_FUNCTION))[times.order]
+    return backward
 
 
 def joined_backward(trace: Trace, times: HostTimes, row_at: Indices) -> tuple[Indices, Indices]:
@@ -541,7 +542,8 @@ def region_rows(trace: Trace, window: Window | None = None) -> list[RegionRow]:
     backward_row, ran = joined_backward(trace, times, row_at)
 
     def summed(rows: Indices, amounts: npt.NDArray[np.float64] | Counts) -> list[float]:
-        return added_by(rows, amounts.astype(np.float64), count).tolist()
+        sums: list[float] = added_by(rows, amounts.astype(np.float64), count).tolist()
+        return sums
 
     forward_sums = [summed(row, amounts) for amounts in (trace.dur[order[regions]], times.device[regions],
                                                           times.kernels[regions])]

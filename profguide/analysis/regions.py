@@ -24,7 +24,8 @@ def wholly_inside(trace: Trace, call: int) -> Mask:
     and end at or before its end (``call`` among them). What "inside a call" means for the host events this
     module counts: one that starts inside the call and ends after it (the ``record_function.__exit__`` that closes
     a region returns after the region's end) is not inside it."""
-    return (trace.lane == trace.lane[call]) & (trace.ts >= trace.ts[call]) & (trace.end <= trace.end[call])
+    inside: Mask = (trace.lane == trace.lane[call]) & (trace.ts >= trace.ts[call]) & (trace.end <= trace.end[call])
+    return inside
 
 
 def region_calls(trace: Trace, name: str) -> list[dict[str, float]]:

@@ -9,7 +9,7 @@ the trace's own clock.
 import weakref
 from collections import Counter
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -19,10 +19,10 @@ from profguide.analysis.summary import Step
 from profguide.errors import UsageError
 from profguide.patterns import STEP
 from profguide.stats import median
-from profguide.trace.model import GPU_KINDS, GPU_WORK_KINDS, HOST_KINDS, KIND, NO_ID, Trace
+from profguide.trace.model import GPU_KINDS, GPU_WORK_KINDS, HOST_KINDS, KIND, NO_ID, Lane, Trace
 
 Indices = npt.NDArray[np.intp]  # event indices, -1 for none
-Lane = tuple[int | str, int | str]  # (pid, tid)
+Kept = TypeVar("Kept", bound="npt.NDArray[Any] | tuple[npt.NDArray[Any], ...]")  # what ``kept`` keeps
 
 SYNC_CALLS = frozenset({
     "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
@@ -78,7 +78,8 @@ def codes_mask(codes: npt.NDArray[np.integer[Any]], wanted: Iterable[int], size:
     lookup, one gather, where np.isin would sort."""
     table = np.zeros(size, dtype=bool)
     table[list(wanted)] = True
-    return table[codes]
+    mask: Mask = table[codes]
+    return mask
 
 
 # What several analyses of one trace ask for again and again, kept while the trace lives; read-only, so that
@@ -86,7 +87,7 @@ def codes_mask(codes: npt.NDArray[np.integer[Any]], wanted: Iterable[int], size:
 _KEPT: "weakref.WeakKeyDictionary[Trace, dict[object, Any]]" = weakref.WeakKeyDictionary()
 
 
-def kept(trace: Trace, key: object, make: Callable[[], Any]) -> Any:
+def kept(trace: Trace, key: object, make: Callable[[], Kept]) -> Kept:
     """``make()`` for this trace and ``key``, made once while the trace lives; its arrays made read-only."""
     found = _KEPT.setdefault(trace, {})
     if key not in found:
@@ -94,7 +95,8 @@ def kept(trace: Trace, key: object, make: Callable[[], Any]) -> Any:
         for array in value if isinstance(value, tuple) else (value,):
             array.setflags(write=False)
         found[key] = value
-    return found[key]
+    made: Kept = found[key]  # what ``make`` returned, for this key
+    return made
 
 
 def kinds_mask(trace: Trace, kinds: Iterable[str]) -> Mask:

@@ -113,7 +113,8 @@ def iterations(trace: Trace) -> Iterations | None:
     marker, starts, last_end = found
     ends = [*starts[1:], last_end]
     durations = [end - start for start, end in zip(starts, ends, strict=True)]
-    rest = median(durations[1:])
+    rest, typical = median(durations[1:]), median(durations)
+    assert rest is not None and typical is not None  # ``boundaries`` finds two starts at least
     cold = durations[0] >= COLD_START_RATIO * rest and rest > 0
     cold_start: ColdStart | None = None
     if cold:
@@ -121,7 +122,7 @@ def iterations(trace: Trace) -> Iterations | None:
         cold_start = {"start_us": starts[0], "dur_us": durations[0], "times_median": durations[0] / rest,
                       "setup": device_setup(trace, window)}
     return {"found_by": marker, "count": len(starts), "starts_us": starts, "last_end_us": last_end,
-            "median_us": median(durations), "cold_start": cold_start}
+            "median_us": typical, "cold_start": cold_start}
 
 
 def steady_window(trace: Trace, found: Iterations) -> Window:

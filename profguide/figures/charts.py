@@ -129,7 +129,8 @@ def op_durations(trace: Trace, name: str) -> Floats:
     """Durations of every event named ``name``, in trace order."""
     if name not in trace.names:
         return np.empty(0)
-    return trace.dur[trace.name == trace.names.index(name)]
+    durations: Floats = trace.dur[trace.name == trace.names.index(name)]
+    return durations
 
 
 SERIES_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7")

@@ -5,7 +5,7 @@ from collections.abc import Collection, Iterable, Sequence
 import numpy as np
 
 from profguide.analysis.intervals import Floats, Mask, Window
-from profguide.analysis.select import Indices, Lane, activity_window, kinds_mask, nesting_depths
+from profguide.analysis.select import Indices, activity_window, kinds_mask, nesting_depths
 from profguide.figures.svg import (
     AXIS_HEIGHT,
     BRACKET_ROW,
@@ -23,7 +23,7 @@ from profguide.figures.svg import (
     xml_text,
 )
 from profguide.text import format_duration, kernel_name, printable
-from profguide.trace.model import HOST_KINDS, Slice, Trace
+from profguide.trace.model import HOST_KINDS, Lane, Slice, Trace
 
 Box = tuple[float, float, float]  # (x, y, width) of a drawn slice
 BoxKey = str | tuple[str, bool, int]  # a slice's name, or ("correlation", on the GPU, its correlation id)

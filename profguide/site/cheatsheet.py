@@ -2,10 +2,12 @@
 and the number one of the guide's runs measured for it (a claim's, so the build checks it)."""
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from profguide.site.claims import DEVICE_WORDS, WAITS
+from profguide.site.claims import DEVICE_WORDS, WAITS, ClaimCheck
 from profguide.site.fragments import FragmentError
+from profguide.site.recordings import Measure
 from profguide.text import count_of
 
 
@@ -295,7 +297,7 @@ SIGNS = {
 PLACE = re.compile(r"\{(share|times|count|yes_no)\}")
 
 
-def value_words(value):
+def value_words(value: float) -> dict[str, str]:
     """A measured value in each of the ways a row's words may put it: as a share, a ratio, a count, yes or no."""
     percent = 100 * value
     return {"share": f"{percent:,.0f}%" if abs(percent) >= 10 else f"{percent:.2g}%",
@@ -303,23 +305,25 @@ def value_words(value):
             "count": f"{value:,.0f}", "yes_no": "yes" if value else "no"}
 
 
-def evidence_cell(checks, words):
+def evidence_cell(checks: Sequence[ClaimCheck], words: str) -> str:
     """What one of the guide's runs measured for a row, in ``words`` (``Sign.evidence``): each place takes the
     value of the next of ``checks`` (the claims that share the row's words); and which run."""
     recording = checks[0].recording
     waiting = [check for check in checks if check.outcome == WAITS]
     if waiting:
         return f"waits for a {DEVICE_WORDS[waiting[0].claim.device]} run (`{recording}`)"
-    if any(check.value is None for check in checks):
+    values = [check.value for check in checks if check.value is not None]
+    if len(values) < len(checks):
         return f"could not be measured (`{recording}`)"
-    values = iter(checks)
-    said = PLACE.sub(lambda place: value_words(next(values).value)[place[1]], words)
+    measured = iter(values)
+    said = PLACE.sub(lambda place: value_words(next(measured))[place[1]], words)
     return f"{said} (`{recording}`, a {DEVICE_WORDS[checks[0].device]} run)"
 
 
-def cheat_sheet(checks):
+def cheat_sheet(checks: Sequence[ClaimCheck]) -> str:
     """Markdown: a table per section, each row with the numbers its claims measured in the guide's runs."""
-    by_words = {}  # (recording, words): {measure: check}, in the recording's order
+    # (recording, words): {measure: check}, in the recording's order
+    by_words: dict[tuple[str, str], dict[Measure, ClaimCheck]] = {}
     for check in checks:  # a claim made twice (once per device) is quoted by the check that applies
         same = by_words.setdefault((check.recording, check.claim.says), {})
         measure = check.claim.measure

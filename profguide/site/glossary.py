@@ -23,24 +23,24 @@ CITATION = re.compile(r"\s*\(\[[^\]]+\]\([^)]+\)\)")  # "(" a link ")": the sour
 ANCHOR = re.compile(r"\s*\{[^}]*\}\s*$")  # a term's attribute list, ``{ #external-id }``: a stable link target
 
 
-def entries(text):
+def entries(text: str) -> list[tuple[str, str]]:
     """[(term, definition)] of the glossary page's definition lists, the definition's lines joined."""
     return [(ANCHOR.sub("", match["term"]).strip(), " ".join(line.strip() for line in match["definition"].splitlines()))
             for match in ENTRY.finditer(text)]
 
 
-def plain(markdown):
+def plain(markdown: str) -> str:
     """Markdown inline text as plain words for a tooltip: no citations, links keep their text, code loses its
     backticks."""
     return LINK.sub(r"\1", CITATION.sub("", markdown)).replace("`", "").replace("*", "")
 
 
-def first_sentence(text):
+def first_sentence(text: str) -> str:
     """Up to the first full stop followed by a space (or the end)."""
     return re.split(r"(?<=\.)\s", text, maxsplit=1)[0]
 
 
-def abbreviations(text):
+def abbreviations(text: str) -> str:
     """The abbreviations file: each term, and its plural, with the first sentence of its definition."""
     lines = []
     for term, definition in entries(text):
@@ -50,12 +50,12 @@ def abbreviations(text):
     return "\n".join(lines) + "\n"
 
 
-def unlabelled(words):
+def unlabelled(words: str) -> str:
     """A verdict's sentence without the names ``explain`` fills in for one trace."""
     return words.replace(" ({label})", "").replace("{label}", "").replace("({categories})", "(named in the report)")
 
 
-def verdict_list():
+def verdict_list() -> str:
     """Every verdict ``explain`` gives, with the words it prints: on a trace with GPU work, and without."""
     lines = []
     for name in sorted({*VERDICTS, *HOST_VERDICTS}):

@@ -30,19 +30,25 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import IO, TextIO
 
 from profguide.errors import RecordingError
+from profguide.jsontypes import JSONObject
 from profguide.progress import step
-from profguide.site.record import FAILURE
-from profguide.site.staleness import CPU_RUN, cache_key, needs_cpu_run, readable_meta
+from profguide.site.record import FAILURE, Device, ProcessFacts
+from profguide.site.recordings import Recording
+from profguide.site.staleness import CPU_RUN, Meta, cache_key, needs_cpu_run, readable_meta
 
 RANK_FILES = ("trace.json.gz", "table.txt", "averages.json")
 # What a rank's process writes for the launcher alone; everything else it writes is the recording's.
 PROCESS_FILES = ("process.json", "stderr.txt")
 
+Started = list[tuple[subprocess.Popen[bytes], Path, IO[str]]]  # each rank's process, its folder, its stderr file
 
-def rank_file(name, rank, ranks):
+
+def rank_file(name: str, rank: int, ranks: int) -> str:
     """The name of one rank's file: ``trace.json.gz`` alone, ``trace-rank1.json.gz`` among several."""
     if ranks == 1:
         return name
@@ -50,22 +56,23 @@ def rank_file(name, rank, ranks):
     return f"{stem}-rank{rank}{dot}{suffix}"
 
 
-def recording_files(meta):
+def recording_files(meta: Meta | None) -> list[str]:
     """Every file a recording consists of, ``meta.json`` included: those its meta lists (the trace, the
-    tables, and whatever the recording exports), or, for a meta without the list, the usual ones."""
-    if isinstance(meta.get("files"), list):
-        return [*meta["files"], "meta.json"]
-    ranks = meta.get("ranks", 1)
+    tables, and whatever the recording exports), or, for a meta without the list (or no meta), the usual ones."""
+    files = meta.get("files") if meta else None
+    if isinstance(files, list):
+        return [*files, "meta.json"]
+    ranks = meta.get("ranks", 1) if meta else 1
     return [rank_file(name, rank, ranks) for rank in range(ranks) for name in RANK_FILES] + ["meta.json"]
 
 
-def gpu_count():
+def gpu_count() -> int:
     import torch
 
     return torch.cuda.device_count() if torch.cuda.is_available() else 0
 
 
-def default_device(recording, gpus=None):
+def default_device(recording: Recording, gpus: int | None = None) -> Device:
     """The recording's own device when this machine can run it (a GPU per rank), else the CPU as a stand-in."""
     gpus = gpu_count() if gpus is None else gpus
     if recording.device == "cuda" and gpus >= recording.ranks:
@@ -73,7 +80,7 @@ def default_device(recording, gpus=None):
     return "cpu"
 
 
-def check_devices(recording, device):
+def check_devices(recording: Recording, device: Device) -> None:
     """A CUDA recording needs a GPU for each of its processes."""
     gpus = gpu_count() if device == "cuda" else 0
     if device != "cuda" or gpus >= recording.ranks:
@@ -82,7 +89,7 @@ def check_devices(recording, device):
     raise RecordingError(f"{recording.id}: {wanted} but torch sees {gpus or 'no GPU'}")
 
 
-def check_replacement(recording, device, folder, key):
+def check_replacement(recording: Recording, device: Device, folder: Path, key: str) -> None:
     """Refuse to replace a fresh CUDA recording with a CPU one."""
     existing = readable_meta(folder)
     if device == "cpu" and existing and existing.get("device") == "cuda" and existing.get("cache_key") == key:
@@ -92,13 +99,14 @@ def check_replacement(recording, device, folder, key):
         )
 
 
-def free_port():
+def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+        port: int = probe.getsockname()[1]
+        return port
 
 
-def rank_environment(root, rank, ranks, port):
+def rank_environment(root: Path, rank: int, ranks: int, port: int) -> dict[str, str]:
     """The environment of one rank: torchrun's variables, and the project and profguide importable."""
     import profguide
 
@@ -116,10 +124,10 @@ def rank_environment(root, rank, ranks, port):
     )
 
 
-def start_ranks(recording, device, params, root, staging):
+def start_ranks(recording: Recording, device: Device, params: JSONObject, root: Path, staging: Path) -> Started:
     """Start one fresh interpreter per rank; return [(process, its folder, its stderr file)]."""
     port = free_port()
-    started = []
+    started: Started = []
     for rank in range(recording.ranks):
         folder = Path(staging) / f"rank{rank}"
         folder.mkdir()
@@ -133,7 +141,7 @@ def start_ranks(recording, device, params, root, staging):
     return started
 
 
-def stop_ranks(started):
+def stop_ranks(started: Started) -> None:
     """Kill what still runs (and its children), and close the stderr files."""
     for process, _, stderr in started:
         if process.poll() is None:
@@ -142,7 +150,7 @@ def stop_ranks(started):
         stderr.close()
 
 
-def failure_line(stderr):
+def failure_line(stderr: IO[str]) -> str:
     """The one line a failed recording process left, or the last line it wrote."""
     stderr.seek(0)
     lines = [line.strip() for line in stderr.read().splitlines() if line.strip()]
@@ -152,7 +160,7 @@ def failure_line(stderr):
     return lines[-1] if lines else "no message"
 
 
-def wait_for_ranks(recording, started):
+def wait_for_ranks(recording: Recording, started: Started) -> None:
     """Wait for every rank; on the first failure or at the time limit, stop them all with one clear line."""
     deadline = time.monotonic() + recording.timeout_s
     pending = list(enumerate(started))
@@ -170,7 +178,8 @@ def wait_for_ranks(recording, started):
         time.sleep(0.05)
 
 
-def provenance(recording, device, key, params, processes):
+def provenance(recording: Recording, device: Device, key: str, params: JSONObject,
+               processes: Sequence[ProcessFacts]) -> Meta:
     """``meta.json``: where and how the recording was made."""
     first = processes[0]
     return {
@@ -193,7 +202,7 @@ def provenance(recording, device, key, params, processes):
     }
 
 
-def swap_in(folder, new_folder):
+def swap_in(folder: Path, new_folder: Path) -> None:
     """Put ``new_folder`` where ``folder`` is, whole: the old one is renamed aside, the new one into place,
     and the old one removed. Interrupted, it leaves the recording missing and a dot-folder beside it
     (which `build --check` reports), never a mix of old and new files."""
@@ -208,13 +217,13 @@ def swap_in(folder, new_folder):
     shutil.rmtree(aside)
 
 
-def keep_cpu_run(existing, new_folder, meta, needed):
+def keep_cpu_run(existing: Path, new_folder: Path, meta: Meta, needed: bool) -> None:
     """Into ``new_folder``, the new run's: the CPU run of the recording in ``existing`` that it replaces, when
     ``needed`` (a claim is about the CPU) and the new run (``meta``) is a GPU one. That is the CPU stand-in being
     replaced, as it was, when it was made from the same code (``meta``'s cache key); or the CPU run that the
     replaced GPU run kept, whatever its state (the build records it again when it is stale)."""
-    old = readable_meta(existing) or {}
-    if not needed or meta["device"] != "cuda" or not old:
+    old = readable_meta(existing)
+    if not needed or meta["device"] != "cuda" or old is None:
         return
     if old.get("device") == "cpu" and old.get("cache_key") == meta["cache_key"]:
         (new_folder / CPU_RUN).mkdir()
@@ -224,7 +233,8 @@ def keep_cpu_run(existing, new_folder, meta, needed):
         shutil.copytree(existing / CPU_RUN, new_folder / CPU_RUN)
 
 
-def assemble_recording(staging, folders, meta, ranks, existing, keep_cpu=False):
+def assemble_recording(staging: Path, folders: Sequence[Path], meta: Meta, ranks: int, existing: Path,
+                       keep_cpu: bool = False) -> tuple[Path, Meta]:
     """The new recording's folder in ``staging``: each rank's files under its name, the meta (which lists
     them), the rendered files of the recording it replaces (the build re-renders them), and, with
     ``keep_cpu``, that recording's CPU run (``keep_cpu_run``)."""
@@ -239,7 +249,7 @@ def assemble_recording(staging, folders, meta, ranks, existing, keep_cpu=False):
     meta = {**meta, "files": files}
     (recording / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
     if existing.is_dir():
-        old_ranks = set(recording_files(readable_meta(existing) or {}))
+        old_ranks = set(recording_files(readable_meta(existing)))
         for path in existing.iterdir():
             if path.is_file() and path.name not in old_ranks and not (recording / path.name).exists():
                 shutil.copy2(path, recording / path.name)
@@ -247,7 +257,7 @@ def assemble_recording(staging, folders, meta, ranks, existing, keep_cpu=False):
     return recording, meta
 
 
-def record(recording, device, root, out, cpu_run=False):
+def record(recording: Recording, device: Device, root: Path, out: Path, cpu_run: bool = False) -> Meta:
     """Record ``recording`` on ``device`` into ``out/<id>/`` in fresh processes; return its meta. With
     ``cpu_run``, record the CPU run that a recording meant for CUDA keeps beside its GPU run, into
     ``out/<id>/cpu/``. A GPU run that replaces a CPU stand-in keeps it as that CPU run, where a claim is about
@@ -276,7 +286,7 @@ def record(recording, device, root, out, cpu_run=False):
     return meta
 
 
-def device_for(recording, meta, gpus):
+def device_for(recording: Recording, meta: Meta | None, gpus: int | None) -> tuple[Device, None] | tuple[None, str]:
     """The device to record on when none is named, or why not to: (device, None) or (None, reason).
 
     The recording's own device when this machine can run it, else the CPU as
@@ -289,7 +299,8 @@ def device_for(recording, meta, gpus):
     return device, None
 
 
-def record_all(recordings, device, root, out, stream=None):
+def record_all(recordings: Sequence[Recording], device: Device | None, root: Path, out: Path,
+               stream: TextIO | None = None) -> list[Meta]:
     """Record each recording in turn, a progress line as each starts and ends; return their metas.
 
     Without a ``device``, each goes where ``device_for`` says, and nothing is
@@ -302,9 +313,10 @@ def record_all(recordings, device, root, out, stream=None):
     refused = [f"{rid}: {reason}" for rid, (_, reason) in targets.items() if reason]
     if refused:
         raise RecordingError("; ".join(refused) + "; to replace it with a CPU stand-in anyway, pass --device cpu")
+    devices = {rid: target for rid, (target, _) in targets.items() if target is not None}  # all, once none refused
     metas = []
     for index, recording in enumerate(recordings, 1):
-        target = targets[recording.id][0]
+        target = devices[recording.id]
         processes = f" ({recording.ranks} processes)" if recording.ranks > 1 else ""
         with step(index, len(recordings), f"recording {recording.id} on {target}{processes}", stream):
             metas.append(record(recording, target, root, out))

@@ -9,11 +9,14 @@ and fails when a page, a heading or a quoted sentence is gone.
 """
 
 import html
+import os
 import posixpath
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Literal
 
 import markdown
 
@@ -30,6 +33,7 @@ PARTS = {1: ("A Beginner's Guide to torch.profiler", BLOG + "torch-profiler"),
 # The extensions that give a page's headings the ids MkDocs gives them (mkdocs.yml's, less those that add text).
 HEADING_EXTENSIONS = ["toc", "attr_list", "admonition", "md_in_html", "pymdownx.details", "pymdownx.superfences"]
 CODE = re.compile(r"<code>(.*?)</code>")
+Status = Literal["full", "partial", "missing"]  # how fully the guide teaches a lesson
 
 
 @dataclass(frozen=True)
@@ -60,15 +64,16 @@ class Lesson:
     gap: Partly | NotYet | None = None
 
     @property
-    def status(self) -> str:
-        return {type(None): "full", Partly: "partial", NotYet: "missing"}[type(self.gap)]
+    def status(self) -> Status:
+        statuses: dict[type, Status] = {type(None): "full", Partly: "partial", NotYet: "missing"}
+        return statuses[type(self.gap)]
 
 
-def full(part, says, page, anchor):
+def full(part: int, says: str, page: str, anchor: str) -> Lesson:
     return Lesson(part, says, page, anchor)
 
 
-def partly(part, says, page, anchor, why, page_says):
+def partly(part: int, says: str, page: str, anchor: str, why: str, page_says: str) -> Lesson:
     return Lesson(part, says, page, anchor, Partly(why, page_says))
 
 
@@ -233,7 +238,7 @@ def headings(page_text: str) -> dict[str, str]:
     includes), with the ids MkDocs gives them."""
     md = markdown.Markdown(extensions=HEADING_EXTENSIONS)
     md.convert(page_text)
-    found = {}
+    found: dict[str, str] = {}
     tokens = list(md.toc_tokens)
     while tokens:
         token = tokens.pop(0)
@@ -247,7 +252,7 @@ def prose(page_text: str) -> str:
     return normalised(FENCED.sub("", page_text))
 
 
-def problems(lessons, docs) -> list[str]:
+def problems(lessons: Sequence[Lesson], docs: str | os.PathLike[str]) -> list[str]:
     """What makes the table wrong: a page, a heading or the words a gap quotes that are not there."""
     found = []
     for lesson in lessons:
@@ -263,13 +268,14 @@ def problems(lessons, docs) -> list[str]:
     return found
 
 
-def counts(lessons) -> dict[str, int]:
+def counts(lessons: Sequence[Lesson]) -> dict[Status, int]:
     """How many lessons are taught in full, in part, and not yet."""
     statuses = [lesson.status for lesson in lessons]
-    return {status: statuses.count(status) for status in ("full", "partial", "missing")}
+    every: tuple[Status, ...] = ("full", "partial", "missing")
+    return {status: statuses.count(status) for status in every}
 
 
-def counts_sentence(lessons) -> str:
+def counts_sentence(lessons: Sequence[Lesson]) -> str:
     found = counts(lessons)
     return (f"{count_of(len(lessons), 'lesson')}: {found['full']} taught in full, {found['partial']} in part, "
             f"{found['missing']} not yet.")
@@ -282,7 +288,7 @@ def how_taught(lesson: Lesson) -> str:
     return f"{words}: {cell(lesson.gap.why, markdown=True)}"
 
 
-def where(lesson: Lesson, docs) -> str:
+def where(lesson: Lesson, docs: str | os.PathLike[str]) -> str:
     """A link to the lesson's section, relative to the lessons' page: the page's title and the heading."""
     found = headings((Path(docs) / lesson.page).read_text())
     title = next(iter(found.values()))
@@ -292,7 +298,7 @@ def where(lesson: Lesson, docs) -> str:
     return f"[{cell(label, markdown=True)}]({target}#{lesson.anchor})"
 
 
-def lessons_table(docs, lessons=LESSONS) -> str:
+def lessons_table(docs: str | os.PathLike[str], lessons: Sequence[Lesson] = LESSONS) -> str:
     """The fragment: the counts, then each part's lessons with where the guide teaches them and how fully."""
     wrong = problems(lessons, docs)
     if wrong:

@@ -23,9 +23,11 @@ import html
 import json
 import re
 import xml.etree.ElementTree as etree
+from collections.abc import Sequence
 from pathlib import Path
+from typing import NotRequired, TypedDict
 
-from markdown import util
+from markdown import Markdown, util
 from markdown.extensions import Extension
 from markdown.inlinepatterns import InlineProcessor
 from markdown.util import AtomicString
@@ -41,26 +43,38 @@ TAG = re.compile(r"<[^>]+>")
 CODE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.DOTALL)
 
 
+class MarkEntry(TypedDict):
+    """A claim as ``claims.json`` gives it to the marks: its page and words, the anchor of its row, and how its mark
+    shows it (the build's own checks compare marks with claims by the first three alone)."""
+
+    page: str
+    says: str
+    anchor: str
+    state: NotRequired[str]
+    label: NotRequired[str]
+    title: NotRequired[str]
+
+
 @functools.lru_cache(maxsize=4096)  # every mark's words are compared with every claim of its page, often
-def normalised(text):
+def normalised(text: str) -> str:
     """The words as a reader reads them: every run of white space one space (a page's line breaks are not part
     of its words) and no backticks (code spans reach the extension as their text)."""
     return re.sub(r"\s+", " ", text.replace("`", "")).strip()
 
 
-def marked(text):
+def marked(text: str) -> list[str]:
     """The words of every mark in a page's Markdown, normalised; marks inside code are code, not marks."""
     text = FENCED.sub("", text)
     text = CODE_SPAN.sub(lambda span: "" if "{.claim}" in span[0] else span[0], text)
     return [normalised(match["words"]) for match in MARK_PATTERN.finditer(text)]
 
 
-def holds_words(words, says):
+def holds_words(words: str, says: str) -> bool:
     """Whether a mark's words hold a claim's: the claim quotes the page, possibly less than the whole mark."""
     return normalised(says) in normalised(words)
 
 
-def shown(words, entries):
+def shown(words: str, entries: Sequence[MarkEntry]) -> list[MarkEntry]:
     """The entries (of ``claims.json``, or anything with ``says``) that a mark with these words shows, in their
     order: those whose words it holds, less any whose words lie inside the longer words of another it holds
     ("every step…" inside "here too every step…" is a claim about another sentence)."""
@@ -70,19 +84,19 @@ def shown(words, entries):
                 entry["says"]) for other in held)]
 
 
-def mark_links(entries):
+def mark_links(entries: Sequence[MarkEntry]) -> list[tuple[str, str, str, str]]:
     """The mark's links, one per claim: [(class, label, title, href)]."""
     return [(f"claim-mark claim-{entry['state']}", entry["label"], entry["title"], f"#{entry['anchor']}")
             for entry in entries]
 
 
-def checked_fragment(page):
+def checked_fragment(page: str) -> str:
     """The fragment that lists a page's checked sentences at its end: ``basics/index.md`` →
     ``checked-basics-index.md`` in ``docs/generated/site/``."""
     return "checked-" + page.removesuffix(".md").replace("/", "-") + ".md"
 
 
-def checked_include(page):
+def checked_include(page: str) -> str:
     """The line a page with marks ends with, which includes its list of checked sentences."""
     return f'--8<-- "docs/generated/site/{checked_fragment(page)}"'
 
@@ -91,11 +105,11 @@ class ClaimMarkProcessor(InlineProcessor):
     """``[words]{.claim}`` → ``<span class="claim">words</span>`` and its marks; the words are then read as
     Markdown by the patterns that follow (links, emphasis)."""
 
-    def __init__(self, md, entries):
+    def __init__(self, md: Markdown, entries: Sequence[MarkEntry]) -> None:
         super().__init__(MARK, md)
         self.entries = entries
 
-    def handleMatch(self, match, data):  # noqa: N802 - Python-Markdown's name
+    def handleMatch(self, match: re.Match[str], data: str) -> tuple[etree.Element, int, int]:  # noqa: N802 - Python-Markdown's name
         span = etree.Element("span", {"class": "claim"})
         span.text = match["words"]
         for css_class, label, title, href in mark_links(shown(self.text_of(match["words"]), self.entries)):
@@ -105,36 +119,38 @@ class ClaimMarkProcessor(InlineProcessor):
             link.tail = ""
         return span, match.start(0), match.end(0)
 
-    def text_of(self, words):
+    def text_of(self, words: str) -> str:
         """The words as text: code spans are placeholders by now, for an element (``unescape``) or, from
         ``pymdownx.inlinehilite``, for raw HTML in the stash, whose text is what the page shows."""
         stash = self.md.htmlStash.rawHtmlBlocks
 
-        def stashed_text(placeholder):
+        def stashed_text(placeholder: re.Match[str]) -> str:
             return html.unescape(TAG.sub("", str(stash[int(placeholder[1])])))
 
-        return util.HTML_PLACEHOLDER_RE.sub(stashed_text, self.unescape(words))
+        text: str = util.HTML_PLACEHOLDER_RE.sub(stashed_text, self.unescape(words))
+        return text
 
 
-def read_entries(path):
+def read_entries(path: str | Path) -> list[MarkEntry]:
     """The entries of ``claims.json``; none when the file is not there yet (a first build writes it)."""
     try:
-        return json.loads(Path(path).read_text())
+        entries: list[MarkEntry] = json.loads(Path(path).read_text())
     except FileNotFoundError:
         return []
+    return entries
 
 
 class ClaimMarks(Extension):
     """The Markdown extension: ``markdown_extensions: [profguide.site.marks]`` in ``mkdocs.yml``."""
 
-    def __init__(self, **kwargs):
+    def __init__(self, **kwargs: object) -> None:
         self.config = {"data": [DATA, "claims.json, relative to the working folder (the project's root)"]}
         super().__init__(**kwargs)
 
-    def extendMarkdown(self, md):  # noqa: N802 - Python-Markdown's name
+    def extendMarkdown(self, md: Markdown) -> None:  # noqa: N802 - Python-Markdown's name
         entries = read_entries(self.getConfig("data"))
         md.inlinePatterns.register(ClaimMarkProcessor(md, entries), "profguide-claim", PRIORITY)
 
 
-def makeExtension(**kwargs):  # noqa: N802 - the name Python-Markdown looks for
+def makeExtension(**kwargs: object) -> "ClaimMarks":  # noqa: N802 - the name Python-Markdown looks for
     return ClaimMarks(**kwargs)

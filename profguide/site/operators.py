@@ -9,27 +9,28 @@ fails when the two part.
 import sys
 from functools import cache
 from pathlib import Path
+from types import ModuleType
 
 FILE = Path(__file__).with_name("operators.txt")
 
 
-def registry_names(torch):
+def registry_names(torch: ModuleType) -> list[str]:
     """Every operator ``torch`` registers, by its name without the overload: ``aten::add``, ``c10d::allreduce_``."""
     return sorted({name.split(".")[0] for name in torch._C._dispatch_get_all_op_names()})
 
 
-def file_text(torch):
+def file_text(torch: ModuleType) -> str:
     return f"# torch {torch.__version__}: python -m profguide.site.operators writes this file\n" + "".join(
         name + "\n" for name in registry_names(torch))
 
 
 @cache
-def names():
+def names() -> frozenset[str]:
     """The committed registry's names."""
     return frozenset(line for line in FILE.read_text().splitlines() if line and not line.startswith("#"))
 
 
-def main():
+def main() -> None:
     import torch
 
     FILE.write_text(file_text(torch))

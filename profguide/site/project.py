@@ -3,6 +3,7 @@
 Standard library only.
 """
 
+import os
 from pathlib import Path
 
 from profguide.errors import ProjectError
@@ -11,11 +12,11 @@ from profguide.errors import ProjectError
 MARKERS = ("mkdocs.yml", "snippets/__init__.py")
 
 
-def is_project_root(folder):
+def is_project_root(folder: str | os.PathLike[str]) -> bool:
     return all((Path(folder) / marker).is_file() for marker in MARKERS)
 
 
-def find_root(start=None):
+def find_root(start: str | os.PathLike[str] | None = None) -> Path:
     """The nearest folder at or above ``start`` (default: the working folder) that holds the guide's source."""
     start = Path(start or Path.cwd()).resolve()
     for folder in (start, *start.parents):
@@ -27,7 +28,7 @@ def find_root(start=None):
     )
 
 
-def checked_root(root):
+def checked_root(root: str | os.PathLike[str] | None) -> Path:
     """``root`` itself when given and valid, else the one found from the working folder."""
     if root is None:
         return find_root()

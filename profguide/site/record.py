@@ -25,15 +25,67 @@ import os
 import platform
 import sys
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Literal, TypedDict
 
 from profguide.errors import RecordingError
+from profguide.jsontypes import JSONObject
+
+if TYPE_CHECKING:  # torch only when recording: the recorder imports it inside the functions that run
+    from torch.profiler import profile
 
 # The last line a failing recording process writes to stderr starts with this; the launcher quotes it.
 FAILURE = "profguide-record-failed: "
 
+Device = Literal["cpu", "cuda"]
 
-def averages_rows(prof):
+
+class AverageRow(TypedDict):
+    """One row of ``key_averages()`` (``averages.json``)."""
+
+    name: str
+    count: int
+    self_cpu_us: float
+    cpu_total_us: float
+    self_device_us: float
+    device_total_us: float
+    cpu_memory_bytes: int
+    self_cpu_memory_bytes: int
+    device_memory_bytes: int
+    self_device_memory_bytes: int
+
+
+class TableExport(TypedDict):
+    """An extra table (``recordings.Table``): the arguments of ``key_averages(...)`` and ``.table(...)``."""
+
+    name: str
+    sort_by: str
+    row_limit: int
+    group_by_input_shape: bool
+    group_by_stack_n: int
+
+
+class Exports(TypedDict, total=False):
+    """What a recording asks the recorder to write besides the trace and the default table
+    (``Recording.exports``); ``--exports`` may leave out either."""
+
+    tables: list[TableExport]
+    memory_timeline: bool
+
+
+class ProcessFacts(TypedDict):
+    """``process.json``: one recording process and the machine it ran on."""
+
+    pid: int
+    device_name: str
+    torch: str
+    cuda: str | None
+    python: str
+    platform: str
+
+
+def averages_rows(prof: "profile") -> list[AverageRow]:
     """``key_averages()`` as plain numbers (times in µs, memory in bytes), in the profiler's own order."""
     return [
         {
@@ -52,12 +104,13 @@ def averages_rows(prof):
     ]
 
 
-def summary_table(prof, device):
+def summary_table(prof: "profile", device: Device) -> str:
     sort_by = "cuda_time_total" if device == "cuda" else "cpu_time_total"
-    return prof.key_averages().table(sort_by=sort_by, row_limit=15)
+    table: str = prof.key_averages().table(sort_by=sort_by, row_limit=15)
+    return table
 
 
-def write_exports(prof, device, out, exports):
+def write_exports(prof: "profile", device: Device, out: Path, exports: Exports) -> None:
     """The extra tables and the memory timeline a recording asks for (see ``Recording.exports``)."""
     for table in exports.get("tables", []):
         averages = prof.key_averages(group_by_input_shape=table["group_by_input_shape"],
@@ -71,7 +124,7 @@ def write_exports(prof, device, out, exports):
             prof.export_memory_timeline(str(out / "memory-timeline.json"), device=target)
 
 
-def cpu_model_name():
+def cpu_model_name() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
@@ -81,7 +134,7 @@ def cpu_model_name():
     return platform.processor() or platform.machine()
 
 
-def process_facts(device):
+def process_facts(device: Device) -> ProcessFacts:
     """This process and the machine it ran on, for the recording's provenance."""
     import torch
 
@@ -95,7 +148,8 @@ def process_facts(device):
     }
 
 
-def run(module, function, params, device, out, exports=None):
+def run(module: str, function: str, params: JSONObject, device: Device, out: Path,
+        exports: Exports | None = None) -> None:
     """Call the snippet function with an ``on_trace_ready`` handler and write its trace, table and rows.
 
     The profiler calls the handler once per finished cycle (or once at exit
@@ -107,9 +161,9 @@ def run(module, function, params, device, out, exports=None):
         raise RecordingError("CUDA was asked for but torch sees no GPU")
     snippet = getattr(importlib.import_module(module), function)
     out = Path(out)
-    captured = []
+    captured: list[tuple[str, list[AverageRow]]] = []
 
-    def capture(prof):
+    def capture(prof: "profile") -> None:
         prof.export_chrome_trace(str(out / "trace.json"))
         captured.append((summary_table(prof, device), averages_rows(prof)))
         write_exports(prof, device, out, exports or {})
@@ -133,7 +187,7 @@ def run(module, function, params, device, out, exports=None):
         (out / "results.json").write_text(json.dumps(returned, indent=1, sort_keys=True))
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m profguide.site.record", description=__doc__.splitlines()[0])
     parser.add_argument("--module", required=True)
     parser.add_argument("--function", required=True)

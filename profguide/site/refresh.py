@@ -7,28 +7,46 @@ after which a claim fails, is refused, and the workflow opens no pull request.
 """
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal, TypedDict, TypeGuard
 
 from profguide.errors import UsageError
+from profguide.jsontypes import JSON
 from profguide.site import claims
 from profguide.text import markdown_table
 
-ROWS = (("checked", "checked against their runs"), ("holding", "holding"), ("failing", "failing"),
-        ("waiting", "waiting for a GPU run"), ("claims", "in all"))
+CountName = Literal["checked", "holding", "failing", "waiting", "claims"]
+ROWS: tuple[tuple[CountName, str], ...] = (
+    ("checked", "checked against their runs"), ("holding", "holding"), ("failing", "failing"),
+    ("waiting", "waiting for a GPU run"), ("claims", "in all"))
 
 
-def counts_of(checks):
+class Counts(TypedDict):
+    """What ``profguide claims --json`` writes: the claims by outcome, and each claim's outcome, page and words
+    by its anchor (read back from a file, an entry is checked where it is used)."""
+
+    claims: int
+    checked: int
+    holding: int
+    failing: int
+    waiting: int
+    outcomes: dict[str, JSON]
+
+
+def counts_of(checks: Sequence[claims.ClaimCheck]) -> Counts:
     """``claims.counts`` with each claim's outcome, page and words by its anchor, for a later comparison."""
-    outcomes = {c.anchor: {"outcome": c.outcome, "page": c.claim.page, "says": c.claim.says} for c in checks}
+    outcomes: dict[str, JSON] = {c.anchor: {"outcome": c.outcome, "page": c.claim.page, "says": c.claim.says}
+                                 for c in checks}
     return {**claims.counts(checks), "outcomes": outcomes}
 
 
-def counts_document(checks):
+def counts_document(checks: Sequence[claims.ClaimCheck]) -> str:
     """``counts_of`` as the JSON that ``profguide claims --json`` writes."""
     return json.dumps(counts_of(checks), indent=1, ensure_ascii=False, sort_keys=True) + "\n"
 
 
-def read_counts(path):
+def read_counts(path: Path) -> Counts:
     """Counts that ``profguide claims --json`` wrote; UsageError, in one line, for anything else."""
     try:
         found = json.loads(Path(path).read_text())
@@ -37,14 +55,15 @@ def read_counts(path):
     if not isinstance(found, dict) or not all(isinstance(found.get(key), int) for key, _ in ROWS) \
             or not isinstance(found.get("outcomes"), dict):
         raise UsageError(f"{path}: not the claims' counts that `profguide claims --json` writes")
-    return found
+    return {"claims": found["claims"], "checked": found["checked"], "holding": found["holding"],
+            "failing": found["failing"], "waiting": found["waiting"], "outcomes": found["outcomes"]}
 
 
-def was_checked(entry):
+def was_checked(entry: JSON) -> TypeGuard[dict[str, JSON]]:
     return isinstance(entry, dict) and entry.get("outcome") in (claims.HOLDS, claims.FAILS)
 
 
-def refusals(before, after):
+def refusals(before: Counts, after: Counts) -> list[str]:
     """Why a refresh that went from ``before`` to ``after`` must not be taken, one line each: fewer claims
     checked, a claim checked before and not now, a claim that fails."""
     lines = []
@@ -60,7 +79,7 @@ def refusals(before, after):
     return lines
 
 
-def report(before, after):
+def report(before: Counts, after: Counts) -> tuple[str, list[str]]:
     """The pull request's text, from the counts before and after the refresh: (Markdown, refusals)."""
     refused = refusals(before, after)
     table = markdown_table(("Claims", "Before the refresh", "After it"),

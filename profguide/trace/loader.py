@@ -30,7 +30,7 @@ from functools import partial
 from itertools import compress, repeat
 from operator import attrgetter, is_, is_not
 from pathlib import Path
-from typing import Any, BinaryIO, NamedTuple, Union
+from typing import Any, BinaryIO, NamedTuple, TypeVar, Union
 
 import msgspec
 import numpy as np
@@ -40,7 +40,7 @@ from profguide.errors import TraceError
 from profguide.limits import COPY_BYTES_LIMIT, DUR_FLOOR, DUR_LIMIT, MAX_BYTES, TS_LIMIT
 from profguide.patterns import BACKEND_OP, GEMM_OPS
 from profguide.text import format_size, shown
-from profguide.trace.model import BOOKKEEPING_CATEGORIES, CATEGORY_KINDS, KIND, NO_ID, Trace
+from profguide.trace.model import BOOKKEEPING_CATEGORIES, CATEGORY_KINDS, KIND, NO_ID, Lane, Trace
 
 Progress = Callable[[float], None]  # called with the fraction of the work done, 0 to 1
 Data = bytes | bytearray | memoryview  # JSON as read, or a view into the buffer being read
@@ -270,7 +270,7 @@ class Capped:
         return self.levels.after
 
     def read(self, size: int) -> bytes:
-        data = self.stream.read(size)
+        data: bytes = self.stream.read(size)
         self.count += len(data)
         if self.count > self.limit:
             raise TraceError(f"{shown(self.path)}: holds more than {format_size(self.limit)} of JSON; "
@@ -281,7 +281,8 @@ class Capped:
     def position(self) -> int:
         """How far through the file on disk (the compressed one, for gzip) reading has come."""
         fileobj = getattr(self.stream, "fileobj", None)
-        return (fileobj or self.stream).tell()
+        position: int = (fileobj or self.stream).tell()
+        return position
 
 
 def is_gzip(path: Path) -> bool:
@@ -484,7 +485,8 @@ def repaired(data: Data) -> bytes | None:
     quotes = np.flatnonzero(np.frombuffer(neutral(text), np.uint8) == _QUOTE)
 
     def in_string(offsets: npt.NDArray[np.intp]) -> npt.NDArray[np.bool_]:
-        return np.searchsorted(quotes, offsets) % 2 == 1  # an odd number of quotes before each
+        odd: npt.NDArray[np.bool_] = np.searchsorted(quotes, offsets) % 2 == 1  # an odd number of quotes before each
+        return odd
 
     controls = np.flatnonzero(codes < 0x20)
     controls = controls[in_string(controls)]
@@ -606,16 +608,19 @@ def coerce_args(args: dict[str, Any]) -> _Args:
     )
 
 
-class Codes(dict):
+Value = TypeVar("Value")
+
+
+class Codes(dict[Value, int]):
     """Value → small integer code, numbering new values as they come (C-speed lookups for known ones)."""
 
-    def __missing__(self, value: Any) -> int:
+    def __missing__(self, value: Value) -> int:
         code = self[value] = len(self)
         return code
 
 
-def batch_columns(events: list[_Event], names: Codes, lanes: Codes, categories: Codes,
-                  shapes: Codes) -> dict[str, np.ndarray] | None:
+def batch_columns(events: list[_Event], names: Codes[str], lanes: Codes[Lane], categories: Codes[str | None],
+                  shapes: Codes[bytes]) -> dict[str, np.ndarray] | None:
     """Columns for one batch of complete events; the Codes ``names``, ``lanes``, ``categories`` and
     ``shapes`` (the raw ``Input Dims``) grow.
 
@@ -655,7 +660,7 @@ def batch_columns(events: list[_Event], names: Codes, lanes: Codes, categories: 
     }
 
 
-def kind_codes(categories: Codes) -> npt.NDArray[np.int8]:
+def kind_codes(categories: Codes[str | None]) -> npt.NDArray[np.int8]:
     """Kind code for each category code, as a lookup table."""
     table = np.zeros(max(len(categories), 1), dtype=np.int8)
     for category, code in categories.items():
@@ -974,7 +979,8 @@ def valid_times(columns: dict[str, np.ndarray], skipped: dict[str, int]) -> npt.
     for reason, mask in reasons:
         if mask.any():
             add_count(skipped, reason, int(mask.sum()))
-    return finite & ~negative & ~implausible
+    valid: npt.NDArray[np.bool_] = finite & ~negative & ~implausible
+    return valid
 
 
 def drop_impossible_bytes(sizes: npt.NDArray[np.float64], skipped: dict[str, int]) -> None:
@@ -1030,7 +1036,7 @@ def assemble(path: Path | str, batches: Batches, document: _Document) -> Trace:
     )
 
 
-def unread_categories(codes: Codes, categories: np.ndarray, kinds: np.ndarray) -> dict[str, int]:
+def unread_categories(codes: Codes[str | None], categories: np.ndarray, kinds: np.ndarray) -> dict[str, int]:
     """Complete events by category, for the categories the analysis does not read and that are not the
     profiler's bookkeeping: another vendor's device events (``mtia_ccp_events``), for instance."""
     other = kinds == KIND["other"]

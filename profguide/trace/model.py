@@ -11,6 +11,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
+from numpy.typing import NDArray
+
+from profguide.jsontypes import JSON, JSONObject
 
 # Kinds, in code order; the code is an index into this tuple.
 KIND_NAMES = (
@@ -47,6 +50,9 @@ GPU_WORK_KINDS = frozenset({"kernel", "memcpy", "memset"})
 HOST_KINDS = frozenset({"cpu_op", "annotation", "runtime", "driver", "python"})
 NO_ID = -1
 
+LaneId = int | str | None  # a pid or a tid: ints and strings as the trace writes them, anything else as its JSON
+Lane = tuple[LaneId, LaneId]  # (pid, tid)
+
 
 @dataclass(frozen=True, slots=True)
 class Slice:
@@ -56,8 +62,8 @@ class Slice:
     kind: str
     ts: float
     dur: float
-    pid: object
-    tid: object
+    pid: LaneId
+    tid: LaneId
     correlation: int | None = None
     external_id: int | None = None
 
@@ -90,43 +96,44 @@ class Trace:
     ``base_time_ns`` is ``baseTimeNanoseconds``, where the trace's clock starts.
     """
 
-    ts: np.ndarray
-    dur: np.ndarray
-    kind: np.ndarray
-    name: np.ndarray
-    lane: np.ndarray
-    correlation: np.ndarray
-    external_id: np.ndarray
-    sequence: np.ndarray
-    bytes: np.ndarray
-    occupancy: np.ndarray
-    recorded_shapes: np.ndarray  # whether the event's args hold its Input Dims (record_shapes=True)
-    shape: np.ndarray  # a code into ``shape_texts``: the event's Input Dims as written, -1 where absent
-    names: tuple
-    lanes: tuple
-    shape_texts: tuple = ()
-    shapes: dict = field(default_factory=dict)
-    device_properties: tuple = ()
-    distributed_info: dict | None = None
-    skipped: dict = field(default_factory=dict)
-    unread: dict = field(default_factory=dict)  # category → complete events of kinds the analysis does not read
-    comm_args: dict = field(default_factory=dict)
-    phases: dict = field(default_factory=dict)
-    thread_names: dict = field(default_factory=dict)
-    memory_ts: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    memory_bytes: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    memory_lane: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
-    memory_lanes: tuple = ()
-    memory_total: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    memory_device: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
-    memory_devices: tuple = ()
+    ts: NDArray[np.float64]
+    dur: NDArray[np.float64]
+    kind: NDArray[np.int8]
+    name: NDArray[np.int32]
+    lane: NDArray[np.int32]
+    correlation: NDArray[np.int64]
+    external_id: NDArray[np.int64]
+    sequence: NDArray[np.int64]
+    bytes: NDArray[np.float64]
+    occupancy: NDArray[np.float64]
+    recorded_shapes: NDArray[np.bool_]  # whether the event's args hold its Input Dims (record_shapes=True)
+    shape: NDArray[np.int32]  # a code into ``shape_texts``: the event's Input Dims as written, -1 where absent
+    names: tuple[str, ...]
+    lanes: tuple[Lane, ...]
+    shape_texts: tuple[str, ...] = ()
+    shapes: dict[int, tuple[list[JSON], list[JSON]]] = field(default_factory=dict)
+    device_properties: tuple[JSONObject, ...] = ()
+    distributed_info: JSONObject | None = None
+    skipped: dict[str, int] = field(default_factory=dict)
+    # category → complete events of kinds the analysis does not read
+    unread: dict[str, int] = field(default_factory=dict)
+    comm_args: dict[int, JSONObject] = field(default_factory=dict)
+    phases: dict[object, int] = field(default_factory=dict)  # a loosely decoded trace's ``ph`` may be any JSON scalar
+    thread_names: dict[Lane, tuple[str, ...]] = field(default_factory=dict)
+    memory_ts: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+    memory_bytes: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+    memory_lane: NDArray[np.int32] = field(default_factory=lambda: np.zeros(0, np.int32))
+    memory_lanes: tuple[Lane, ...] = ()
+    memory_total: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+    memory_device: NDArray[np.int32] = field(default_factory=lambda: np.zeros(0, np.int32))
+    memory_devices: tuple[tuple[LaneId, LaneId], ...] = ()  # (Device Type, Device Id), each as a lane id is kept
     base_time_ns: float = 0.0
 
     def __len__(self) -> int:
         return len(self.ts)
 
     @cached_property
-    def end(self) -> np.ndarray:
+    def end(self) -> NDArray[np.float64]:
         """Each event's end (µs), computed once: the analyses ask for it often."""
         return self.ts + self.dur
 
@@ -145,7 +152,8 @@ class Trace:
             external_id=None if external_id == NO_ID else external_id,
         )
 
-    def slices(self, start: float = -math.inf, end: float = math.inf, mask: np.ndarray | None = None) -> list[Slice]:
+    def slices(self, start: float = -math.inf, end: float = math.inf,
+               mask: NDArray[np.bool_] | None = None) -> list[Slice]:
         """The events that overlap [start, end] (and ``mask``), as Slices in trace order."""
         selected = (self.end >= start) & (self.ts <= end)
         if mask is not None:
