@@ -9,8 +9,8 @@ compiles in milliseconds; the script runs Inductor, in a process of its own.
 import pytest
 
 from profguide import trace
+from profguide.analysis.ops import op_durations_inside
 from profguide.analysis.regions import region_calls
-from profguide.site.claims import op_durations_inside
 from snippets.compile.turns import profile_taking_turns
 from tests.helpers import ROOT, run_script
 
