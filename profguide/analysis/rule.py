@@ -1,15 +1,15 @@
-"""The rules: every anti-pattern a saved trace can show, each with the evidence it found and the change to try.
+"""What a rule is: an anti-pattern a saved trace can show, with the evidence it found and the change to try.
 
-A rule reads a trace and its summary (``profguide.analysis.verdict.summarise``)
-and answers with ``Evidence`` when the trace shows what it detects, or None.
-The rules come from four sources: torch's anti-pattern matcher
+A rule reads a trace and its summary (``profguide.analysis.summarise``) and
+answers with ``Evidence`` when the trace shows what it detects, or None. The
+rules come from four sources (``SOURCES``): torch's anti-pattern matcher
 (``torch/profiler/_pattern_matcher.py``, which needs a live profiler and is
 being removed from PyTorch), the TensorBoard plugin's recommendations (removed
 from kineto), Nsight Systems' expert rules (which do not read Kineto traces),
 and this guide's own pages. The rule modules (``rules_program``,
-``rules_device``, ``rules_guide``) each hold a tuple of ``Rule``; ``RULES`` is
-all of them, in the order ``explain`` prints what they find. Rules over a
-whole job of rank traces are ``JobRule``s.
+``rules_device``, ``rules_guide``) each hold a tuple of ``Rule``;
+``profguide.analysis.rules`` puts them together. Rules over a whole job of
+rank traces are ``JobRule``s.
 
 Each rule names the run of the guide that shows it (``shown_by``) and one
 that does not (``clean_on``): the tests check both, and the cheat sheet quotes
@@ -23,9 +23,10 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from profguide.analysis.summary import Finding, Job, Summary
+from profguide.analysis.vocabulary import FindingSource, RuleId, RuleSource
 from profguide.trace.model import Trace
 
-SOURCES = {
+SOURCES: dict[RuleSource, FindingSource] = {
     "torch": "torch's anti-pattern matcher",
     "tensorboard": "the TensorBoard plugin",
     "nsight": "Nsight Systems' expert rules",
@@ -58,8 +59,8 @@ class RuleText:
         clean_on: a run of the guide that does not.
     """
 
-    id: str
-    source: str
+    id: RuleId
+    source: RuleSource
     detects: str
     measures: str
     change: str
@@ -91,33 +92,6 @@ def page_url(page: str) -> str:
 
 
 def finding(rule: RuleText, evidence: Evidence) -> Finding:
+    """What ``rule`` found, as the summary reports it."""
     return {"rule": rule.id, "source": SOURCES[rule.source], "measured": evidence.measured,
             "evidence": evidence.words, "at_us": evidence.at_us, "change": rule.change, "guide": page_url(rule.page)}
-
-
-def all_rules() -> tuple[Rule, ...]:
-    """Every trace rule, from the modules that hold them (imported here: they import this module)."""
-    from profguide.analysis import rules_device, rules_guide, rules_program
-
-    return (*rules_program.RULES, *rules_device.RULES, *rules_guide.RULES)
-
-
-def all_job_rules() -> tuple[JobRule, ...]:
-    from profguide.analysis import rules_guide
-
-    return rules_guide.JOB_RULES
-
-
-def findings(trace: Trace, summary: Summary) -> list[Finding]:
-    """What every rule finds on ``trace``, whose summary is ``summary``, in the order of ``all_rules``."""
-    found = []
-    for rule in all_rules():
-        evidence = rule.check(trace, summary)
-        if evidence is not None:
-            found.append(finding(rule, evidence))
-    return found
-
-
-def job_findings(job: Job) -> list[Finding]:
-    """What every job rule finds on ``job``."""
-    return [finding(rule, evidence) for rule in all_job_rules() if (evidence := rule.check(job)) is not None]

@@ -52,7 +52,7 @@ from profguide.analysis.regions import (
     region_calls,
     region_tree,
 )
-from profguide.analysis.rules import all_job_rules, all_rules
+from profguide.analysis.rules import JOB_RULES, RULES
 from profguide.analysis.select import (
     first_of,
     gpu_window,
@@ -66,7 +66,8 @@ from profguide.analysis.select import (
     steps_total_us,
 )
 from profguide.analysis.startup import setup_calls
-from profguide.analysis.verdict import HOST_VERDICTS, VERDICTS, measured_window
+from profguide.analysis.summarise import measured_window
+from profguide.analysis.verdict import HOST_VERDICTS, VERDICTS
 from profguide.errors import RecordingError, TraceError
 from profguide.site import marks, operators, recordings
 from profguide.site.data import load_once
@@ -1139,7 +1140,7 @@ CLOSED_SETS = {
     "host activity": lambda: set(CPU_ACTIVITIES),
     "memory category": lambda: set(MEMORY_CATEGORIES),
     "verdict": lambda: {*VERDICTS, *HOST_VERDICTS},
-    "rule": lambda: {rule.id for rule in (*all_rules(), *all_job_rules())},
+    "rule": lambda: {rule.id for rule in (*RULES, *JOB_RULES)},
     "diff field": lambda: set(TraceDiff.__annotations__),
     "kernel family": lambda: set(FAMILY_WORDS),
     "family field": lambda: set(Family._fields) - {"family"},

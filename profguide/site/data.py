@@ -13,7 +13,7 @@ from profguide.analysis.diff import side_of, trace_diff
 from profguide.analysis.job import ranks_job
 from profguide.analysis.kernels import device_name
 from profguide.analysis.select import on_a_stream
-from profguide.analysis.verdict import facts, summarise
+from profguide.analysis.summarise import facts, summarise
 from profguide.errors import RecordingError
 from profguide.site.launch import rank_file, recording_files
 from profguide.site.staleness import CPU_RUN, read_meta
