@@ -29,7 +29,7 @@ Verdict = Literal[
 ]
 JobVerdict = Literal["straggler", Verdict]  # a job's: its straggler, or what most ranks' verdicts say
 
-# The rules (``profguide.analysis.rules``), in the order explain prints what they find.
+# The rules (``profguide.analysis.rules``), by the module that holds them.
 RuleId = Literal[
     # torch's anti-pattern matcher (rules_program)
     "dataloader-without-workers",
