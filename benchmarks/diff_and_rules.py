@@ -38,7 +38,7 @@ RULES_TIMER = r"""
 import json, statistics, sys, time
 from profguide import trace
 from profguide.analysis import rules
-from profguide.analysis.verdict import summarise
+from profguide.analysis.summarise import summarise
 loaded = trace.load(sys.argv[1])
 start = time.perf_counter(); summary = summarise(loaded); summarise_s = time.perf_counter() - start
 times = []

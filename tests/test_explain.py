@@ -12,11 +12,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from profguide import cli
-from profguide.analysis import startup, verdict
+from profguide.analysis import startup, summarise, verdict
 from profguide.analysis import summary as summary_types
 from profguide.analysis.summary import FolderJob, TraceSummary
 from profguide.render import explain as explain_module
 from profguide.site.build import SCHEMAS
+from profguide.site.verdict_table import FRAGMENT, verdict_table
 from tests.helpers import ROOT, TRACES
 
 GPU_TRACES = sorted(p for p in TRACES.glob("*.json.gz") if p.name != "cpu_only_gloo.json.gz")
@@ -317,11 +318,12 @@ def test_any_bytes_get_an_answer_or_one_line(capsys, tmp_path, data):
 
 
 def test_the_reference_page_states_the_thresholds_the_code_uses():
-    page = (ROOT / "docs" / "reference" / "explain.md").read_text()
+    page = (ROOT / "docs" / "reference" / "explain.md").read_text().replace(
+        f'--8<-- "docs/generated/site/{FRAGMENT}"\n', verdict_table())  # the page as the site includes its table
     assert f"take over {verdict.EXPOSED_COMMUNICATION_PCT}% of the window" in page
     assert f"busy at least {verdict.COMPUTE_BOUND_BUSY_PCT}% of the window" in page
     assert f"at least {verdict.SYNC_STARTS_PCT}% of that wait began while the host sat in a synchronisation" in page
-    assert f"less than {verdict.HTA_WINDOW_MIN_BUSY_PCT}% of the\nGPU's busy time" in page
+    assert f"less than {summarise.HTA_WINDOW_MIN_BUSY_PCT}% of the\nGPU's busy time" in page
     flat = " ".join(page.split())
     assert f"Device set-up takes at least {startup.STARTUP_PCT}% of the window" in flat
     assert f"When that is at least {startup.STARTUP_PCT}% of the window" in flat

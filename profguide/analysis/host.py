@@ -44,11 +44,12 @@ from profguide.analysis.select import (
     waits_for_device,
 )
 from profguide.analysis.summary import HostBreakdown, HostWindow, IdleActivity, OtherThread
+from profguide.analysis.vocabulary import Activity, CpuActivity
 from profguide.patterns import DEVICE_SETUP_CALL, STEP
 from profguide.text import printable
 from profguide.trace.model import KIND, Trace
 
-ACTIVITIES = {
+ACTIVITIES: dict[Activity, str] = {
     "data loading": "loading data (a DataLoader's __next__)",
     "sync": "blocked in a synchronisation",
     "optimizer": "in the optimizer step",
@@ -71,7 +72,7 @@ PYTHON_FRAME = re.compile(r"(?P<file>.+)\(\d+\): ")
 TORCH_FILE = re.compile(r"^torch[/\\]|[/\\](?:site|dist)-packages[/\\]torch[/\\]")
 DATA_PIPELINE_FILE = re.compile(r"(?:^|[/\\])torch[/\\]utils[/\\]data[/\\]")
 # Without a GPU nothing waits for a device (``aten::item`` only reads a number), and ops do the work itself.
-CPU_ACTIVITIES = {
+CPU_ACTIVITIES: dict[CpuActivity, str] = {
     "data loading": "loading data (a DataLoader's __next__)",
     "ops": "running ops outside backward and the optimizer (the forward pass, the loss)",
     "backward": "in the backward pass",
@@ -216,19 +217,19 @@ def lane_activity(trace: Trace, lane: int, gaps: Intervals) -> dict[str, dict[st
 
 
 def idle_by_activity(trace: Trace, gap_starts: Floats, gap_ends: Floats,
-                     launching_lanes: Indices) -> dict[str, IdleActivity]:
+                     launching_lanes: Indices) -> dict[Activity, IdleActivity]:
     """Idle time by host activity, over the gaps each lane's late launch ended.
 
     Returns {activity: {"idle_us", "meaning", "top": [(label, µs), …]}}, every
     activity present, most time first in ``top``.
     """
-    totals: dict[str, dict[str, float]] = {activity: {} for activity in ACTIVITIES}
+    totals: dict[Activity, dict[str, float]] = {activity: {} for activity in ACTIVITIES}
     for lane in np.unique(launching_lanes[launching_lanes >= 0]):
         mine = launching_lanes == lane
-        gaps = merge(gap_starts[mine], gap_ends[mine])
-        for activity, by_label in lane_activity(trace, lane, gaps).items():
-            for label, microseconds in by_label.items():
-                totals[activity][label] = totals[activity].get(label, 0.0) + microseconds
+        spent = lane_activity(trace, lane, merge(gap_starts[mine], gap_ends[mine]))
+        for activity, total in totals.items():
+            for label, microseconds in spent.get(activity, {}).items():
+                total[label] = total.get(label, 0.0) + microseconds
     return {
         activity: {
             "idle_us": float(sum(by_label.values())),
@@ -323,15 +324,15 @@ def host_breakdown(trace: Trace, window: Window | None = None) -> HostBreakdown 
     parents, segments = nesting(trace.ts[events], trace.end[events])
     pairs, pair_of = classify(trace, events, parents, device_syncs=False)
     rows: list[HostWindow] = []
-    totals: dict[str, dict[str, float]] = {activity: {} for activity in CPU_ACTIVITIES}
+    totals: dict[CpuActivity, dict[str, float]] = {activity: {} for activity in CPU_ACTIVITIES}
     for label, start, end in windows:
         spent = time_by_activity(pairs, pair_of, *segments_inside(segments, start, end), end - start)
         rows.append({"label": label, "start_us": start, "dur_us": end - start,
                      "by_activity_us": {activity: float(sum(spent.get(activity, {}).values()))
                                         for activity in CPU_ACTIVITIES}})
-        for activity, by_label in spent.items():
-            for name, microseconds in by_label.items():
-                totals[activity][name] = totals[activity].get(name, 0.0) + microseconds
+        for activity, total in totals.items():  # a trace without GPU work has no other activity
+            for name, microseconds in spent.get(activity, {}).items():
+                total[name] = total.get(name, 0.0) + microseconds
     return {
         "thread": lane_label(trace, lane),
         "windows": rows,

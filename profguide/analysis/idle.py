@@ -7,6 +7,7 @@ from profguide.analysis.host import idle_by_activity
 from profguide.analysis.intervals import Floats, Intervals, Mask, Window, clip, inside_any, merge
 from profguide.analysis.select import Indices, gpu_work, host_syncs, hta_ops, kinds_mask, launch_of
 from profguide.analysis.summary import IdleBreakdown, IdleCause
+from profguide.analysis.vocabulary import Cause
 from profguide.trace.model import KIND, NO_ID, Trace
 
 
@@ -42,7 +43,7 @@ def hta_ops_in(trace: Trace, window: Window) -> int:
     return int((hta_ops(trace) & (trace.ts >= start) & (trace.ts <= end)).sum())
 
 
-IDLE_CAUSES = {
+IDLE_CAUSES: dict[Cause, str] = {
     "host": "the GPU waited for the host to launch the next op",
     "sync": "the host was blocked in a synchronisation or a blocking copy (cudaMemcpy, hipMemcpyWithStream) when the "
     "GPU ran out of work",
@@ -51,7 +52,8 @@ IDLE_CAUSES = {
     "launched before the trace began)",
     "other": "the next op has no launch call in the trace to explain the gap",
 }
-LATE_LAUNCH = ("host", "sync")  # the causes in which the GPU waited for the host: split by host activity
+# The causes in which the GPU waited for the host: split by host activity.
+LATE_LAUNCH: tuple[Cause, ...] = ("host", "sync")
 
 
 def next_launches(trace: Trace, ops: Mask, gap_ends: Floats) -> tuple[Indices, Indices]:
@@ -106,7 +108,7 @@ def idle_breakdown(trace: Trace, window: Window, ops: Mask | None = None) -> Idl
     next_op, launch = next_launches(trace, ops, gap_ends)
     causes = gap_causes(trace, gap_starts, gap_ends, next_op, launch)
     lengths = gap_ends - gap_starts
-    by_cause: dict[str, IdleCause] = {
+    by_cause: dict[Cause, IdleCause] = {
         cause: {"idle_us": float(lengths[causes == cause].sum()), "gaps": int((causes == cause).sum()),
                 "meaning": meaning}
         for cause, meaning in IDLE_CAUSES.items()
@@ -119,7 +121,8 @@ def idle_breakdown(trace: Trace, window: Window, ops: Mask | None = None) -> Idl
         "idle_us": float(lengths.sum()),
         "by_cause": by_cause,
         "by_activity": idle_by_activity(trace, gap_starts[late], gap_ends[late], launching_lanes[late]),
-        "longest_gaps": [
-            {"start_us": float(gap_starts[i]), "dur_us": float(lengths[i]), "cause": str(causes[i])} for i in longest
+        "longest_gaps": [  # each gap's cause as the key of IDLE_CAUSES it is
+            {"start_us": float(gap_starts[i]), "dur_us": float(lengths[i]), "cause": cause} for i in longest
+            for cause in IDLE_CAUSES if causes[i] == cause
         ],
     }

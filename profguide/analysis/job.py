@@ -24,8 +24,8 @@ from profguide import trace
 from profguide.analysis.ranks import job_summary, rank_summary
 from profguide.analysis.rules import job_findings
 from profguide.analysis.select import step_window
+from profguide.analysis.summarise import summarise
 from profguide.analysis.summary import SCHEMA_VERSION, FolderJob, RankSummary, TraceSummary
-from profguide.analysis.verdict import summarise
 from profguide.errors import ProfguideError, TraceError, UsageError
 from profguide.limits import MAX_BYTES
 from profguide.text import shown
@@ -110,7 +110,7 @@ def rank_row(file: Path | str, loaded: Trace, step: int | None) -> RankSummary:
         window = step_window(loaded, step) if step is not None else None
     except UsageError as error:
         raise UsageError(f"{shown(file)}: {error}") from None
-    return rank_summary(loaded, file, window, step_meaning(step))
+    return rank_summary(loaded, file, summarise(loaded, window, step_meaning(step)), window)
 
 
 def file_row(file: Path, step: int | None, max_bytes: int, progress: Progress | None = None) -> RankSummary:

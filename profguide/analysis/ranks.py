@@ -8,9 +8,10 @@ each collective the ranks share, for its duration there minus the
 straggler's, from its start; collectives are matched by name, stream and
 order among those of the same name and stream.
 
-``rank_summary`` reads one loaded trace and returns plain data, small
-whatever the trace's size, so that a job of many ranks is summarised one
-trace at a time; ``job_summary`` puts the summaries together.
+``rank_summary`` reads one loaded trace and its summary
+(``profguide.analysis.summarise``) and returns plain data, small whatever the
+trace's size, so that a job of many ranks is summarised one trace at a time;
+``job_summary`` puts the summaries together.
 """
 
 from collections import Counter
@@ -24,7 +25,7 @@ from profguide.analysis.host import main_lane
 from profguide.analysis.intervals import Intervals, Mask, Window, union_length
 from profguide.analysis.select import kinds_mask, names_where
 from profguide.analysis.summary import Alignment, Collective, Job, RankFields, RankRow, RankSummary, Stream, Summary
-from profguide.analysis.verdict import summarise
+from profguide.analysis.vocabulary import CollectivesAre, JobVerdict, MeasuredOn
 from profguide.patterns import BACKEND_OP, COMMUNICATION
 from profguide.stats import median
 from profguide.trace.model import KIND, Trace
@@ -42,13 +43,14 @@ JOB_VERDICTS = {
 }
 
 
-def collectives(trace: Trace, window: Window | None = None) -> tuple[Mask, str]:
+def collectives(trace: Trace, window: Window | None = None) -> tuple[Mask, CollectivesAre]:
     """(mask, what they are) of the events that are the trace's collectives: the communication kernels on a
     trace that has them, else the backend's ops on the host (``gloo:all_reduce``). With ``window``, those
     that start in it."""
     kernels = (trace.kind == KIND["kernel"]) & names_where(trace, COMMUNICATION.search)
-    mask, source = (kernels, "kernels") if kernels.any() else (
-        kinds_mask(trace, ("cpu_op", "annotation")) & names_where(trace, BACKEND_OP.match), "host ops")
+    source: CollectivesAre = "kernels" if kernels.any() else "host ops"
+    mask = kernels if source == "kernels" else (kinds_mask(trace, ("cpu_op", "annotation"))
+                                                & names_where(trace, BACKEND_OP.match))
     if window is not None:
         mask = mask & (trace.ts >= window[0]) & (trace.ts < window[1])
     return mask, source
@@ -97,7 +99,7 @@ def rank_number(info: dict[str, object] | None, key: str) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
-def time_split(trace: Trace, summary: Summary) -> tuple[str, Window | None, float, float, float, float]:
+def time_split(trace: Trace, summary: Summary) -> tuple[MeasuredOn, Window | None, float, float, float, float]:
     """What the rank's table row says about its time: (measured on, window (start, end), busy µs, idle µs,
     communication µs, exposed communication µs). On a GPU, over ``explain``'s window; without GPU work, over
     the recorded steps on the main thread, busy being its time in ops: a ``record_function`` region's own
@@ -118,14 +120,13 @@ def time_split(trace: Trace, summary: Summary) -> tuple[str, Window | None, floa
             comm_us, exposed_us)
 
 
-def rank_summary(trace: Trace, file: Path | str, window: Window | None = None,
-                 window_meaning: str | None = None) -> RankSummary:
-    """One rank's row of the job: who it is, where its time went, its verdict, and its collectives in order.
+def rank_summary(trace: Trace, file: Path | str, summary: Summary, window: Window | None = None) -> RankSummary:
+    """One rank's row of the job: who it is, where its time went, its verdict, and its collectives in order,
+    from its trace and the trace's summary over ``window`` (``summarise``'s).
 
     Plain data of a size that does not grow with the trace's events, except ``collectives``
     ([(name, start µs, duration µs)]), which grows with the number of collectives only.
     """
-    summary = summarise(trace, window, window_meaning)
     info = trace.distributed_info or {}
     measured_on, span, busy, idle, comm_us, exposed_us = time_split(trace, summary)
     mask, source = collectives(trace, window)
@@ -201,7 +202,7 @@ def alignment(keys: list[dict[Key, Window]], order: list[Key]) -> tuple[Key, flo
 
 
 def job_verdict(rows: list[RankRow], straggler: int | None, shares: list[float | None],
-                unmatched: str | None) -> tuple[str, str]:
+                unmatched: str | None) -> tuple[JobVerdict, str]:
     """(verdict, text) of the whole job: the straggler when another rank waited long for it, else what most
     ranks' own verdicts say. ``unmatched`` says why the ranks' collectives cannot be compared, if they cannot."""
     waited = [share for index, share in enumerate(shares) if index != straggler and share is not None]

@@ -1,123 +1,27 @@
-"""The rules: every anti-pattern a saved trace can show, each with the evidence it found and the change to try.
+"""Every rule (``profguide.analysis.rule``), and what they find on a trace's summary or on a job.
 
-A rule reads a trace and its summary (``profguide.analysis.verdict.summarise``)
-and answers with ``Evidence`` when the trace shows what it detects, or None.
-The rules come from four sources: torch's anti-pattern matcher
-(``torch/profiler/_pattern_matcher.py``, which needs a live profiler and is
-being removed from PyTorch), the TensorBoard plugin's recommendations (removed
-from kineto), Nsight Systems' expert rules (which do not read Kineto traces),
-and this guide's own pages. The rule modules (``rules_program``,
-``rules_device``, ``rules_guide``) each hold a tuple of ``Rule``; ``RULES`` is
-all of them, in the order ``explain`` prints what they find. Rules over a
-whole job of rank traces are ``JobRule``s.
-
-Each rule names the run of the guide that shows it (``shown_by``) and one
-that does not (``clean_on``): the tests check both, and the cheat sheet quotes
-what the rule measured on ``shown_by``. A rule that no run of the guide can
-show yet (it needs a GPU run the guide does not have) names none; its tests
-are on small traces made to show it, and the site says it waits for a run.
+``RULES`` holds the trace rules in the order ``explain`` prints what they
+find: torch's anti-pattern matcher's (``rules_program``), the TensorBoard
+plugin's and Nsight Systems' (``rules_device``), then this guide's own
+(``rules_guide``), which also holds ``JOB_RULES``, over a folder of rank traces.
+A new rule goes into one of those modules' tuples, and its id into
+``profguide.analysis.vocabulary.RuleId``.
 """
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import NamedTuple
-
+from profguide.analysis import rules_device, rules_guide, rules_program
+from profguide.analysis.rule import JobRule, Rule, finding
 from profguide.analysis.summary import Finding, Job, Summary
 from profguide.trace.model import Trace
 
-SOURCES = {
-    "torch": "torch's anti-pattern matcher",
-    "tensorboard": "the TensorBoard plugin",
-    "nsight": "Nsight Systems' expert rules",
-    "guide": "this guide",
-}
-
-
-class Evidence(NamedTuple):
-    """What a rule found: the number it compared with its threshold, what it saw in words (times, counts),
-    and where to look in the trace (a time on the trace's own clock; None when no one place shows it)."""
-
-    measured: float
-    words: str
-    at_us: float | None = None
-
-
-@dataclass(frozen=True)
-class RuleText:
-    """What a rule says of itself, whatever it reads.
-
-    Attributes:
-        id: a short name in kebab case, stable across versions (``dataloader-without-workers``).
-        source: a key of ``SOURCES``: where the rule comes from.
-        detects: what it detects, in a sentence.
-        measures: what ``Evidence.measured`` is, and the threshold, in words ("data loading / step, over 5%").
-        change: the change to try.
-        page: the guide's page that shows it, relative to ``docs/`` with its anchor
-            (``reading-output/input-pipeline.md#…``).
-        shown_by: a run of the guide that shows it: a recording's or a real trace's id; "" while none does.
-        clean_on: a run of the guide that does not.
-    """
-
-    id: str
-    source: str
-    detects: str
-    measures: str
-    change: str
-    page: str
-    shown_by: str
-    clean_on: str
-
-
-@dataclass(frozen=True)
-class Rule(RuleText):
-    """One anti-pattern a trace can show; ``check(trace, summary)`` gives Evidence when it does, else None."""
-
-    check: Callable[[Trace, Summary], Evidence | None]
-
-
-@dataclass(frozen=True)
-class JobRule(RuleText):
-    """One a job of rank traces can show (``Job``); ``check(job)`` gives Evidence when it does, else None."""
-
-    check: Callable[[Job], Evidence | None]
-
-
-def page_url(page: str) -> str:
-    """A page given relative to ``docs/`` as the built site addresses it, from the site's root
-    (``a/b.md#x`` → ``a/b/#x``): the guide is published wherever its builder serves it."""
-    path, _, anchor = page.partition("#")
-    path = path.removesuffix(".md").removesuffix("index").rstrip("/")
-    return (f"{path}/" if path else "") + (f"#{anchor}" if anchor else "")
-
-
-def finding(rule: RuleText, evidence: Evidence) -> Finding:
-    return {"rule": rule.id, "source": SOURCES[rule.source], "measured": evidence.measured,
-            "evidence": evidence.words, "at_us": evidence.at_us, "change": rule.change, "guide": page_url(rule.page)}
-
-
-def all_rules() -> tuple[Rule, ...]:
-    """Every trace rule, from the modules that hold them (imported here: they import this module)."""
-    from profguide.analysis import rules_device, rules_guide, rules_program
-
-    return (*rules_program.RULES, *rules_device.RULES, *rules_guide.RULES)
-
-
-def all_job_rules() -> tuple[JobRule, ...]:
-    from profguide.analysis import rules_guide
-
-    return rules_guide.JOB_RULES
+RULES: tuple[Rule, ...] = (*rules_program.RULES, *rules_device.RULES, *rules_guide.RULES)
+JOB_RULES: tuple[JobRule, ...] = rules_guide.JOB_RULES
 
 
 def findings(trace: Trace, summary: Summary) -> list[Finding]:
-    """What every rule finds on ``trace``, whose summary is ``summary``, in the order of ``all_rules``."""
-    found = []
-    for rule in all_rules():
-        evidence = rule.check(trace, summary)
-        if evidence is not None:
-            found.append(finding(rule, evidence))
-    return found
+    """What every rule finds on ``trace``, whose summary is ``summary``, in the order of ``RULES``."""
+    return [finding(rule, evidence) for rule in RULES if (evidence := rule.check(trace, summary)) is not None]
 
 
 def job_findings(job: Job) -> list[Finding]:
     """What every job rule finds on ``job``."""
-    return [finding(rule, evidence) for rule in all_job_rules() if (evidence := rule.check(job)) is not None]
+    return [finding(rule, evidence) for rule in JOB_RULES if (evidence := rule.check(job)) is not None]

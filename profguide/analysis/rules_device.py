@@ -19,7 +19,7 @@ from profguide.analysis.families import CONVOLUTION, GEMM, kernel_family
 from profguide.analysis.idle import busy_intervals
 from profguide.analysis.intervals import EVERYTHING, Window, covered, inside_any
 from profguide.analysis.kernels import in_window
-from profguide.analysis.rules import Evidence, Rule
+from profguide.analysis.rule import Evidence, Rule
 from profguide.analysis.select import (
     SYNC_CALLS,
     first_of,

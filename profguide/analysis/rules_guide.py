@@ -12,7 +12,7 @@ from profguide.analysis.idle import LATE_LAUNCH, busy_intervals
 from profguide.analysis.intervals import Window, clip_each, covered
 from profguide.analysis.kernels import in_window
 from profguide.analysis.ranks import STRAGGLER_WAIT_PCT, label
-from profguide.analysis.rules import Evidence, JobRule, Rule
+from profguide.analysis.rule import Evidence, JobRule, Rule
 from profguide.analysis.select import kinds_mask, names_where, nesting_depths, overlapping
 from profguide.analysis.startup import COLD_START_RATIO, setup_calls
 from profguide.analysis.summary import Job, MeasuredWindow, Summary

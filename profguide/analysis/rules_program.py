@@ -16,7 +16,7 @@ import numpy as np
 from profguide.analysis.families import GEMM, kernel_family
 from profguide.analysis.intervals import inside_any, union_length
 from profguide.analysis.kernels import device_name
-from profguide.analysis.rules import Evidence, Rule
+from profguide.analysis.rule import Evidence, Rule
 from profguide.analysis.select import (
     Indices,
     activity_window,

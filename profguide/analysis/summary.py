@@ -2,9 +2,12 @@
 
 Every key is always present, ``null`` where the trace does not let it be
 measured, so that a script reads ``summary["idle"]`` on any trace. Times are
-in µs on the trace's own clock; shares are percentages (0 to 100). The JSON
-Schema and the field tables of ``docs/reference/explain.md`` are generated
-from these types by ``profguide build`` (into ``docs/generated/site/``).
+in µs on the trace's own clock; shares are percentages (0 to 100). A field of
+a closed vocabulary (a verdict, a rule's id, an idle cause, a host activity)
+has its ``Literal`` type from ``profguide.analysis.vocabulary``, which the JSON
+Schema lists as an ``enum``. The JSON Schema and the field tables of
+``docs/reference/explain.md`` are generated from these types by ``profguide
+build`` (into ``docs/generated/site/``).
 
 ``schema_version`` changes whenever a key is renamed or removed, or its type
 or meaning changes; a new key is added without changing it, so that a script
@@ -16,6 +19,19 @@ from typing import Annotated, Any, Final, Literal, TypedDict
 
 import msgspec
 from msgspec import Meta
+
+from profguide.analysis.vocabulary import (
+    Activity,
+    Cause,
+    CollectivesAre,
+    CpuActivity,
+    FindingSource,
+    JobVerdict,
+    MeasuredOn,
+    RuleId,
+    TrafficKind,
+    Verdict,
+)
 
 SchemaVersion = Literal[1]  # change with SCHEMA_VERSION
 SCHEMA_VERSION: Final = 1
@@ -77,7 +93,7 @@ class HostWindow(TypedDict):
     label: Annotated[str, Meta(description="ProfilerStep#N, window or trace")]
     start_us: Annotated[float, Meta(description="its start")]
     dur_us: Annotated[float, Meta(description="its length")]
-    by_activity_us: Annotated[dict[str, float], Meta(description="time in it by activity")]
+    by_activity_us: Annotated[dict[CpuActivity, float], Meta(description="time in it by activity")]
 
 
 class OtherThread(TypedDict):
@@ -94,7 +110,7 @@ class HostBreakdown(TypedDict):
     thread: Annotated[str, Meta(description="pid/tid of that thread")]
     windows: Annotated[list[HostWindow], Meta(description="each ProfilerStep (or the window, or the trace)")]
     dur_us: Annotated[float, Meta(description="the windows' time added")]
-    by_activity: Annotated[dict[str, HostActivity], Meta(description="that time by activity, every activity")]
+    by_activity: Annotated[dict[CpuActivity, HostActivity], Meta(description="that time by activity, every activity")]
     other_threads: Annotated[list[OtherThread], Meta(description="up to three other busy threads, busiest first")]
 
 
@@ -119,7 +135,7 @@ class Gap(TypedDict):
 
     start_us: Annotated[float, Meta(description="its start")]
     dur_us: Annotated[float, Meta(description="its length")]
-    cause: Annotated[str, Meta(description="a key of by_cause")]
+    cause: Annotated[Cause, Meta(description="a key of by_cause")]
 
 
 class IdleBreakdown(TypedDict):
@@ -127,8 +143,8 @@ class IdleBreakdown(TypedDict):
 
     busy_us: Annotated[float, Meta(description="time some GPU op ran")]
     idle_us: Annotated[float, Meta(description="time none ran")]
-    by_cause: Annotated[dict[str, IdleCause], Meta(description="host, sync, profiler, queued, other")]
-    by_activity: Annotated[dict[str, IdleActivity], Meta(description="the host's and sync causes' time, "
+    by_cause: Annotated[dict[Cause, IdleCause], Meta(description="host, sync, profiler, queued, other")]
+    by_activity: Annotated[dict[Activity, IdleActivity], Meta(description="the host's and sync causes' time, "
                                                                      "by host activity")]
     longest_gaps: Annotated[list[Gap], Meta(description="the five longest gaps, longest first")]
 
@@ -200,7 +216,7 @@ class Synchronisations(TypedDict):
 class MemoryTraffic(TypedDict):
     """memcpy or memset events of one name."""
 
-    kind: Annotated[str, Meta(description="memcpy or memset")]
+    kind: Annotated[TrafficKind, Meta(description="memcpy or memset")]
     name: Annotated[str, Meta(description="the event name")]
     count: Annotated[int, Meta(description="how many")]
     total_us: Annotated[float, Meta(description="their time")]
@@ -316,8 +332,8 @@ class Iterations(TypedDict):
 class Finding(TypedDict):
     """What one rule (``profguide.analysis.rules``) found: an anti-pattern the trace shows."""
 
-    rule: Annotated[str, Meta(description="the rule's id, stable across versions")]
-    source: Annotated[str, Meta(description="where the rule comes from: torch's anti-pattern matcher, the "
+    rule: Annotated[RuleId, Meta(description="the rule's id, stable across versions")]
+    source: Annotated[FindingSource, Meta(description="where the rule comes from: torch's anti-pattern matcher, the "
                                             "TensorBoard plugin, Nsight Systems' expert rules, or this guide")]
     measured: Annotated[float, Meta(description="the number the rule compared with its threshold (the reference "
                                                 "page's table says what it is)")]
@@ -369,7 +385,7 @@ class Measured(TypedDict):
 class Summary(Measured):
     """Everything explain says about one trace, over one window."""
 
-    verdict: Annotated[str, Meta(description="what limits the run, one word (the page's table)")]
+    verdict: Annotated[Verdict, Meta(description="what limits the run, one word (the page's table)")]
     verdict_text: Annotated[str, Meta(description="the verdict in a sentence, with what to try")]
     verdict_basis: Annotated[str, Meta(description="the measurement that decided the verdict, and the rule's "
                                                    "threshold, in words")]
@@ -399,7 +415,7 @@ class RankFields(TypedDict):
     backend: Annotated[str | None, Meta(description="nccl, gloo…, as distributedInfo gives it")]
     device: Annotated[str | None, Meta(description="the GPU's name")]
     events: Annotated[int, Meta(description="complete events read")]
-    measured_on: Annotated[str, Meta(description="GPU, main thread (no GPU work), or nothing")]
+    measured_on: Annotated[MeasuredOn, Meta(description="GPU, main thread (no GPU work), or nothing")]
     window: Annotated[MeasuredWindow | None, Meta(description="the span measured")]
     busy_us: Annotated[float, Meta(description="the GPU's busy time, or the main thread's time in ops")]
     idle_us: Annotated[float, Meta(description="the rest of the window")]
@@ -407,8 +423,8 @@ class RankFields(TypedDict):
     exposed_us: Annotated[float, Meta(description="the part of it nothing else on the rank overlapped")]
     steps: Annotated[int, Meta(description="how many ProfilerSteps")]
     median_step_us: Annotated[float | None, Meta(description="their median duration")]
-    verdict: Annotated[str, Meta(description="the rank's own verdict")]
-    collectives_are: Annotated[str, Meta(description="kernels, or host ops (a backend's op on the host)")]
+    verdict: Annotated[Verdict, Meta(description="the rank's own verdict")]
+    collectives_are: Annotated[CollectivesAre, Meta(description="kernels, or host ops (a backend's op on the host)")]
 
 
 class RankSummary(RankFields):
@@ -447,7 +463,7 @@ class Job(TypedDict):
                                                 "offsets (median)")]
     strays: Annotated[bool, Meta(description="whether they stray too far to match (then no straggler)")]
     straggler: Annotated[int | None, Meta(description="an index into ranks; null when none is named")]
-    verdict: Annotated[str, Meta(description="straggler, or what most ranks' verdicts say")]
+    verdict: Annotated[JobVerdict, Meta(description="straggler, or what most ranks' verdicts say")]
     verdict_text: Annotated[str, Meta(description="the verdict in a sentence")]
 
 
@@ -482,6 +498,8 @@ def type_text(schema: dict[str, Any]) -> str:
         return f"[{schema['$ref'].rpartition('/')[2]}](#{schema['$ref'].rpartition('/')[2].lower()})"
     if "anyOf" in schema:
         return " or ".join(type_text(option) for option in schema["anyOf"])
+    if "enum" in schema and all(isinstance(value, str) for value in schema["enum"]):
+        return "str"  # a closed vocabulary: the schema lists its words, the field's meaning says what they are
     if "enum" in schema:
         return " or ".join(f"`{value}`" for value in schema["enum"])
     kind = str(schema.get("type"))

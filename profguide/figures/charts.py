@@ -116,7 +116,7 @@ def breakdown_svg(rows: Iterable[tuple[str, Mapping[str, float]]], title: str = 
 
 def step_breakdowns(trace: Trace) -> list[tuple[str, dict[str, float]]]:
     """(label, busy and idle-by-cause µs) for each profiler step, measured over the step's window."""
-    rows = []
+    rows: list[tuple[str, dict[str, float]]] = []
     for step in profiler_steps(trace):
         window = step_window(trace, step["step"])
         idle = idle_breakdown(trace, window, on_a_stream(trace))

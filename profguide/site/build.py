@@ -20,14 +20,14 @@ from pathlib import Path
 
 from profguide.analysis import diff, ops, summary
 from profguide.analysis.idle import hta_ops_in, idle_pct_by_htas_rule
-from profguide.analysis.rules import all_job_rules, all_rules
-from profguide.analysis.verdict import summarise
+from profguide.analysis.rules import JOB_RULES, RULES
+from profguide.analysis.summarise import summarise
 from profguide.errors import RecordingError, TraceError
 from profguide.figures import charts
 from profguide.files import replace_file
 from profguide.progress import step
 from profguide.render import fragments as render
-from profguide.site import claims, glossary, kernel_table, launch, lessons, marks, notebooks, rule_table
+from profguide.site import claims, glossary, kernel_table, launch, lessons, marks, notebooks, rule_table, verdict_table
 from profguide.site.cheatsheet import cheat_sheet
 from profguide.site.data import RealTraceData, RecordingData, load_once
 from profguide.site.fragments import FragmentError, makers_for
@@ -160,7 +160,7 @@ def build_real_trace(real, root, generated, included, check, vocabulary):
                       tuple(f"{real.id}: its trace {name} is not there" for name in missing)), []
     if not included:
         # A real trace that a rule names as its run (the rule table quotes it) needs no page of its own.
-        ruled = any(real.id in (rule.shown_by, rule.clean_on) for rule in (*all_rules(), *all_job_rules()))
+        ruled = any(real.id in (rule.shown_by, rule.clean_on) for rule in (*RULES, *JOB_RULES))
         return Status(real.id, "fresh", "kept", () if ruled else (f"{real.id}: no page includes anything from it",)), []
     return render_and_check(RealTraceData(real, Path(root), Path(generated) / real.id), included, root, check,
                             "fresh", "kept", vocabulary)
@@ -232,6 +232,7 @@ def site_files(root, checks, included):
     makers = {
         "claims.md": lambda: {"claims.md": claims.claims_table(checks)},
         "rules.md": lambda: {"rules.md": rule_table.reference_table(Path(root), found())},
+        verdict_table.FRAGMENT: lambda: {verdict_table.FRAGMENT: verdict_table.verdict_table()},
         "explain-vs-hta.md": lambda: benchmark_files(root),
         "layout-memory.md": lambda: {"layout-memory.md": render.layout_benchmark_fragment(
             benchmark_results(root, LAYOUT_RESULTS))},

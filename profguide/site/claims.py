@@ -29,7 +29,7 @@ from profguide.analysis.idle import IDLE_CAUSES
 from profguide.analysis.kernels import device_numbers, gemm_calls
 from profguide.analysis.memory import CATEGORIES as MEMORY_CATEGORIES
 from profguide.analysis.ops import MODULE
-from profguide.analysis.rules import all_job_rules, all_rules
+from profguide.analysis.rules import JOB_RULES, RULES
 from profguide.analysis.select import event_names
 from profguide.analysis.select import occurrences as occurrences  # fragments.py reads it here
 from profguide.analysis.verdict import HOST_VERDICTS, VERDICTS
@@ -71,7 +71,7 @@ CLOSED_SETS: dict[str, Callable[[], set[str]]] = {
     "host activity": lambda: set(CPU_ACTIVITIES),
     "memory category": lambda: set(MEMORY_CATEGORIES),
     "verdict": lambda: {*VERDICTS, *HOST_VERDICTS},
-    "rule": lambda: {rule.id for rule in (*all_rules(), *all_job_rules())},
+    "rule": lambda: {rule.id for rule in (*RULES, *JOB_RULES)},
     "diff field": lambda: set(TraceDiff.__annotations__),
     "kernel family": lambda: set(FAMILY_WORDS),
     "family field": lambda: set(Family._fields) - {"family"},

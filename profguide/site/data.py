@@ -16,8 +16,8 @@ from profguide.analysis.diff import TraceDiff, side_of, trace_diff
 from profguide.analysis.job import ranks_job
 from profguide.analysis.kernels import device_name
 from profguide.analysis.select import on_a_stream
+from profguide.analysis.summarise import Facts, facts, summarise
 from profguide.analysis.summary import FolderJob, Summary
-from profguide.analysis.verdict import Facts, facts, summarise
 from profguide.errors import RecordingError
 from profguide.site.launch import rank_file, recording_files
 from profguide.site.recordings import RealTrace, Recording

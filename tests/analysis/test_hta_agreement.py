@@ -14,7 +14,7 @@ import pytest
 from profguide.analysis.idle import busy_intervals, hta_ops_in, idle_breakdown, idle_pct_by_htas_rule
 from profguide.analysis.intervals import union_length
 from profguide.analysis.select import hta_ops, on_a_stream, unlaunched
-from profguide.analysis.verdict import summarise
+from profguide.analysis.summarise import summarise
 from profguide.render.fragments import HTA_AGREEMENT_POINTS
 from profguide.site import build
 from profguide.site.claims import HTA_REFERENCE

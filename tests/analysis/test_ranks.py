@@ -5,7 +5,13 @@ import pytest
 
 from profguide.analysis.communication import communication
 from profguide.analysis.ranks import job_summary, rank_summary, ranks_to_show
+from profguide.analysis.summarise import summarise
 from tests.helpers import event, gpu_event, make_trace
+
+
+def row(trace, file):
+    """The rank's row over explain's window, as ``profguide explain DIR`` makes it."""
+    return rank_summary(trace, file, summarise(trace))
 
 
 def gloo_rank(rank, collectives, world=2, step=(0, 1000), ops=()):
@@ -19,7 +25,7 @@ def gloo_rank(rank, collectives, world=2, step=(0, 1000), ops=()):
 
 
 def job(*traces):
-    return job_summary([rank_summary(trace, f"rank{index}.json") for index, trace in enumerate(traces)])
+    return job_summary([row(trace, f"rank{index}.json") for index, trace in enumerate(traces)])
 
 
 def test_the_rank_with_the_shortest_collectives_is_the_straggler_and_the_others_wait_for_it():
@@ -78,7 +84,7 @@ def test_no_shared_collective_and_one_rank():
 
 def test_exposed_host_communication_is_what_the_main_thread_does_not_overlap():
     # 400 µs of all-reduce; the main thread runs an op over the first 100 µs of it.
-    rank = rank_summary(gloo_rank(0, [(100, 400, 2)], ops=[(0, 200)]), "r.json")
+    rank = row(gloo_rank(0, [(100, 400, 2)], ops=[(0, 200)]), "r.json")
     assert rank["measured_on"] == "main thread"
     assert rank["communication_us"] == 400 and rank["exposed_us"] == 300
     assert rank["busy_us"] + rank["idle_us"] == pytest.approx(rank["window"]["dur_us"])
@@ -90,13 +96,13 @@ def test_a_sleep_inside_a_region_is_idle_time_on_a_host_rank():
                        event("straggle", 100, 500, kind="annotation", tid=1),
                        event("aten::mm", 700, 100, tid=1),
                        distributedInfo={"backend": "gloo", "rank": 0, "world_size": 2})
-    rank = rank_summary(trace, "r.json")
+    rank = row(trace, "r.json")
     assert rank["busy_us"] == pytest.approx(100) and rank["idle_us"] == pytest.approx(900)
 
 
 def test_a_gpu_rank_takes_explains_window_and_communication(real_trace):
     trace = real_trace("a100_nccl_2rank_rank0.json.gz")
-    rank = rank_summary(trace, "rank0")
+    rank = row(trace, "rank0")
     window = (rank["window"]["start_us"], rank["window"]["end_us"])
     assert rank["measured_on"] == "GPU" and rank["rank"] == 0 and rank["world_size"] == 2
     assert rank["communication_us"] == communication(trace, window)["kernel_us"] > 0
@@ -106,7 +112,7 @@ def test_a_gpu_rank_takes_explains_window_and_communication(real_trace):
 
 
 def test_a_real_cpu_only_gloo_rank(real_trace):
-    rank = rank_summary(real_trace("cpu_only_gloo.json.gz"), "gloo")
+    rank = row(real_trace("cpu_only_gloo.json.gz"), "gloo")
     assert (rank["rank"], rank["world_size"], rank["backend"]) == (34, 300, "gloo")
     assert rank["collectives_are"] == "host ops" and {name for name, *_ in rank["collectives"]} == {"gloo:all_reduce"}
 

@@ -2,15 +2,17 @@
 the rule table is well formed and its findings say where to look."""
 
 import re
+from typing import get_args
 
 import pytest
 
-from profguide.analysis.rules import SOURCES, all_job_rules, all_rules, page_url
+from profguide.analysis import rules_device, rules_guide, rules_program
+from profguide.analysis.rule import SOURCES, page_url
+from profguide.analysis.rules import JOB_RULES, RULES
+from profguide.analysis.vocabulary import FindingSource, RuleId, RuleSource
 from profguide.site.data import run_data
 from tests.helpers import ROOT
 
-RULES = all_rules()
-JOB_RULES = all_job_rules()
 EVERY = (*RULES, *JOB_RULES)
 
 
@@ -52,3 +54,14 @@ def test_a_page_link_is_the_built_sites_address():
     assert page_url("reading-output/input-pipeline.md#workers") == "reading-output/input-pipeline/#workers"
     assert page_url("reading-output/index.md#x") == "reading-output/#x"
     assert page_url("index.md") == ""
+
+
+def test_the_rules_are_every_rule_modules_in_order_and_their_ids_the_vocabulary():
+    assert RULES == (*rules_program.RULES, *rules_device.RULES, *rules_guide.RULES)
+    assert JOB_RULES == rules_guide.JOB_RULES
+    assert sorted(rule.id for rule in EVERY) == sorted(get_args(RuleId))
+
+
+def test_the_sources_are_the_vocabularys_in_both_forms():
+    assert tuple(SOURCES) == get_args(RuleSource)
+    assert tuple(SOURCES.values()) == get_args(FindingSource)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from profguide.analysis import rules_device as rules
-from profguide.analysis.verdict import summarise
+from profguide.analysis.summarise import summarise
 from profguide.site.data import run_data
 from profguide.text import cut
 from tests.analysis.gpu_traces import DATALOADER, training_loop

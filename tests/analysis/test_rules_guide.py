@@ -6,8 +6,8 @@ import pytest
 
 from profguide.analysis import rules_guide
 from profguide.analysis.idle import LATE_LAUNCH
+from profguide.analysis.summarise import summarise
 from profguide.analysis.summary import Summary
-from profguide.analysis.verdict import summarise
 from profguide.site.data import run_data
 from profguide.text import count_of, format_duration
 from profguide.trace.model import KIND, Trace

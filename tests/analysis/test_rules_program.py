@@ -6,7 +6,7 @@ import pytest
 
 from profguide.analysis import rules_program as rules
 from profguide.analysis.select import first_of
-from profguide.analysis.verdict import summarise
+from profguide.analysis.summarise import summarise
 from profguide.patterns import GEMM_FIRST_MATRIX
 from profguide.site.catalogue import by_id
 from profguide.site.data import run_data

@@ -4,7 +4,7 @@ without a schedule."""
 import pytest
 
 from profguide.analysis.startup import iterations
-from profguide.analysis.verdict import summarise
+from profguide.analysis.summarise import summarise
 from profguide.render.explain import to_text
 from tests.analysis.gpu_traces import DATALOADER, Loop
 from tests.helpers import event as cpu

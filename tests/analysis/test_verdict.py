@@ -1,13 +1,20 @@
-"""profguide.analysis.verdict: verdicts, the summary explain reports, and the facts captions quote."""
+"""profguide.analysis.verdict: the verdict on what ``summarise`` measured, and its words."""
+
+from typing import get_args
 
 import pytest
 
 from profguide.analysis import verdict
+from profguide.analysis.startup import STARTUP_PCT
+from profguide.analysis.summarise import measure, summarise
+from profguide.analysis.vocabulary import Verdict
+from profguide.site.verdict_table import verdict_table
 from tests.analysis.gpu_traces import DATALOADER, training_loop
-from tests.helpers import TRACES
+from tests.helpers import ROOT, TRACES
 from tests.helpers import event as cpu
 from tests.helpers import gpu_event as gpu
 from tests.helpers import make_trace as make
+from tests.test_import_graph import import_graph
 
 
 @pytest.mark.parametrize(
@@ -20,7 +27,7 @@ from tests.helpers import make_trace as make
     ],
 )
 def test_verdicts(events, expected):
-    assert verdict.summarise(make(*events))["verdict"] == expected
+    assert summarise(make(*events))["verdict"] == expected
 
 
 @pytest.mark.parametrize(
@@ -41,7 +48,7 @@ def test_verdicts(events, expected):
     ],
 )
 def test_the_verdict_names_what_the_host_was_doing(loop, expected, label):
-    summary = verdict.summarise(training_loop(**loop))
+    summary = summarise(training_loop(**loop))
     assert summary["verdict"] == expected
     assert f"({label})" in summary["verdict_text"]
 
@@ -51,7 +58,7 @@ def test_a_gap_covered_by_the_profilers_own_work_is_the_profilers():
              cpu("cudaLaunchKernel", 3, 2, kind="runtime", correlation=2),
              gpu("a", 5, 10, correlation=1), cpu("Activity Buffer Request", 15, 80, kind="overhead", pid=0, tid=7),
              gpu("b", 100, 10, correlation=2))
-    summary = verdict.summarise(t)
+    summary = summarise(t)
     assert summary["idle"]["by_cause"]["profiler"]["idle_us"] == 85
     assert summary["verdict"] == "profiler-bound" and "Activity Buffer Request" in summary["verdict_text"]
 
@@ -63,7 +70,7 @@ def test_device_events_of_another_vendor_are_not_called_cpu_only(tmp_path):
 
     events = [{"ph": "X", "cat": "mtia_ccp_events", "name": "kernel_x", "ts": 1, "dur": 5, "pid": 9, "tid": 1},
               {"ph": "X", "cat": "cpu_op", "name": "aten::add", "ts": 0, "dur": 8, "pid": 1, "tid": 1}]
-    summary = verdict.summarise(trace.parse(json.dumps({"traceEvents": events}).encode()))
+    summary = summarise(trace.parse(json.dumps({"traceEvents": events}).encode()))
     assert summary["verdict"] == "not-analysed" and "mtia_ccp_events" in summary["verdict_text"]
     assert summary["unanalysed_events"] == {"mtia_ccp_events": 1}
 
@@ -75,7 +82,7 @@ def test_when_htas_rule_leaves_out_most_of_the_work_the_window_holds_it():
              *[cpu("cudaLaunchKernel", 20 + 10 * i, 1, kind="runtime", correlation=2 + i) for i in range(40)],
              gpu("first", 3, 4, correlation=1),
              *[gpu("k", 25 + 10 * i, 8, correlation=2 + i) for i in range(40)])
-    summary = verdict.summarise(t)
+    summary = summarise(t)
     assert summary["window"]["dur_us"] > 300 and summary["left_out_of_window"]["ops"] == 40
     assert "HTA's rule would leave out 40 ops" in summary["window_definition"]
     assert summary["verdict"] != "compute-bound"
@@ -84,14 +91,14 @@ def test_when_htas_rule_leaves_out_most_of_the_work_the_window_holds_it():
 def test_events_no_profiler_measures_do_not_turn_the_verdict():
     absurd = [gpu("forever", 10, dur) for dur in (2**64 - 1, 1e308)]
     plain, spoiled = training_loop(python_us=300), training_loop(python_us=300, extra=absurd)
-    assert verdict.summarise(spoiled)["verdict"] == verdict.summarise(plain)["verdict"] == "python-bound"
+    assert summarise(spoiled)["verdict"] == summarise(plain)["verdict"] == "python-bound"
     assert sum(spoiled.skipped.values()) == 2
 
 
 def test_a_cuda_graph_replay_joins_every_kernel_to_its_graph_launch():
     replay = [gpu(f"graph_kernel_{i}", 30 + 10 * i, 8, correlation=9) for i in range(12)]
     t = make(cpu("cudaGraphLaunch", 5, 12, kind="runtime", correlation=9), *replay)
-    summary = verdict.summarise(t)
+    summary = summarise(t)
     assert summary["launch_delay_us"]["runtime"]["count"] == 1  # the first kernel, on an empty stream
     assert summary["queueing_us"]["count"] == 11  # the rest waited behind it, none unexplained
     assert summary["idle"]["by_cause"]["other"]["idle_us"] == 0
@@ -100,7 +107,7 @@ def test_a_cuda_graph_replay_joins_every_kernel_to_its_graph_launch():
 
 def test_a_trace_of_gpu_events_alone_is_measured_and_its_gaps_unexplained():
     t = make(gpu("k", 0, 10), gpu("k", 30, 10, stream=8), gpu("k", 50, 10))
-    summary = verdict.summarise(t)
+    summary = summarise(t)
     assert summary["window"] == {"start_us": 0, "end_us": 60, "dur_us": 60}
     assert summary["gpu_idle_pct"] == pytest.approx(50) and summary["verdict"] == "idle-unexplained"
 
@@ -117,14 +124,14 @@ def test_a_trace_of_gpu_events_alone_is_measured_and_its_gaps_unexplained():
     ],
 )
 def test_without_gpu_work_the_verdict_names_where_the_host_time_went(inside, expected, label):
-    summary = verdict.summarise(make(cpu("ProfilerStep#1", 0, 100, kind="annotation"), inside))
+    summary = summarise(make(cpu("ProfilerStep#1", 0, 100, kind="annotation"), inside))
     assert summary["verdict"] == expected and summary["window"] is None
     assert f"({label})" in summary["verdict_text"] and "The GPU waits" not in summary["verdict_text"]
     assert summary["host"]["windows"][0]["label"] == "ProfilerStep#1"
 
 
 def test_a_trace_with_gpu_work_has_no_host_breakdown():
-    assert verdict.summarise(make(gpu("k", 0, 95)))["host"] is None
+    assert summarise(make(gpu("k", 0, 95)))["host"] is None
 
 
 def test_a_host_that_records_nothing_while_other_threads_communicate_is_communication_bound():
@@ -156,14 +163,14 @@ def quoted_measurement(summary):
 
 @pytest.mark.parametrize("name", sorted(path.name for path in TRACES.glob("*.json.gz")))
 def test_each_real_traces_verdict_says_what_decided_it(name, real_trace):
-    summary = verdict.summarise(real_trace(name))
+    summary = summarise(real_trace(name))
     assert quoted_measurement(summary) in summary["verdict_basis"]
 
 
 def test_the_rules_are_tried_in_order_start_up_before_communication():
     """A window that is mostly set-up is start-up even with exposed communication in it."""
     trace = make(cpu("cudaFree", 0, 900, kind="runtime"), gpu("ncclKernel_AllReduce", 900, 100, stream=20))
-    summary = verdict.summarise(trace, (0, 1000))
+    summary = summarise(trace, (0, 1000))
     assert (summary["verdict"], summary["verdict_basis"]) == (
         "start-up", "device set-up 90% of the window (at least 50%)")
 
@@ -171,7 +178,43 @@ def test_the_rules_are_tried_in_order_start_up_before_communication():
 def test_a_compute_bound_verdict_says_which_kernels_keep_the_gpu_busy():
     trace = make(gpu("ampere_bf16_s16816gemm_bf16_128x256_ldg8_f2f_stages_64x3_tn", 0, 90),
                  gpu("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float> >", 90, 10))
-    summary = verdict.summarise(trace)
+    summary = summarise(trace)
     assert summary["verdict"] == "compute-bound"
     assert summary["verdict_text"].endswith("not from the host. 90% of kernel time in GEMMs, all on tensor cores "
                                             "in bf16; 10% in elementwise kernels.")
+
+
+def test_the_verdict_is_a_function_of_the_measurements_alone():
+    trace = training_loop(python_us=300)
+    measured = measure(trace)
+    name, label, basis = verdict.verdict(measured)
+    summary = summarise(trace)
+    assert (summary["verdict"], summary["verdict_basis"]) == (name, basis) == ("python-bound", basis)
+    assert summary["verdict_text"] == verdict.verdict_text(name, label, host_split=False)
+    imports = import_graph(ROOT / "profguide")["profguide.analysis.verdict"]
+    assert not {module for module in imports if module.startswith(("profguide.trace", "profguide.analysis.rule"))}
+
+
+def test_every_verdict_has_its_words_in_the_order_of_the_vocabulary():
+    assert tuple(verdict.WORDS) == get_args(Verdict)
+    for name, words in verdict.WORDS.items():
+        assert words.when.endswith(".") and (words.text or words.host_text), name
+    assert set(verdict.ACTIVITY_VERDICTS.values()) | set(verdict.HOST_ACTIVITY_VERDICTS.values()) <= set(verdict.WORDS)
+
+
+def test_the_verdict_table_has_a_row_per_verdict_with_the_thresholds_that_decide_it():
+    rows = verdict_table().splitlines()
+    assert rows[:2] == ["| Verdict | When |", "|---|---|"]
+    assert [row.split(" | ")[0] for row in rows[2:]] == [f"| `{name}`" for name in get_args(Verdict)]
+    assert all(row.count("|") == 3 for row in rows)  # no pipe in the words splits a row
+    table = "\n".join(rows)
+    assert f"take over {verdict.EXPOSED_COMMUNICATION_PCT}% of the window" in table
+    assert f"busy at least {verdict.COMPUTE_BOUND_BUSY_PCT}% of the window" in table
+    assert f"at least {verdict.SYNC_STARTS_PCT}% of that wait began" in table
+    assert f"takes at least {STARTUP_PCT}% of the window" in table
+
+
+def test_the_reference_page_includes_the_generated_table_and_writes_none_of_its_own():
+    page = (ROOT / "docs" / "reference" / "explain.md").read_text()
+    assert '--8<-- "docs/generated/site/verdict-table.md"' in page
+    assert "| Verdict | When |" not in page

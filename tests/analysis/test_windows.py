@@ -3,7 +3,7 @@
 import pytest
 
 from profguide.analysis.select import profiler_steps, step_window
-from profguide.analysis.verdict import summarise
+from profguide.analysis.summarise import summarise
 from tests.analysis.gpu_traces import Loop
 from tests.helpers import event as cpu
 from tests.helpers import gpu_event as gpu

@@ -2,7 +2,8 @@
 
 import xml.etree.ElementTree as ElementTree
 
-from profguide.analysis.ranks import collectives, job_summary, rank_summary
+from profguide.analysis.job import rank_row
+from profguide.analysis.ranks import collectives, job_summary
 from profguide.figures.ranks import drawn_part, job_svg
 from tests.figures.svg_tree import SVG
 from tests.helpers import event, make_trace
@@ -21,7 +22,7 @@ def gloo_rank(rank, start, wait):
 def test_the_ranks_are_aligned_on_the_end_of_the_shared_collective():
     # Rank 1's clock runs 5 ms ahead; rank 0 waits 250 µs in the all-reduce. Their ends are one event apart.
     traces = {"a": gloo_rank(0, 0, 250), "b": gloo_rank(1, 5000, 0)}
-    job = job_summary([rank_summary(trace, name) for name, trace in traces.items()])
+    job = job_summary([rank_row(name, trace, None) for name, trace in traces.items()])
     svg, drawn = job_svg(job, lambda row: traces[row["file"]])
     assert drawn == 2
     root = ElementTree.fromstring(svg)

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 
 from profguide.analysis.diff import side_of, trace_diff
-from profguide.analysis.verdict import summarise
+from profguide.analysis.summarise import summarise
 from profguide.errors import RecordingError
 from profguide.site import claims, marks
 from profguide.site.catalogue import REAL_TRACES, RECORDINGS, by_id

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import pytest
 
 from profguide.analysis.select import profiler_steps
-from profguide.analysis.verdict import summarise
+from profguide.analysis.summarise import summarise
 from profguide.site import claims, fragments
 from profguide.site.catalogue import by_id
 from profguide.site.data import RecordingData

@@ -65,7 +65,7 @@ class IdleShare(Measure):
         """Idle time of one cause over the window ``profguide explain`` measures (None without GPU work)."""
         from profguide.analysis.idle import idle_breakdown
         from profguide.analysis.select import on_a_stream
-        from profguide.analysis.verdict import measured_window
+        from profguide.analysis.summarise import measured_window
 
         if not on_a_stream(run.trace).any():
             return None

@@ -4,7 +4,7 @@ import pytest
 
 from profguide import trace
 from profguide.analysis.select import cpu_lanes, gpu_lanes
-from profguide.analysis.verdict import facts
+from profguide.analysis.summarise import facts
 from snippets.basics.cpu_only import profile_on_cpu
 from tests.helpers import ROOT, run_script
 
