@@ -8,7 +8,7 @@ import os
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any
 
 from profguide import trace as trace_io
 from profguide.analysis.collectives import rank_and_size
@@ -21,57 +21,11 @@ from profguide.analysis.summary import FolderJob, Summary
 from profguide.errors import RecordingError
 from profguide.site.launch import rank_file, recording_files
 from profguide.site.recordings import RealTrace, Recording
+from profguide.site.run import Meta, Run, SummaryRow
 from profguide.site.staleness import CPU_RUN, read_meta
 from profguide.trace.model import Trace
 
 TIMES = ("count", "self_cpu_us", "cpu_total_us", "self_device_us", "device_total_us")
-SummaryRow = dict[str, Any]  # a row of ``averages.json``: its ``name``, the ``TIMES`` and the memory columns
-Meta = dict[str, Any]  # ``meta.json``: a run's provenance and cache key (``profguide.site.staleness``)
-Device = Literal["cpu", "cuda"]
-
-
-class Run(Protocol):
-    """One run of the guide as the build reads it, a recording's or a real trace's, each part loaded once: what a
-    measure (``profguide.site.measures``) computes its value from. A part a run does not have (a real trace's
-    summary rows, a run compared with none) raises RecordingError."""
-
-    @property
-    def recording(self) -> Recording | RealTrace: ...
-    @property
-    def real(self) -> bool: ...  # a real trace from another machine, not a recording this guide made
-    @property
-    def kept(self) -> bool: ...  # the CPU run kept beside a recording's CUDA run
-    @property
-    def folder(self) -> Path: ...
-    @property
-    def ranks(self) -> int: ...
-    @property
-    def meta(self) -> Meta: ...
-    @property
-    def traces(self) -> tuple[Trace, ...]: ...
-    @property
-    def trace(self) -> Trace: ...  # rank 0's
-    @property
-    def facts(self) -> Facts: ...
-    @property
-    def summary(self) -> Summary: ...
-    @property
-    def compared_run(self) -> "Run": ...
-    @property
-    def diff(self) -> TraceDiff: ...
-    @property
-    def job(self) -> FolderJob | None: ...
-    @property
-    def rows(self) -> list[SummaryRow]: ...
-    @property
-    def results(self) -> Any: ...  # parsed JSON
-    @property
-    def title(self) -> str: ...
-
-    def trace_path(self, rank: int = 0) -> Path: ...
-    def json_file(self, name: str) -> Any: ...
-    def sibling(self, recording_id: str) -> "Run": ...
-    def run_on(self, device: str) -> "Run | None": ...
 
 
 def summary_row(row: object) -> bool:

@@ -11,8 +11,8 @@ import os
 from pathlib import Path
 
 from profguide import cli
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 TRACES = Path("docs/traces")  # relative, as a reader types it: the JSON names the file it read
 GOLDENS = Path(__file__).resolve().parent
 FORMS = {"json": ["--json"], "txt": []}

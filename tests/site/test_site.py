@@ -48,7 +48,8 @@ def test_snippets_are_included_not_left_as_directives(site):
 def test_reference_documents_the_public_modules_with_typed_signatures_and_not_the_guides_machinery(site):
     page = (site / "reference" / "api" / "index.html").read_text()
     documented = set(re.findall(r'id="(profguide\.[\w.]+)"', page))
-    for module in ("trace.loader", "trace.model", "analysis.job", "analysis.summary", "figures.timeline", "explain"):
+    for module in ("trace.loader", "trace.model", "analysis.job", "analysis.summary", "figures.timeline",
+                   "render.explain"):
         assert f"profguide.{module}" in documented, module
     assert not any(name.startswith("profguide.site") for name in documented)
     signature = re.sub(r"<[^>]+>", "", page.partition('id="profguide.trace.loader.load"')[2])[:600]

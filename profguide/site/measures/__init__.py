@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Literal
 
 if TYPE_CHECKING:
-    from profguide.site.data import Run
+    from profguide.site.run import Run
 
 # What each string a measure holds stands for. The claims check (``profguide.site.claims.unknown_strings``) looks
 # every one up before it measures, because a misspelt name is not an absent one: a count of the events named

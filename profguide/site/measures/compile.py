@@ -13,7 +13,7 @@ from profguide.site.measures import (
 )
 
 if TYPE_CHECKING:
-    from profguide.site.data import Run
+    from profguide.site.run import Run
 
 
 @dataclass(frozen=True)
