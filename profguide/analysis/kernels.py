@@ -267,3 +267,9 @@ def gemm_kernels_named(call: GemmCall, part: str) -> bool:
     name (in any case): a call with no GEMM kernel (a fill alone) runs no tile, so holds none."""
     gemms = [name.lower() for name in call.kernels if kernel_family(name).family == "gemm"]
     return bool(gemms) and all(part.lower() in name for name in gemms)
+
+
+def kernel_names(trace: Trace) -> list[str]:
+    """The distinct names of a trace's kernels."""
+    codes = np.unique(trace.name[trace.kind == KIND["kernel"]]).tolist()
+    return [trace.names[index] for index in codes]

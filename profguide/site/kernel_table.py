@@ -4,11 +4,10 @@ the traces that hold them."""
 
 from typing import NamedTuple
 
-import numpy as np
-
 from profguide.analysis.families import FAMILY_WORDS, Family, kernel_family
+from profguide.analysis.kernels import kernel_names
 from profguide.text import cell, code, code_cell, markdown_table
-from profguide.trace.model import KIND, Trace
+from profguide.trace.model import Trace
 
 # How many of a group's tiles a cell lists before it only counts them.
 TILES_SHOWN = 3
@@ -24,12 +23,6 @@ class Group(NamedTuple):
     tiles: list[str]
     fused: list[str]
     traces: list[str]
-
-
-def kernel_names(trace: Trace) -> list[str]:
-    """The distinct names of a trace's kernels."""
-    codes = np.unique(trace.name[trace.kind == KIND["kernel"]]).tolist()
-    return [trace.names[index] for index in codes]
 
 
 def same_kind(decoded: Family) -> Family:
