@@ -24,15 +24,11 @@ from profguide.analysis import stacks
 from profguide.analysis.compile import compile_markers
 from profguide.analysis.diff import TraceDiff
 from profguide.analysis.families import FAMILY_WORDS, Family, family_values
-from profguide.analysis.host import CPU_ACTIVITIES
-from profguide.analysis.idle import IDLE_CAUSES
 from profguide.analysis.kernels import device_numbers, gemm_calls
 from profguide.analysis.memory import CATEGORIES as MEMORY_CATEGORIES
 from profguide.analysis.ops import MODULE
-from profguide.analysis.rules import JOB_RULES, RULES
 from profguide.analysis.select import event_names
 from profguide.analysis.select import occurrences as occurrences  # fragments.py reads it here
-from profguide.analysis.verdict import HOST_VERDICTS, VERDICTS
 from profguide.errors import RecordingError, TraceError
 from profguide.render.fragments import run_words
 from profguide.site import marks, operators
@@ -68,11 +64,7 @@ def measured(measure: Measure, run: Run) -> float | None:
 
 # The closed sets a measure's strings come from (the annotations of profguide.site.recordings), by name.
 CLOSED_SETS: dict[str, Callable[[], set[str]]] = {
-    "idle cause": lambda: set(IDLE_CAUSES),
-    "host activity": lambda: set(CPU_ACTIVITIES),
     "memory category": lambda: set(MEMORY_CATEGORIES),
-    "verdict": lambda: {*VERDICTS, *HOST_VERDICTS},
-    "rule": lambda: {rule.id for rule in (*RULES, *JOB_RULES)},
     "diff field": lambda: set(TraceDiff.__annotations__),
     "kernel family": lambda: set(FAMILY_WORDS),
     "family field": lambda: set(Family._fields) - {"family"},

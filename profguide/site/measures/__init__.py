@@ -27,12 +27,9 @@ NamePart = Annotated[str, "name part"]  # a part of some event's name, as writte
 Module = Annotated[str, "module"]  # an nn.Module class, as torch names its calls: ``nn.Module: <class>_<n>``
 RunId = Annotated[str, "run"]  # the id of a recording or a real trace of the guide's
 TableName = Annotated[str, "table"]  # the name of one of the recording's extra tables (``Table.name``)
-# Closed sets that the analysis defines; profguide.site.claims.CLOSED_SETS lists their members.
-IdleCause = Annotated[str, "idle cause"]
-HostActivity = Annotated[str, "host activity"]
+# Closed sets that the analysis defines, whose members profguide.site.claims.CLOSED_SETS lists. (An idle cause, a
+# host activity, a verdict and a rule id are the Literals of profguide.analysis.vocabulary: the sets themselves.)
 MemoryCategory = Annotated[str, "memory category"]
-Verdict = Annotated[str, "verdict"]
-RuleId = Annotated[str, "rule"]
 CompileKey = Annotated[str, "compile marker"]
 DiffField = Annotated[str, "diff field"]
 DiffKey = Annotated[str, "diff key"]  # an entry of a diff field by key (its host activities, its idle causes)

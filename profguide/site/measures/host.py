@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from profguide.analysis.vocabulary import CpuActivity
 from profguide.site.measures import (
     Event,
-    HostActivity,
     Measure,
     NamePart,
     RunId,
@@ -160,7 +160,7 @@ class HostShare(Measure):
     """The share of the recorded steps that the thread running them spent in ``activity`` (a key of
     ``profguide.analysis.host.CPU_ACTIVITIES``), on a recording without GPU work."""
 
-    activity: HostActivity
+    activity: CpuActivity
 
     def describe(self) -> str:
         return f"host time in {self.activity} / recorded steps"
@@ -176,7 +176,7 @@ class HostShare(Measure):
 class HostShareFall(Measure):
     """The ``baseline`` recording's ``HostShare`` of ``activity`` over this recording's."""
 
-    activity: HostActivity
+    activity: CpuActivity
     baseline: RunId
 
     def describe(self) -> str:
@@ -192,7 +192,7 @@ class HostShareFall(Measure):
 class HostLead(Measure):
     """Host time in ``activity`` over the largest other activity, in the recorded step where it leads least."""
 
-    activity: HostActivity
+    activity: CpuActivity
 
     def describe(self) -> str:
         return f"{self.activity} / the largest other host activity, least over the steps"
@@ -215,7 +215,7 @@ class RankHostShare(Measure):
     activity's time under that name (a region's, among the activity's three largest)."""
 
     rank: int
-    activity: HostActivity
+    activity: CpuActivity
     label: Event = ""
 
     def describe(self) -> str:

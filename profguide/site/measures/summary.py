@@ -8,16 +8,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
+from profguide.analysis.vocabulary import Cause, RuleId, Verdict
 from profguide.site.measures import (
     DiffField,
     DiffKey,
     DiffRow,
     DiffRowKind,
     Event,
-    IdleCause,
     Measure,
-    RuleId,
-    Verdict,
 )
 
 if TYPE_CHECKING:
@@ -56,7 +54,7 @@ class IdleShare(Measure):
     """GPU idle time of one cause (a key of ``profguide.analysis.idle.IDLE_CAUSES``) over the window
     ``profguide explain`` measures."""
 
-    cause: IdleCause
+    cause: Cause
 
     def describe(self) -> str:
         return f"GPU idle time, cause {self.cause} / explain's window"
