@@ -143,7 +143,7 @@ def test_census_rejects_silently_skipped_fences():
 def test_census_accepts_marked_fences():
     text = (
         '<!-- not-run: "a shell command" -->\n```bash\nmake site\n```\n\n'
-        '```python title="snippets/basics/first_profile.py"\n--8<-- "snippets/basics/first_profile.py:profile"\n```\n'
+        '```python title="snippets/basics/index.py"\n--8<-- "snippets/basics/index.py:profile"\n```\n'
     )
     assert [verdict(f, kinds={}) for f in fences(text)] == [
         "not run: a shell command",

@@ -1,6 +1,6 @@
 """Profile a matrix multiply plus bias add, on the GPU when there is one.
 
-Run it as a script (``python snippets/basics/first_profile.py``) to print the
+Run it as a script (``python snippets/basics/index.py``) to print the
 profiler's summary table and write ``first_profile_trace.json``, which
 Perfetto (https://ui.perfetto.dev) opens.
 """

@@ -11,7 +11,7 @@ import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.profiler import ProfilerActivity, profile, record_function, schedule
 
-from snippets.reading.dispatch import op_tree
+from snippets.reading_output.dispatch import op_tree
 
 REGION = "attention"
 # The backends of F.scaled_dot_product_attention by the names the recordings use; the CPU has math and flash.

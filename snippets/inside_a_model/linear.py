@@ -8,7 +8,7 @@ import torch
 from torch import nn
 from torch.profiler import ProfilerActivity, profile, record_function, schedule
 
-from snippets.reading.dispatch import op_tree
+from snippets.reading_output.dispatch import op_tree
 
 
 # --8<-- [start:layer]

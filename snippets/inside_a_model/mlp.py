@@ -10,7 +10,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.profiler import ProfilerActivity, profile, record_function, schedule
 
-from snippets.reading.dispatch import op_tree
+from snippets.reading_output.dispatch import op_tree
 
 REGION = "GeGLU MLP"
 

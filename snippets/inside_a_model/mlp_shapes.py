@@ -8,7 +8,7 @@ three lengths.
 import torch
 from torch.profiler import ProfilerActivity, profile, record_function
 
-from snippets.model.mlp import make_mlp
+from snippets.inside_a_model.mlp import make_mlp
 
 
 # --8<-- [start:shapes]

@@ -13,7 +13,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.profiler import ProfilerActivity, profile, record_function, schedule
 
-from snippets.model.mlp import GeGLU
+from snippets.inside_a_model.mlp import GeGLU
 
 PARTS = ("norm", "attention", "MLP", "optimizer")
 

@@ -2,7 +2,7 @@
 
 Start it with torchrun:
 
-    torchrun --nproc-per-node 2 snippets/multigpu/fsdp.py
+    torchrun --nproc-per-node 2 snippets/multi_gpu/collectives.py
 
 Each rank holds a shard of every layer's parameters: it all-gathers a layer's
 parameters before using them and reduce-scatters the gradients after.
@@ -13,7 +13,7 @@ import torch.distributed as dist
 from torch.distributed.fsdp import fully_shard
 from torch.profiler import ProfilerActivity, profile, schedule
 
-from snippets.multigpu.ddp import make_model, rank_handler, start_rank
+from snippets.multi_gpu.per_rank import make_model, rank_handler, start_rank
 
 
 # --8<-- [start:train]

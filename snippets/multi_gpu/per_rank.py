@@ -2,7 +2,7 @@
 
 Start it with torchrun, which gives each process its rank and the job's size:
 
-    torchrun --nproc-per-node 2 snippets/multigpu/ddp.py
+    torchrun --nproc-per-node 2 snippets/multi_gpu/per_rank.py
 
 Each rank writes its own trace into ``./profiler_traces``, named after its
 host and rank. With a GPU per rank it uses NCCL; without, gloo on the CPU.

@@ -7,7 +7,7 @@ in Perfetto: each python_function event is one Python call.
 from torch import nn
 from torch.profiler import ProfilerActivity, profile, record_function
 
-from snippets.reading.footprint import make_training, train_step
+from snippets.reading_output.footprint import make_training, train_step
 
 
 # --8<-- [start:python-calls]

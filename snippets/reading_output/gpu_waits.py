@@ -1,6 +1,6 @@
 """Profile one large matrix multiply with FLOP counting, to set its achieved TFLOP/s against the device's peak.
 
-Run it as a script (``python snippets/reading/gemm_flops.py``) to print the
+Run it as a script (``python snippets/reading_output/gpu_waits.py``) to print the
 profiler's table, FLOPs column included, and write ``gemm_flops_trace.json``.
 """
 

@@ -7,7 +7,7 @@ import tempfile
 import torch
 from torch.profiler import ProfilerActivity, profile, record_function
 
-from snippets.compile.in_a_trace import matmul_bias
+from snippets.torch_compile.in_a_trace import matmul_bias
 
 
 # --8<-- [start:profile]

@@ -3,7 +3,7 @@
 import torch
 from torch.profiler import ProfilerActivity, profile, record_function
 
-from snippets.reading.dispatch import op_tree
+from snippets.reading_output.dispatch import op_tree
 
 
 # --8<-- [start:functions]

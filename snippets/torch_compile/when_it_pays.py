@@ -9,7 +9,7 @@ import time
 import torch
 from torch.profiler import ProfilerActivity, profile
 
-from snippets.compile.fusion import make_mlp
+from snippets.torch_compile.fusion import make_mlp
 
 
 # --8<-- [start:timing]

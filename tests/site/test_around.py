@@ -63,7 +63,7 @@ def test_the_timer_fragment_prints_the_measurement_and_both_medians():
 def test_the_stack_fragments_quote_the_file_and_draw_it():
     data = committed("around-stacks")
     quoted = fragments.stack_lines(data)["stacks.md"]
-    assert quoted.count("snippets/reference/stacks.py") >= 3
+    assert quoted.count("snippets/reference/around_the_profiler/stacks.py") >= 3
     made = fragments.flame(data)
     assert made["flame.svg"].startswith("<svg") and "around-stacks/flame.svg" in made["flame.md"]
 

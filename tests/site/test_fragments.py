@@ -14,7 +14,7 @@ from profguide.site.recordings import Figure, RealTrace, Recording, TimerRatio
 from tests.helpers import ROOT, TINY, Results, event, gpu_event, make_trace
 
 CALLS = dataclasses.replace(TINY, id="calls", params={"size": 8, "calls": 3}, figure=Figure(region="matmul_bias"))
-STEPS = Recording(id="steps", module="snippets.basics.training_steps", function="profile_steps", title="steps",
+STEPS = Recording(id="steps", module="snippets.basics.steps", function="profile_steps", title="steps",
                   params={"size": 8, "steps": 4, "wait": 0, "warmup": 1, "active": 3}, figure=Figure(spread="aten::mm"))
 
 

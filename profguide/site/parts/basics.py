@@ -30,14 +30,14 @@ from profguide.site.recordings import (
     exactly,
 )
 
-FIRST_PROFILE = "snippets.basics.first_profile"
+FIRST_PROFILE = "snippets.basics.index"
 FIRST_PROFILE_FIGURE = Figure(
     brackets=("matmul_bias", "cudaDeviceSynchronize"),
     highlight=("aten::mm",),
     callouts=("matmul_bias", "aten::mm", "cudaLaunchKernel", "aten::add", "cudaDeviceSynchronize"),
     region="matmul_bias",
 )
-TRAINING_STEPS = "snippets.basics.training_steps"
+TRAINING_STEPS = "snippets.basics.steps"
 STEPS = "basics/steps.md"
 LINEAR_PAGE = "inside-a-model/linear.md"
 FIRST_TRACE = "basics/first-trace.md"

@@ -23,9 +23,9 @@ from profguide.site.recordings import (
 FUSION_PAGE = "torch-compile/fusion.md"
 PAYS_PAGE = "torch-compile/when-it-pays.md"
 EXPLAIN_PAGE = "reference/explain.md"
-FUSION = "snippets.compile.fusion"
-TURNS = "snippets.compile.turns"
-OVERHEAD = "snippets.compile.overhead"
+FUSION = "snippets.torch_compile.fusion"
+TURNS = "snippets.torch_compile.fusion_turns"
+OVERHEAD = "snippets.torch_compile.when_it_pays"
 MLP = {"width": 512, "hidden": 2048, "batch": 64}
 MLP_ON_CPU = {"width": 128, "hidden": 512, "batch": 16}
 BACKWARD = "CompiledFunctionBackward"

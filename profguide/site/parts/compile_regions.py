@@ -31,7 +31,7 @@ B200_COMPILED = "Torch-Compiled Region: 0/1"  # the B200 trace's one compiled re
 def calls_recording(recording_id, dynamic, claims):
     """The calls of the compiled function as the rows change, compiled with ``dynamic``: one of three runs that
     the cost page's calls table puts side by side."""
-    return Recording(id=recording_id, module="snippets.compile.cost", function="profile_calls",
+    return Recording(id=recording_id, module="snippets.torch_compile.cost", function="profile_calls",
                      params={"dynamic": dynamic, "cold": True},
                      title="The calls of a compiled x @ w + b as the rows of x change, dynamic={dynamic}",
                      figure=Figure(region="call"), claims=claims)
@@ -40,7 +40,7 @@ def calls_recording(recording_id, dynamic, claims):
 RECORDINGS = (
     Recording(
         id="compile-in-a-trace",
-        module="snippets.compile.in_a_trace",
+        module="snippets.torch_compile.in_a_trace",
         function="profile_eager_and_compiled",
         params={"size": 1024},
         cpu_params={"size": 256},
@@ -99,7 +99,7 @@ RECORDINGS = (
     )),
     Recording(
         id="compile-graph-break",
-        module="snippets.compile.graph_breaks",
+        module="snippets.torch_compile.graph_breaks",
         function="profile_graph_break",
         params={"size": 1024},
         cpu_params={"size": 256},

@@ -30,7 +30,7 @@ from profguide.site.recordings import (
 from profguide.site.recordings import exactly as exact_claim
 
 PAGE = "inside-a-model/attention.md"
-ATTENTION = "snippets.model.attention"
+ATTENTION = "snippets.inside_a_model.attention"
 SIZES = {"batch": 4, "heads": 16, "tokens": 1024, "head_dim": 64, "dtype": "bfloat16"}
 # One intra-op thread on the CPU: on a small shared machine, the math backend's parallel ops (a tril, an upcast)
 # each waited milliseconds for a second thread, and the call trees would show that wait as their time.

@@ -14,7 +14,7 @@ from profguide.site.recordings import (
 )
 
 PAGE = "inside-a-model/transformer-block.md"
-BLOCK = "snippets.model.block"
+BLOCK = "snippets.inside_a_model.transformer_block"
 STEPS = 4
 SIZES = {"layers": 4, "width": 1024, "heads": 16, "hidden": 4096, "batch": 8, "tokens": 512}
 # One thread: on the small shared machine that makes the stand-ins, an op split over two threads waits for the

@@ -21,7 +21,7 @@ from profguide.site.recordings import (
 from profguide.site.recordings import exactly as exact_claim
 
 PAGE = "inside-a-model/linear.md"
-LINEAR = "snippets.model.linear"
+LINEAR = "snippets.inside_a_model.linear"
 SIZES = {"features_in": 1024, "features_out": 4096, "batch": 8, "tokens": 128}
 SIZES_ON_CPU = {"features_in": 256, "features_out": 1024, "batch": 4, "tokens": 32}
 FLAT, BATCHED = "2-D input", "3-D input"

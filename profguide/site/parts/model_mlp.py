@@ -28,7 +28,7 @@ from profguide.site.recordings import (
 from profguide.site.recordings import exactly as exact_claim
 
 PAGE = "inside-a-model/mlp.md"
-MLP = "snippets.model.mlp"
+MLP = "snippets.inside_a_model.mlp"
 STEPS = 5
 SIZES = {"width": 768, "hidden": 3072, "batch": 8, "tokens": 128}
 SIZES_ON_CPU = {"width": 256, "hidden": 1024, "batch": 4, "tokens": 32}
@@ -60,7 +60,7 @@ def mlp_run(compiled, claims, compared_with=""):
 exactly = partial(exact_claim, PAGE)  # exactly(words, measure, value, device=None): a claim of this page
 
 
-LENGTHS = "snippets.model.mlp_shapes"
+LENGTHS = "snippets.inside_a_model.mlp_shapes"
 # Five calls on three lengths: a length seen before, then a new one, each twice, then a third.
 TOKENS = {"tokens": [128, 128, 192, 192, 256]}
 TOKENS_ON_CPU = {"tokens": [32, 32, 48, 48, 64]}

@@ -19,14 +19,15 @@ from profguide.site.recordings import (
 
 PER_RANK = "multi-gpu/per-rank.md"
 COLLECTIVES = "multi-gpu/collectives.md"
-DDP = "snippets.multigpu.ddp"
+DDP = "snippets.multi_gpu.per_rank"
 # Small enough that two ranks on a shared CPU record in seconds, one thread each; two buckets of gradients a step.
 DDP_CPU_PARAMS = {"hidden": 256, "layers": 4, "batch": 32, "bucket_cap_mb": 0.5, "threads": 1}
 NCCL_ALL_REDUCE = "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)"
 
 
 def ddp_run(recording_id, title, claims=(), **params):
-    """The data-parallel job of ``snippets/multigpu/ddp.py`` on two ranks, NCCL on GPUs, gloo as a CPU stand-in."""
+    """The data-parallel job of ``snippets/multi_gpu/per_rank.py`` on two ranks, NCCL on GPUs, gloo as a CPU
+    stand-in."""
     return Recording(
         id=recording_id,
         module=DDP,
@@ -59,7 +60,7 @@ RECORDINGS = (
             slow_rank=1, slow_ms=50.0, claims=STRAGGLER_CLAIMS),
     Recording(
         id="multigpu-fsdp",
-        module="snippets.multigpu.fsdp",
+        module="snippets.multi_gpu.collectives",
         function="train_fsdp",
         params={"hidden": 4096, "layers": 8, "batch": 64},
         cpu_params={"hidden": 256, "layers": 2, "batch": 32, "threads": 1},

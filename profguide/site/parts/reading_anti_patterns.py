@@ -3,7 +3,7 @@
 from profguide.site.recordings import Claim, Recording, RuleFixed
 
 PAGE = "reading-output/anti-patterns.md"
-ANTI_PATTERNS = "snippets.reading.anti_patterns"
+ANTI_PATTERNS = "snippets.reading_output.anti_patterns"
 ANTI_PATTERNS_PARAMS = {"batch_size": 32, "image": 16, "hidden": 100, "classes": 8, "wait": 1, "warmup": 1,
                         "active": 3}
 

@@ -25,7 +25,7 @@ def gemm_launches_after_a_query(says, name_contains, share):
 RECORDINGS = (
     Recording(
         id="reading-dispatch",
-        module="snippets.reading.dispatch",
+        module="snippets.reading_output.dispatch",
         function="profile_cases",
         params={"size": 256},
         title="One matrix multiply written six ways, {size}×{size}",

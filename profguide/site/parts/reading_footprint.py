@@ -12,8 +12,8 @@ from profguide.site.recordings import (
 )
 
 PAGE = "reading-output/footprint.md"
-FOOTPRINT = "snippets.reading.footprint"
-PYTHON_CALLS = "snippets.reading.python_calls"
+FOOTPRINT = "snippets.reading_output.footprint"
+PYTHON_CALLS = "snippets.reading_output.footprint_python_calls"
 
 RECORDINGS = (
     Recording(

@@ -13,7 +13,7 @@ from profguide.site.recordings import (
 )
 
 PAGE = "reading-output/input-pipeline.md"
-INPUT_PIPELINE = "snippets.reading.input_pipeline"
+INPUT_PIPELINE = "snippets.reading_output.input_pipeline"
 # One intra-op thread: on a small shared machine, threads that wait on each other make the computing time of a
 # step jump about, and the page compares the time spent loading with the time spent computing.
 PIPELINE_PARAMS = {"batch_size": 32, "load_ms": 1.0, "hidden": 2048, "threads": 1, "wait": 1, "warmup": 1,

@@ -18,7 +18,7 @@ PARAMETER_TENSORS = 6
 RECORDINGS = (
     Recording(
         id="reading-memory",
-        module="snippets.reading.memory",
+        module="snippets.reading_output.memory",
         function="profile_memory_steps",
         params={"width": 2048, "batch": 256, "steps": 5},
         cpu_params={"width": 512, "batch": 64},

@@ -15,7 +15,7 @@ from profguide.site.recordings import (
     TableRows,
 )
 
-SUMMARY_TABLE = "snippets.reading.summary_table"
+SUMMARY_TABLE = "snippets.reading_output.table"
 PAGE = "reading-output/table.md"
 
 RECORDINGS = (

@@ -64,7 +64,7 @@ CUTLASS = "cutlass"
 RECORDINGS = (
     Recording(
         id="reading-gemm-flops",
-        module="snippets.reading.gemm_flops",
+        module="snippets.reading_output.gpu_waits",
         function="profile_gemm",
         params={"size": 8192, "dtype": "bfloat16", "calls": 5},
         cpu_params={"size": 512, "dtype": "float32"},

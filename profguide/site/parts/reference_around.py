@@ -19,7 +19,7 @@ PAGE = "reference/around-the-profiler.md"
 RECORDINGS = (
     Recording(
         id="around-benchmark",
-        module="snippets.reference.benchmark",
+        module="snippets.reference.around_the_profiler.benchmark",
         function="time_against_profile",
         params={"size": 128, "calls": 200, "threads": 1, "min_run_time": 1.0},
         device="cpu",
@@ -32,7 +32,7 @@ RECORDINGS = (
     ),
     Recording(
         id="around-stacks",
-        module="snippets.reference.stacks",
+        module="snippets.reference.around_the_profiler.stacks",
         function="profile_stacks",
         params={"tokens": 64, "width": 64, "hidden": 256, "calls": 20},
         device="cpu",
@@ -45,7 +45,7 @@ RECORDINGS = (
     ),
     Recording(
         id="around-execution-trace",
-        module="snippets.reference.execution_trace",
+        module="snippets.reference.around_the_profiler.execution_trace",
         function="execution_trace_summary",
         params={"width": 32, "batch": 8},
         device="cpu",
@@ -57,7 +57,7 @@ RECORDINGS = (
     ),
     Recording(
         id="around-on-demand",
-        module="snippets.reference.on_demand",
+        module="snippets.reference.around_the_profiler.on_demand",
         function="train_on_request",
         params={"steps": 40, "ask_at": 20, "active": 3},
         device="cpu",
@@ -69,7 +69,7 @@ RECORDINGS = (
     ),
     Recording(
         id="around-flight-recorder",
-        module="snippets.reference.flight_recorder",
+        module="snippets.reference.around_the_profiler.flight_recorder",
         function="skip_a_collective",
         params={"collectives": 3},
         device="cpu",

@@ -2,7 +2,7 @@
 
 Start it with torchrun, two processes on the CPU (Gloo):
 
-    torchrun --nproc-per-node 2 snippets/reference/flight_recorder.py
+    torchrun --nproc-per-node 2 snippets/reference/around_the_profiler/flight_recorder.py
 
 Rank 0 calls one all_reduce more than rank 1 and waits for it. Each rank reads its flight recorder while
 rank 0 waits; then rank 1 joins the late collective, so that the job ends instead of hanging.

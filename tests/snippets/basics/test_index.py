@@ -1,12 +1,12 @@
-"""snippets/basics/first_profile.py runs on the CPU, as a script and as the recordings call it."""
+"""snippets/basics/index.py runs on the CPU, as a script and as the recordings call it."""
 
 import pytest
 
 from profguide import trace
-from snippets.basics.first_profile import profile_matmul_bias, report
+from snippets.basics.index import profile_matmul_bias, report
 from tests.helpers import ROOT, run_script
 
-SCRIPT = ROOT / "snippets" / "basics" / "first_profile.py"
+SCRIPT = ROOT / "snippets" / "basics" / "index.py"
 
 
 @pytest.mark.slow

@@ -1,4 +1,4 @@
-"""snippets/basics/training_steps.py keeps the steps its schedule records and names its files by worker."""
+"""snippets/basics/steps.py keeps the steps its schedule records and names its files by worker."""
 
 import json
 import socket
@@ -7,10 +7,10 @@ import pytest
 
 from profguide import trace
 from profguide.analysis.select import profiler_steps
-from snippets.basics.training_steps import profile_steps
+from snippets.basics.steps import profile_steps
 from tests.helpers import ROOT, run_script
 
-SCRIPT = ROOT / "snippets" / "basics" / "training_steps.py"
+SCRIPT = ROOT / "snippets" / "basics" / "steps.py"
 
 
 @pytest.mark.parametrize(("wait", "warmup", "active", "kept"), [(1, 1, 3, [2, 3, 4]), (0, 0, 2, [0, 1])])

@@ -1,5 +1,5 @@
-"""snippets/model/attention.py: masked_fill copies the scores, allocating a score matrix, and masked_fill_ does not;
-SDPA's math backend rebuilds the mask and upcasts, its CPU flash backend is one op; all of them compute the same
+"""snippets/inside_a_model/attention.py: masked_fill copies the scores, allocating a score matrix, and masked_fill_ does
+not; SDPA's math backend rebuilds the mask and upcasts, its CPU flash backend is one op; all of them compute the same
 attention; and the in-place mask trains as the out-of-place one does, since nothing autograd keeps is overwritten."""
 
 import pytest
@@ -7,10 +7,16 @@ import torch
 
 from profguide import trace
 from profguide.analysis.regions import ops_in_region
-from snippets.model.attention import REGION, attention_by_hand, attention_pinned, make_inputs, profile_attention
+from snippets.inside_a_model.attention import (
+    REGION,
+    attention_by_hand,
+    attention_pinned,
+    make_inputs,
+    profile_attention,
+)
 from tests.helpers import ROOT, run_script
 
-SCRIPT = ROOT / "snippets" / "model" / "attention.py"
+SCRIPT = ROOT / "snippets" / "inside_a_model" / "attention.py"
 TINY = {"batch": 1, "heads": 2, "tokens": 8, "head_dim": 16}
 
 

@@ -1,13 +1,14 @@
-"""snippets/model/linear.py: nn.Linear is one addmm under views, eager; compiled, the addmm stays and the views go."""
+"""snippets/inside_a_model/linear.py: nn.Linear is one addmm under views, eager; compiled, the addmm stays and the views
+go."""
 
 import pytest
 
 from profguide import trace
 from profguide.analysis.regions import ops_in_region, region_tree
-from snippets.model.linear import make_linear, profile_linear
+from snippets.inside_a_model.linear import make_linear, profile_linear
 from tests.helpers import ROOT, run_script
 
-SCRIPT = ROOT / "snippets" / "model" / "linear.py"
+SCRIPT = ROOT / "snippets" / "inside_a_model" / "linear.py"
 TINY = {"features_in": 8, "features_out": 16, "batch": 2, "tokens": 3}
 
 

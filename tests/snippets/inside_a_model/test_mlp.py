@@ -1,5 +1,6 @@
-"""snippets/model/mlp.py: a GeGLU MLP is three mm chains and two pointwise ops, eager; compiled, the mms stay and
-the pointwise ops become one generated kernel, which a CPU trace names only with Inductor's kernel-profile option."""
+"""snippets/inside_a_model/mlp.py: a GeGLU MLP is three mm chains and two pointwise ops, eager; compiled, the mms stay
+and the pointwise ops become one generated kernel, which a CPU trace names only with Inductor's kernel-profile
+option."""
 
 import pytest
 import torch
@@ -7,10 +8,10 @@ import torch.nn.functional as F
 
 from profguide import trace
 from profguide.analysis.regions import region_tree
-from snippets.model.mlp import REGION, make_mlp, profile_mlp
+from snippets.inside_a_model.mlp import REGION, make_mlp, profile_mlp
 from tests.helpers import ROOT, run_script
 
-SCRIPT = ROOT / "snippets" / "model" / "mlp.py"
+SCRIPT = ROOT / "snippets" / "inside_a_model" / "mlp.py"
 TINY = {"width": 8, "hidden": 32, "batch": 2, "tokens": 3}
 
 
@@ -44,7 +45,7 @@ def test_eager_three_mm_chains_and_two_pointwise_ops(tmp_path):
 
 # Inductor compiles in this process and raises sys.getrecursionlimit(): the fixture puts it back. Slow, as every test
 # that compiles C++ in this process: the first such compile with a cold cache builds a program for each vector ISA the
-# CPU may have, about 8 s on two cores (tests/snippets/compile/test_fusion.py).
+# CPU may have, about 8 s on two cores (tests/snippets/torch_compile/test_fusion.py).
 @pytest.mark.slow
 @pytest.mark.usefixtures("compiles_in_process")
 def test_compiled_the_mms_stay_and_the_pointwise_ops_fuse_into_one_named_kernel(tmp_path):

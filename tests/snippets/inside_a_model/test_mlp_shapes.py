@@ -1,4 +1,4 @@
-"""snippets/model/mlp_shapes.py: the compiled block on sequences of a changing length compiles again for a new
+"""snippets/inside_a_model/mlp_shapes.py: the compiled block on sequences of a changing length compiles again for a new
 length, once with the default and for each length with dynamic=False.
 
 Dynamo decides when to compile, whatever the backend: the fast test uses the eager backend, which compiles in
@@ -11,10 +11,10 @@ import pytest
 
 from profguide.analysis.compiled_calls import compiled_calls
 from profguide.trace import load
-from snippets.model.mlp_shapes import profile_lengths
+from snippets.inside_a_model.mlp_shapes import profile_lengths
 from tests.helpers import ROOT, run_script
 
-SCRIPT = ROOT / "snippets" / "model" / "mlp_shapes.py"
+SCRIPT = ROOT / "snippets" / "inside_a_model" / "mlp_shapes.py"
 TINY = {"width": 8, "hidden": 32, "batch": 2}
 
 

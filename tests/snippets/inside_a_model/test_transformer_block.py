@@ -1,6 +1,6 @@
-"""snippets/model/block.py: a pre-norm decoder block trains; eager, its forward runs each part in a region of its
-own and the optimizer's step in one more; compiled, Dynamo drops the regions and Inductor fuses each norm into one
-kernel, which a CPU trace names with Inductor's kernel-profile option."""
+"""snippets/inside_a_model/transformer_block.py: a pre-norm decoder block trains; eager, its forward runs each part in a
+region of its own and the optimizer's step in one more; compiled, Dynamo drops the regions and Inductor fuses each norm
+into one kernel, which a CPU trace names with Inductor's kernel-profile option."""
 
 import pytest
 import torch
@@ -8,10 +8,17 @@ import torch.nn.functional as F
 
 from profguide import trace
 from profguide.analysis.regions import region_calls
-from snippets.model.block import PARTS, DecoderBlock, RMSNorm, make_training, profile_block, train_step
+from snippets.inside_a_model.transformer_block import (
+    PARTS,
+    DecoderBlock,
+    RMSNorm,
+    make_training,
+    profile_block,
+    train_step,
+)
 from tests.helpers import ROOT, run_script
 
-SCRIPT = ROOT / "snippets" / "model" / "block.py"
+SCRIPT = ROOT / "snippets" / "inside_a_model" / "transformer_block.py"
 TINY = {"layers": 2, "width": 16, "heads": 2, "hidden": 32, "batch": 2, "tokens": 4}
 # Compiled, one layer's two norms show the fusion as well as two layers' four, and Inductor's C++ for the forward and
 # the backward of one layer builds in about three quarters of the time.

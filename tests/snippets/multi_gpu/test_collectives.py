@@ -1,4 +1,4 @@
-"""snippets/multigpu/fsdp.py: two ranks shard a model and all-gather parameters and reduce-scatter gradients."""
+"""snippets/multi_gpu/collectives.py: two ranks shard a model and all-gather parameters and reduce-scatter gradients."""
 
 import dataclasses
 

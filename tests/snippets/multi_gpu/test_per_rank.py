@@ -1,4 +1,4 @@
-"""snippets/multigpu/ddp.py: every rank of a data-parallel job writes its own trace, and a slowed rank makes the
+"""snippets/multi_gpu/per_rank.py: every rank of a data-parallel job writes its own trace, and a slowed rank makes the
 other wait in its all-reduces."""
 
 import dataclasses
@@ -18,7 +18,7 @@ from tests.helpers import ROOT
 # Every test here starts processes of its own: torchrun, or a recording's two ranks.
 pytestmark = pytest.mark.slow
 
-SCRIPT = ROOT / "snippets" / "multigpu" / "ddp.py"
+SCRIPT = ROOT / "snippets" / "multi_gpu" / "per_rank.py"
 SMALL = {"hidden": 32, "layers": 2, "batch": 8, "bucket_cap_mb": 25, "threads": 1, "steps": 4, "wait": 0,
          "warmup": 1, "active": 2}
 SLOW_MS = 40.0  # how long the slow rank sleeps before each backward (train_ddp's slow_ms)

@@ -1,13 +1,14 @@
-"""snippets/reading/anti_patterns.py: the loop with the matcher's anti-patterns, and the same loop with each fixed."""
+"""snippets/reading_output/anti_patterns.py: the loop with the matcher's anti-patterns, and the same loop with each
+fixed."""
 
 import pytest
 
 from profguide.analysis.regions import ops_in_region
 from profguide.analysis.select import profiler_steps
-from snippets.reading.anti_patterns import convnet, profile_anti_patterns
+from snippets.reading_output.anti_patterns import convnet, profile_anti_patterns
 from tests.helpers import ROOT, one_cycle_trace, run_script
 
-SCRIPT = ROOT / "snippets" / "reading" / "anti_patterns.py"
+SCRIPT = ROOT / "snippets" / "reading_output" / "anti_patterns.py"
 SMALL = {"batch_size": 4, "image": 4, "hidden": 20, "classes": 8, "wait": 0, "warmup": 1, "active": 2,
          "device": "cpu"}
 STEP = "Optimizer.step#SGD.step"

@@ -1,11 +1,11 @@
-"""snippets/reading/dispatch.py: the operators each way of multiplying becomes, under its own region."""
+"""snippets/reading_output/dispatch.py: the operators each way of multiplying becomes, under its own region."""
 
 import pytest
 
-from snippets.reading.dispatch import multiply_cases, op_tree, profile_cases
+from snippets.reading_output.dispatch import multiply_cases, op_tree, profile_cases
 from tests.helpers import ROOT, run_script
 
-SCRIPT = ROOT / "snippets" / "reading" / "dispatch.py"
+SCRIPT = ROOT / "snippets" / "reading_output" / "dispatch.py"
 
 
 def trees(size=16):

@@ -1,4 +1,5 @@
-"""snippets/reading/footprint.py: every configuration timed in one process, one cycle handed over; the phantom step."""
+"""snippets/reading_output/footprint.py: every configuration timed in one process, one cycle handed over; the phantom
+step."""
 
 import json
 
@@ -7,10 +8,10 @@ import pytest
 from profguide import trace
 from profguide.analysis.select import profiler_steps
 from profguide.trace.model import KIND
-from snippets.reading.footprint import CONFIGURATIONS, profile_short_loop, time_configurations
+from snippets.reading_output.footprint import CONFIGURATIONS, profile_short_loop, time_configurations
 from tests.helpers import ROOT, run_script
 
-SCRIPT = ROOT / "snippets" / "reading" / "footprint.py"
+SCRIPT = ROOT / "snippets" / "reading_output" / "footprint.py"
 
 
 def test_every_configuration_is_timed_and_one_cycle_is_handed_over():

@@ -1,13 +1,14 @@
-"""snippets/reading/python_calls.py: a step under with_stack, its ops and Python calls in each region."""
+"""snippets/reading_output/footprint_python_calls.py: a step under with_stack, its ops and Python calls in each
+region."""
 
 import pytest
 
 from profguide import trace
 from profguide.analysis.regions import python_calls_by_region
-from snippets.reading.python_calls import profile_python_calls
+from snippets.reading_output.footprint_python_calls import profile_python_calls
 from tests.helpers import ROOT, run_script
 
-SCRIPT = ROOT / "snippets" / "reading" / "python_calls.py"
+SCRIPT = ROOT / "snippets" / "reading_output" / "footprint_python_calls.py"
 
 
 def test_a_step_under_with_stack_records_python_calls_in_each_region_of_it(tmp_path):

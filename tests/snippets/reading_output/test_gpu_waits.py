@@ -1,12 +1,12 @@
-"""snippets/reading/gemm_flops.py runs on the CPU, as a script and as the recording calls it."""
+"""snippets/reading_output/gpu_waits.py runs on the CPU, as a script and as the recording calls it."""
 
 import pytest
 
 from profguide import trace
-from snippets.reading.gemm_flops import profile_gemm
+from snippets.reading_output.gpu_waits import profile_gemm
 from tests.helpers import ROOT, run_script
 
-SCRIPT = ROOT / "snippets" / "reading" / "gemm_flops.py"
+SCRIPT = ROOT / "snippets" / "reading_output" / "gpu_waits.py"
 
 
 @pytest.mark.slow

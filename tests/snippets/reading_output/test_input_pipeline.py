@@ -1,13 +1,14 @@
-"""snippets/reading/input_pipeline.py: the DataLoader's region in each step, the dataset's ops only without workers."""
+"""snippets/reading_output/input_pipeline.py: the DataLoader's region in each step, the dataset's ops only without
+workers."""
 
 import pytest
 
 from profguide.analysis.regions import ops_in_region
 from profguide.analysis.select import profiler_steps
-from snippets.reading.input_pipeline import SlowDataset, profile_input_pipeline
+from snippets.reading_output.input_pipeline import SlowDataset, profile_input_pipeline
 from tests.helpers import ROOT, one_cycle_trace, run_script
 
-SCRIPT = ROOT / "snippets" / "reading" / "input_pipeline.py"
+SCRIPT = ROOT / "snippets" / "reading_output" / "input_pipeline.py"
 SMALL = {"batch_size": 4, "load_ms": 0.0, "hidden": 16, "wait": 0, "warmup": 1, "active": 2, "device": "cpu"}
 
 

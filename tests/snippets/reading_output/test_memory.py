@@ -1,4 +1,4 @@
-"""snippets/reading/memory.py: memory columns and a memory timeline on the CPU; a snapshot only on a GPU."""
+"""snippets/reading_output/memory.py: memory columns and a memory timeline on the CPU; a snapshot only on a GPU."""
 
 import json
 import warnings
@@ -7,10 +7,10 @@ import pytest
 import torch
 
 from profguide.analysis.memory import left_at_end, memory_timeline, ratio_at_end
-from snippets.reading.memory import dump_memory_snapshot, profile_memory_steps
+from snippets.reading_output.memory import dump_memory_snapshot, profile_memory_steps
 from tests.helpers import ROOT, run_script
 
-SCRIPT = ROOT / "snippets" / "reading" / "memory.py"
+SCRIPT = ROOT / "snippets" / "reading_output" / "memory.py"
 
 
 def test_the_timeline_holds_adams_state_the_gradients_and_no_activation_at_the_end(tmp_path):

@@ -1,11 +1,11 @@
-"""snippets/reading/summary_table.py: the table's columns, its groupings, and the stacks that need verbose."""
+"""snippets/reading_output/table.py: the table's columns, its groupings, and the stacks that need verbose."""
 
 import pytest
 
-from snippets.reading.summary_table import profile_forward, profile_with_stacks
+from snippets.reading_output.table import profile_forward, profile_with_stacks
 from tests.helpers import ROOT, run_script
 
-SCRIPT = ROOT / "snippets" / "reading" / "summary_table.py"
+SCRIPT = ROOT / "snippets" / "reading_output" / "table.py"
 
 
 @pytest.mark.slow

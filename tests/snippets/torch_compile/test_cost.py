@@ -1,4 +1,4 @@
-"""snippets/compile/cost.py: which calls compile, as the shapes change, and what compile_times() reports.
+"""snippets/torch_compile/cost.py: which calls compile, as the shapes change, and what compile_times() reports.
 
 Dynamo decides when to compile, whatever the backend: the tests use the eager backend, which compiles in
 milliseconds, so that no test waits for Inductor.
@@ -10,10 +10,10 @@ import pytest
 
 from profguide.analysis.compiled_calls import compiled_calls
 from profguide.trace import load
-from snippets.compile.cost import profile_calls
+from snippets.torch_compile.cost import profile_calls
 from tests.helpers import ROOT, run_script
 
-SCRIPT = ROOT / "snippets" / "compile" / "cost.py"
+SCRIPT = ROOT / "snippets" / "torch_compile" / "cost.py"
 
 
 def calls(tmp_path, dynamic):

@@ -1,10 +1,10 @@
-"""snippets/compile/fusion.py: the MLP eager and compiled, a few tiny steps each; compiling leaves fewer ops."""
+"""snippets/torch_compile/fusion.py: the MLP eager and compiled, a few tiny steps each; compiling leaves fewer ops."""
 
 import pytest
 
 from profguide import trace
 from profguide.analysis.compile import step_counts
-from snippets.compile.fusion import make_mlp, profile_mlp
+from snippets.torch_compile.fusion import make_mlp, profile_mlp
 
 TINY = {"width": 8, "hidden": 16, "batch": 2}
 

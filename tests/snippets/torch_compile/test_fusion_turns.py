@@ -1,5 +1,5 @@
-"""snippets/compile/turns.py: eager and compiled take turns in one process, each call in a region named after its
-version, so that the multiply they share can be timed in both.
+"""snippets/torch_compile/fusion_turns.py: eager and compiled take turns in one process, each call in a region named
+after its version, so that the multiply they share can be timed in both.
 
 Dynamo's wrappers and the regions do not depend on the backend: the fast tests use the eager backend, which
 compiles in milliseconds; the script runs Inductor, in a process of its own.
@@ -11,10 +11,10 @@ import pytest
 from profguide import trace
 from profguide.analysis.regions import region_calls
 from profguide.site.claims import op_durations_inside
-from snippets.compile.turns import profile_taking_turns
+from snippets.torch_compile.fusion_turns import profile_taking_turns
 from tests.helpers import ROOT, run_script
 
-SCRIPT = ROOT / "snippets" / "compile" / "turns.py"
+SCRIPT = ROOT / "snippets" / "torch_compile" / "fusion_turns.py"
 TINY = {"width": 8, "hidden": 16, "batch": 2}
 
 

@@ -1,12 +1,12 @@
-"""snippets/compile/graph_breaks.py: a graph break is two compiled regions with eager code between them."""
+"""snippets/torch_compile/graph_breaks.py: a graph break is two compiled regions with eager code between them."""
 
 import pytest
 
-from snippets.compile.graph_breaks import profile_graph_break
-from snippets.reading.dispatch import op_tree
+from snippets.reading_output.dispatch import op_tree
+from snippets.torch_compile.graph_breaks import profile_graph_break
 from tests.helpers import ROOT, run_script
 
-SCRIPT = ROOT / "snippets" / "compile" / "graph_breaks.py"
+SCRIPT = ROOT / "snippets" / "torch_compile" / "graph_breaks.py"
 
 
 def test_each_call_runs_two_regions_with_the_item_between(eager_backend):

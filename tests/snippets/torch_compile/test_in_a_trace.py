@@ -1,4 +1,4 @@
-"""snippets/compile/in_a_trace.py: what a compiled call leaves in a trace, against the eager one.
+"""snippets/torch_compile/in_a_trace.py: what a compiled call leaves in a trace, against the eager one.
 
 One run of the script, as a reader runs it, serves every assertion: each compiled function compiles with
 Inductor once, which takes seconds on the CPU.
@@ -8,7 +8,7 @@ import pytest
 
 from tests.helpers import ROOT, run_script
 
-SCRIPT = ROOT / "snippets" / "compile" / "in_a_trace.py"
+SCRIPT = ROOT / "snippets" / "torch_compile" / "in_a_trace.py"
 CASES = ("eager", "compiled", "compiled, with a ReLU")
 
 

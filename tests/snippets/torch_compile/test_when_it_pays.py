@@ -1,14 +1,15 @@
-"""snippets/compile/overhead.py: eager and compiled timed in one process, one short profile handed over."""
+"""snippets/torch_compile/when_it_pays.py: eager and compiled timed in one process, one short profile handed over."""
 
 import json
 
 import pytest
 
-from snippets.compile.overhead import time_eager_and_compiled
+from snippets.torch_compile.when_it_pays import time_eager_and_compiled
 
 
-# Inductor compiles C++ in this process: it raises sys.getrecursionlimit() unless its cache holds the graph, which the
-# fixture puts back, and with a cold cache its first compile takes seconds (tests/snippets/compile/test_fusion.py).
+# Inductor compiles C++ in this process: it raises sys.getrecursionlimit() unless its cache holds the graph, which
+# the fixture puts back, and with a cold cache its first compile takes seconds
+# (tests/snippets/torch_compile/test_fusion.py).
 @pytest.mark.slow
 @pytest.mark.usefixtures("compiles_in_process")
 def test_both_runs_are_timed_and_the_compiled_first_call_compiles():

@@ -1,4 +1,5 @@
-"""snippets/reference/benchmark.py: the Timer's measurement and the same op profiled, threads put back after."""
+"""snippets/reference/around_the_profiler/benchmark.py: the Timer's measurement and the same op profiled, threads put
+back after."""
 
 import json
 
@@ -6,10 +7,10 @@ import pytest
 import torch
 
 from profguide import trace
-from snippets.reference.benchmark import time_against_profile, time_matmul
+from snippets.reference.around_the_profiler.benchmark import time_against_profile, time_matmul
 from tests.helpers import ROOT, run_script
 
-SCRIPT = ROOT / "snippets" / "reference" / "benchmark.py"
+SCRIPT = ROOT / "snippets" / "reference" / "around_the_profiler" / "benchmark.py"
 
 
 def test_the_timer_runs_on_the_threads_it_is_given():

@@ -1,14 +1,15 @@
-"""snippets/reference/execution_trace.py: an execution trace beside the profiler's, with a node for each op."""
+"""snippets/reference/around_the_profiler/execution_trace.py: an execution trace beside the profiler's, with a node for
+each op."""
 
 from collections import Counter
 
 import pytest
 
 from profguide import trace
-from snippets.reference.execution_trace import execution_trace_summary, record_execution_trace
+from snippets.reference.around_the_profiler.execution_trace import execution_trace_summary, record_execution_trace
 from tests.helpers import ROOT, run_script
 
-SCRIPT = ROOT / "snippets" / "reference" / "execution_trace.py"
+SCRIPT = ROOT / "snippets" / "reference" / "around_the_profiler" / "execution_trace.py"
 
 
 def test_every_op_and_region_of_the_profile_has_a_node(tmp_path):

@@ -1,4 +1,5 @@
-"""snippets/reference/flight_recorder.py: two Gloo ranks, one collective short; each buffer read while rank 0 waits."""
+"""snippets/reference/around_the_profiler/flight_recorder.py: two Gloo ranks, one collective short; each buffer read
+while rank 0 waits."""
 
 import os
 import subprocess
@@ -6,10 +7,10 @@ import sys
 
 import pytest
 
-from snippets.reference.flight_recorder import recorded
+from snippets.reference.around_the_profiler.flight_recorder import recorded
 from tests.helpers import ROOT
 
-SCRIPT = ROOT / "snippets" / "reference" / "flight_recorder.py"
+SCRIPT = ROOT / "snippets" / "reference" / "around_the_profiler" / "flight_recorder.py"
 
 
 def test_a_buffer_is_read_as_its_collectives_in_order():

@@ -1,14 +1,15 @@
-"""snippets/reference/on_demand.py: nothing recorded until the file appears, then a warm-up and the active steps."""
+"""snippets/reference/around_the_profiler/on_demand.py: nothing recorded until the file appears, then a warm-up and the
+active steps."""
 
 import pytest
 from torch.profiler import ProfilerAction
 
 from profguide import trace
 from profguide.analysis.select import profiler_steps
-from snippets.reference.on_demand import OnRequest, train_on_request
+from snippets.reference.around_the_profiler.on_demand import OnRequest, train_on_request
 from tests.helpers import ROOT, run_script
 
-SCRIPT = ROOT / "snippets" / "reference" / "on_demand.py"
+SCRIPT = ROOT / "snippets" / "reference" / "around_the_profiler" / "on_demand.py"
 
 
 def test_the_schedule_waits_for_the_file_and_is_asked_again_after_a_cycle(tmp_path):

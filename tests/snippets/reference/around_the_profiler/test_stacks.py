@@ -1,12 +1,13 @@
-"""snippets/reference/stacks.py: export_stacks writes the workload's stacks with the option, nothing without."""
+"""snippets/reference/around_the_profiler/stacks.py: export_stacks writes the workload's stacks with the option, nothing
+without."""
 
 import pytest
 
 from profguide.analysis.stacks import folded, function_of, time_under
-from snippets.reference.stacks import profile_stacks
+from snippets.reference.around_the_profiler.stacks import profile_stacks
 from tests.helpers import ROOT, run_script
 
-SCRIPT = ROOT / "snippets" / "reference" / "stacks.py"
+SCRIPT = ROOT / "snippets" / "reference" / "around_the_profiler" / "stacks.py"
 
 
 def test_the_stacks_name_the_workload_and_the_plain_profile_writes_none():
