@@ -10,7 +10,7 @@ from profguide.analysis.verdict import summarise
 from profguide.site import claims, fragments
 from profguide.site.catalogue import by_id
 from profguide.site.data import RecordingData
-from profguide.site.parts.reading_input import NO_WORKERS, TWO_WORKERS
+from profguide.site.parts.reading_output.input_pipeline import NO_WORKERS, TWO_WORKERS
 from profguide.site.recordings import HostLead, HostShare, HostShareFall, VerdictIs
 from tests.helpers import ROOT, event, make_trace
 

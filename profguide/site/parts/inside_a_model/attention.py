@@ -5,7 +5,7 @@ attention from vLLM, with what the trace's occupancy column says of its driver-l
 
 from functools import partial
 
-from profguide.site.parts.reading_waits import TRACELENS, tracelens_trace
+from profguide.site.parts import TRACELENS, tracelens_trace
 from profguide.site.recordings import (
     Claim,
     ColumnShare,

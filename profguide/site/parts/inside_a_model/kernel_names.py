@@ -1,9 +1,9 @@
-"""Real traces that the reference page, the rules, *Reading a kernel's name* and *A transformer block, and a real
-model* read: the MI250 under ROCm, a Qwen forward pass on an H100 and on an MI300X, a BERT forward pass on an H100
-and on an MI300X (each MI300X run the after of its H100 one, for ``profguide diff``), and two A100 traces for their
-GEMMs' and Triton kernels' names."""
+"""The real traces of Inside a model, *Reading a kernel's name*, which the reference page, the rules and *A transformer
+block, and a real model* read too: the MI250 under ROCm, a Qwen forward pass on an H100 and on an MI300X, a BERT forward
+pass on an H100 and on an MI300X (each MI300X run the after of its H100 one, for ``profguide diff``), and two A100
+traces for their GEMMs' and Triton kernels' names."""
 
-from profguide.site.parts.reading_waits import HTA, TRACELENS, tracelens_trace
+from profguide.site.parts import HTA, TRACELENS, tracelens_trace
 from profguide.site.recordings import (
     Claim,
     DeviceProperty,
@@ -18,7 +18,7 @@ from profguide.site.recordings import (
     VerdictIs,
 )
 
-KERNEL_NAMES = "inside-a-model/kernel-names.md"
+PAGE = "inside-a-model/kernel-names.md"
 BLOCK = "inside-a-model/transformer-block.md"
 ATTENTION = "Qwen2Attention"
 FLASH = ("aten::_flash_attention_forward",)
@@ -63,16 +63,16 @@ REAL_TRACES = (
                   KernelsDecoded("attention", "backend", "flash"), **ALL),
             Claim(BLOCK, "Every one of the others runs before the first kernel that is", KernelsJoined(before=True),
                   **ALL),
-            Claim(KERNEL_NAMES, "it runs on the CUDA cores", KernelsDecoded("gemm", "tensor_cores", "no", count=True),
+            Claim(PAGE, "it runs on the CUDA cores", KernelsDecoded("gemm", "tensor_cores", "no", count=True),
                   **ALL),
-            Claim(KERNEL_NAMES, "the H100's Qwen pass launches one GEMM in FP32",
+            Claim(PAGE, "the H100's Qwen pass launches one GEMM in FP32",
                   KernelsDecoded("gemm", "precision", "fp32", count=True), **ALL),
-            Claim(KERNEL_NAMES, "its layout is `nn`", KernelsDecoded("gemm", "layout", "nn", count=True), **ALL),
-            Claim(KERNEL_NAMES, "its other GEMMs are cuBLASLt kernels", KernelsDecoded("gemm", "library", "cuBLASLt"),
+            Claim(PAGE, "its layout is `nn`", KernelsDecoded("gemm", "layout", "nn", count=True), **ALL),
+            Claim(PAGE, "its other GEMMs are cuBLASLt kernels", KernelsDecoded("gemm", "library", "cuBLASLt"),
                   at_least=0.99, at_most=0.999),
-            Claim(KERNEL_NAMES, "all the others in bf16", KernelsDecoded("gemm", "precision", "bf16"),
+            Claim(PAGE, "all the others in bf16", KernelsDecoded("gemm", "precision", "bf16"),
                   at_least=0.99, at_most=0.999),
-            Claim(KERNEL_NAMES, "each call of `Qwen2RotaryEmbedding` in the H100's pass launches one GEMM",
+            Claim(PAGE, "each call of `Qwen2RotaryEmbedding` in the H100's pass launches one GEMM",
                   KernelsInside(module=ROTARY_EMBEDDING, family="gemm"), **ALL),
         ),
     ),
@@ -98,26 +98,26 @@ REAL_TRACES = (
             Claim(BLOCK, "its `deviceProperties` give it 304 compute units", DeviceProperty("numSms"), **MI300X_CUS),
             Claim(BLOCK, "and just under 192 GiB of memory", DeviceProperty("totalGlobalMem"), at_least=190 * GIB,
                   at_most=192 * GIB),
-            Claim(KERNEL_NAMES, "It launches one GEMM in FP32 too", KernelsDecoded("gemm", "precision", "fp32",
+            Claim(PAGE, "It launches one GEMM in FP32 too", KernelsDecoded("gemm", "precision", "fp32",
                                                                                  count=True), **ALL),
-            Claim(KERNEL_NAMES, "each call of `Qwen2RotaryEmbedding` there launches one GEMM",
+            Claim(PAGE, "each call of `Qwen2RotaryEmbedding` there launches one GEMM",
                   KernelsInside(module=ROTARY_EMBEDDING, family="gemm"), **ALL),
-            Claim(KERNEL_NAMES, "every GEMM of the MI300X's pass runs on its matrix cores",
+            Claim(PAGE, "every GEMM of the MI300X's pass runs on its matrix cores",
                   KernelsDecoded("gemm", "tensor_cores", "yes"), **ALL),
         ),
     ),
     tracelens_trace(
         "reading-h100-bert", "h100-bert",
         claims=(
-            Claim(KERNEL_NAMES, "every GEMM it ran is in bf16", KernelsDecoded("gemm", "precision", "bf16"),
+            Claim(PAGE, "every GEMM it ran is in bf16", KernelsDecoded("gemm", "precision", "bf16"),
                   **ALL),
-            Claim(KERNEL_NAMES, "on tensor cores", KernelsDecoded("gemm", "tensor_cores", "yes"), **ALL),
-            Claim(KERNEL_NAMES, "in the layout `tn`", KernelsDecoded("gemm", "layout", "tn"), **ALL),
-            Claim(KERNEL_NAMES, "Most of its GEMM launches are CUTLASS kernels",
+            Claim(PAGE, "on tensor cores", KernelsDecoded("gemm", "tensor_cores", "yes"), **ALL),
+            Claim(PAGE, "in the layout `tn`", KernelsDecoded("gemm", "layout", "tn"), **ALL),
+            Claim(PAGE, "Most of its GEMM launches are CUTLASS kernels",
                   KernelsDecoded("gemm", "library", "CUTLASS"), at_least=0.5, at_most=0.95),
-            Claim(KERNEL_NAMES, "the rest cuBLASLt's Hopper kernels",
+            Claim(PAGE, "the rest cuBLASLt's Hopper kernels",
                   KernelsDecoded("gemm", "library", "cuBLASLt"), at_least=0.05, at_most=0.5),
-            Claim(KERNEL_NAMES, "its attention is SDPA's flash kernel", KernelsDecoded("attention", "backend", "flash"),
+            Claim(PAGE, "its attention is SDPA's flash kernel", KernelsDecoded("attention", "backend", "flash"),
                   **ALL),
             Claim(BLOCK, "its GPU is busy under a tenth of the window", GpuBusyShare(), at_least=0, at_most=0.1),
             Claim(BLOCK, "launch-bound", VerdictIs("launch-bound"), **ALL),
@@ -130,14 +130,14 @@ REAL_TRACES = (
         **TRACELENS,
         compared_with="reading-h100-bert",
         claims=(
-            Claim(KERNEL_NAMES, "every GEMM of the MI300X's is a Tensile kernel",
+            Claim(PAGE, "every GEMM of the MI300X's is a Tensile kernel",
                   KernelsDecoded("gemm", "library", "hipBLASLt/Tensile"), **ALL),
-            Claim(KERNEL_NAMES, "in bf16 as well", KernelsDecoded("gemm", "precision", "bf16"), **ALL),
-            Claim(KERNEL_NAMES, "`tn` as well", KernelsDecoded("gemm", "layout", "tn"), **ALL),
-            Claim(KERNEL_NAMES, "its attention is a Triton kernel", KernelsDecoded("attention", "backend", "Triton"),
+            Claim(PAGE, "in bf16 as well", KernelsDecoded("gemm", "precision", "bf16"), **ALL),
+            Claim(PAGE, "`tn` as well", KernelsDecoded("gemm", "layout", "tn"), **ALL),
+            Claim(PAGE, "its attention is a Triton kernel", KernelsDecoded("attention", "backend", "Triton"),
                   **ALL),
             # On ROCm the flash and memory-efficient backends both run AOTriton's attn_fwd: only the op says which.
-            Claim(KERNEL_NAMES, "each call of `aten::_scaled_dot_product_flash_attention` launches one `attn_fwd`",
+            Claim(PAGE, "each call of `aten::_scaled_dot_product_flash_attention` launches one `attn_fwd`",
                   KernelsInside(op=FLASH_OP, family="attention"), **ALL),
         ),
     ),
@@ -147,19 +147,19 @@ REAL_TRACES = (
         title="Rank 0 of a 16-rank training job on A100-SXM4-80GB GPUs, NCCL",
         **HTA,
         claims=(
-            Claim(KERNEL_NAMES, "most of its GEMM launches are TF32 kernels",
+            Claim(PAGE, "most of its GEMM launches are TF32 kernels",
                   KernelsDecoded("gemm", "precision", "tf32"), at_least=0.5, at_most=0.95),
-            Claim(KERNEL_NAMES, "some of them FP32 on CUDA cores", KernelsDecoded("gemm", "tensor_cores", "no"),
+            Claim(PAGE, "some of them FP32 on CUDA cores", KernelsDecoded("gemm", "tensor_cores", "no"),
                   at_least=0.05, at_most=0.5),
-            Claim(KERNEL_NAMES, "about two fifths `nn`", KernelsDecoded("gemm", "layout", "nn"),
+            Claim(PAGE, "about two fifths `nn`", KernelsDecoded("gemm", "layout", "nn"),
                   at_least=0.35, at_most=0.45),
-            Claim(KERNEL_NAMES, "about a quarter `tn`", KernelsDecoded("gemm", "layout", "tn"),
+            Claim(PAGE, "about a quarter `tn`", KernelsDecoded("gemm", "layout", "tn"),
                   at_least=0.2, at_most=0.3),
-            Claim(KERNEL_NAMES, "about a quarter `nt`", KernelsDecoded("gemm", "layout", "nt"),
+            Claim(PAGE, "about a quarter `nt`", KernelsDecoded("gemm", "layout", "nt"),
                   at_least=0.2, at_most=0.3),
-            Claim(KERNEL_NAMES, "a few percent are split-K reductions",
+            Claim(PAGE, "a few percent are split-K reductions",
                   KernelsDecoded("gemm", "kind", "split-K reduction"), at_least=0.01, at_most=0.1),
-            Claim(KERNEL_NAMES, "its Triton kernels carry the older names, which say no kind",
+            Claim(PAGE, "its Triton kernels carry the older names, which say no kind",
                   KernelsDecoded("triton", "kind", "unknown"), **ALL),
         ),
     ),
@@ -169,9 +169,9 @@ REAL_TRACES = (
         title="A compiled function on an A100: one Triton kernel",
         **HTA,
         claims=(
-            Claim(KERNEL_NAMES, "holds a single Triton kernel", KernelsDecoded("triton"), at_least=1, at_most=1),
-            Claim(KERNEL_NAMES, "a pointwise one", KernelsDecoded("triton", "kind", "pointwise"), **ALL),
-            Claim(KERNEL_NAMES, "whose name lists an `add`, a `cos` and a `sin` fused",
+            Claim(PAGE, "holds a single Triton kernel", KernelsDecoded("triton"), at_least=1, at_most=1),
+            Claim(PAGE, "a pointwise one", KernelsDecoded("triton", "kind", "pointwise"), **ALL),
+            Claim(PAGE, "whose name lists an `add`, a `cos` and a `sin` fused",
                   KernelsDecoded("triton", "fused", "add_cos_sin"), **ALL),
         ),
     ),

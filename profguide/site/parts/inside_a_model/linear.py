@@ -3,7 +3,7 @@ show what the CPU stand-ins predict for a GPU."""
 
 from functools import partial
 
-from profguide.site.parts.reading_waits import tracelens_trace
+from profguide.site.parts import tracelens_trace
 from profguide.site.recordings import (
     Claim,
     CpuShare,

@@ -4,7 +4,7 @@ H100, and the occupancy queries of an A100 job."""
 
 from functools import partial
 
-from profguide.site.parts.reading_waits import HTA, TRACELENS, tracelens_trace
+from profguide.site.parts import HTA, TRACELENS, tracelens_trace
 from profguide.site.recordings import (
     CallCount,
     CallsThatCompile,

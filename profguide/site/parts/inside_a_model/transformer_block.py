@@ -1,6 +1,6 @@
 """The recordings of Part 5, Inside a model: a small decoder block trained, eager and compiled."""
 
-from profguide.site.parts.model_mlp import CPP_KERNEL
+from profguide.site.parts.inside_a_model.mlp import CPP_KERNEL
 from profguide.site.recordings import (
     BackwardOverForward,
     Claim,

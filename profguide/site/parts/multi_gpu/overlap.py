@@ -1,6 +1,6 @@
 """The real traces of Part 3's page "Communication against computation": NCCL jobs on A100s."""
 
-from profguide.site.parts.reading_waits import HTA
+from profguide.site.parts import HTA
 from profguide.site.recordings import (
     Claim,
     CollectivesPerStep,

@@ -1,6 +1,6 @@
 """The recordings of Part 2, Reading the output: from `@` to a kernel, the dispatch chain."""
 
-from profguide.site.parts.reading_waits import HTA
+from profguide.site.parts import HTA
 from profguide.site.recordings import (
     Claim,
     CpuShare,

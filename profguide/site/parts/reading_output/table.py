@@ -1,7 +1,7 @@
 """The recordings of Part 2, Reading the output: the summary table, column by column; and a real GPU trace's op
 view for the device columns that a CPU stand-in lacks."""
 
-from profguide.site.parts.reading_waits import tracelens_trace
+from profguide.site.parts import tracelens_trace
 from profguide.site.recordings import (
     Claim,
     CpuShare,
