@@ -17,6 +17,7 @@ accounts for each one:
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from sybil import Document
@@ -76,9 +77,9 @@ def is_include_only(fence):
 
 
 def mirror_test(snippet_path):
-    """tests/snippets/<part>/test_<name>.py for snippets/<part>/<name>.py."""
-    part, name = snippet_path.split("/")[1:3]
-    return ROOT / "tests" / "snippets" / part / f"test_{name}"
+    """tests/snippets/<part>/…/test_<name>.py for snippets/<part>/…/<name>.py."""
+    snippet = Path(snippet_path).relative_to("snippets")
+    return ROOT / "tests" / "snippets" / snippet.with_name(f"test_{snippet.name}")
 
 
 def verdict(fence, kinds):
