@@ -55,7 +55,7 @@ def run_profguide(cwd, *args, pythonpath=(ROOT,)):
 # A recording small enough to make in a test: the first snippet on 8×8 inputs, and a page that shows it.
 TINY = Recording(
     id="tiny-matmul",
-    module="snippets.basics.first_profile",
+    module="snippets.basics.index",
     function="profile_matmul_bias",
     params={"size": 8},
     title="tiny {size}×{size}",

@@ -31,3 +31,16 @@ def built_page(source):
     path = PurePosixPath(source)
     folder = path.parent if path.stem == "index" else path.parent / path.stem
     return str(folder / "index.html").removeprefix("./")
+
+
+def code_name(page):
+    """``reading-output/gpu-waits.md`` → ``reading_output/gpu_waits``: a page's name in code."""
+    return str(PurePosixPath(page).with_suffix("")).replace("-", "_")
+
+
+def page_of(snippet, pages):
+    """The page a snippet (``snippets/…py``, relative to the root) is named after: the page whose code name is its
+    path, a prefix of its file name followed by ``_``, or its package; None for none."""
+    name = str(PurePosixPath(snippet).relative_to("snippets").with_suffix(""))
+    return next((page for page in pages if name == code_name(page) or name.startswith(code_name(page) + "_")
+                 or name.startswith(code_name(page) + "/")), None)

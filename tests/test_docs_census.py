@@ -17,6 +17,7 @@ accounts for each one:
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from sybil import Document
@@ -76,9 +77,9 @@ def is_include_only(fence):
 
 
 def mirror_test(snippet_path):
-    """tests/snippets/<part>/test_<name>.py for snippets/<part>/<name>.py."""
-    part, name = snippet_path.split("/")[1:3]
-    return ROOT / "tests" / "snippets" / part / f"test_{name}"
+    """tests/snippets/<part>/…/test_<name>.py for snippets/<part>/…/<name>.py."""
+    snippet = Path(snippet_path).relative_to("snippets")
+    return ROOT / "tests" / "snippets" / snippet.with_name(f"test_{snippet.name}")
 
 
 def verdict(fence, kinds):
@@ -143,7 +144,7 @@ def test_census_rejects_silently_skipped_fences():
 def test_census_accepts_marked_fences():
     text = (
         '<!-- not-run: "a shell command" -->\n```bash\nmake site\n```\n\n'
-        '```python title="snippets/basics/first_profile.py"\n--8<-- "snippets/basics/first_profile.py:profile"\n```\n'
+        '```python title="snippets/basics/index.py"\n--8<-- "snippets/basics/index.py:profile"\n```\n'
     )
     assert [verdict(f, kinds={}) for f in fences(text)] == [
         "not run: a shell command",

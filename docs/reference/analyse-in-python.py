@@ -6,6 +6,9 @@
 #     display_name: Python 3
 #     language: python
 #     name: python3
+#   profguide:
+#     nav_title: Analyse a trace in Python
+#     nav_order: 60
 # ---
 
 # %% [markdown]

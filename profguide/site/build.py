@@ -27,7 +27,18 @@ from profguide.figures import charts
 from profguide.files import replace_file
 from profguide.progress import step
 from profguide.render import fragments as render
-from profguide.site import claims, glossary, kernel_table, launch, lessons, marks, notebooks, rule_table, verdict_table
+from profguide.site import (
+    claims,
+    glossary,
+    kernel_table,
+    launch,
+    lessons,
+    marks,
+    nav,
+    notebooks,
+    rule_table,
+    verdict_table,
+)
 from profguide.site.cheatsheet import cheat_sheet
 from profguide.site.data import RealTraceData, RecordingData, load_once
 from profguide.site.fragments import FragmentError, makers_for
@@ -227,7 +238,7 @@ def site_files(root, checks, included):
     """The site's own fragments that pages include (every claim's check, the benchmark results, the rules with
     what each measured on its run, and the cheat sheet, which quotes the rules' and the claims' measurements),
     ``claims.json``, which the marks on the pages read, the glossary's abbreviations and verdicts, and the JSON
-    Schemas of the commands' ``--json`` with explain's field tables."""
+    Schemas of the commands' ``--json`` with explain's field tables, and the nav, from the pages' front matter."""
     found = functools.cache(lambda: rule_table.measured_on_runs(root))  # the rules' runs, summarised once
     makers = {
         "claims.md": lambda: {"claims.md": claims.claims_table(checks)},
@@ -262,7 +273,8 @@ def site_files(root, checks, included):
     page = Path(root) / "docs" / glossary.PAGE
     tooltips = {glossary.ABBREVIATIONS: glossary.abbreviations(page.read_text())} if page.is_file() else {}
     schema = {name: summary.schema_text(*shape) for name, shape in SCHEMAS.items()}  # linked, not included
-    return {**made, marks.DATA.rpartition("/")[2]: claims.mark_entries(checks), **tooltips, **schema}
+    return {**made, marks.DATA.rpartition("/")[2]: claims.mark_entries(checks), **tooltips, **schema,
+            nav.NAV_FILE: nav.nav_yaml(Path(root) / "docs")}
 
 
 def build(recordings, root, generated=None, refresh=False, check=False, gpus=None, stream=None, real_traces=()):

@@ -1,56 +1,53 @@
-"""Every recording of the guide, in the order of its pages, and lookup by id (standard library only)."""
+"""Every recording of the guide, in the order of its pages, and lookup by id (standard library only).
 
-from profguide.errors import UsageError
-from profguide.site.parts import (
-    basics,
-    compile_fusion,
-    compile_regions,
-    model_attention,
-    model_block,
-    model_linear,
-    model_mlp,
-    multigpu,
-    multigpu_overlap,
-    multigpu_ranks,
-    reading_anti_patterns,
-    reading_dispatch,
-    reading_footprint,
-    reading_input,
-    reading_memory,
-    reading_table,
-    reading_waits,
-    reference_around,
-    reference_traces,
-)
+The recordings and real traces are those of the modules of ``profguide.site.parts``, found by walking the package:
+each module is a page's (its ``PAGE``), and the pages' order is the nav's (``profguide.site.nav``). A new page's
+module is found without an edit here.
+"""
 
-RECORDINGS = (
-    *basics.RECORDINGS,
-    *reading_table.RECORDINGS,
-    *reading_dispatch.RECORDINGS,
-    *reading_waits.RECORDINGS,
-    *reading_input.RECORDINGS,
-    *reading_memory.RECORDINGS,
-    *reading_footprint.RECORDINGS,
-    *reading_anti_patterns.RECORDINGS,
-    *multigpu.RECORDINGS,
-    *compile_regions.RECORDINGS,
-    *compile_fusion.RECORDINGS,
-    *model_linear.RECORDINGS,
-    *model_mlp.RECORDINGS,
-    *model_attention.RECORDINGS,
-    *model_block.RECORDINGS,
-    *reference_around.RECORDINGS,
-)
+import importlib
+import pkgutil
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import TypeVar, overload
+
+from profguide.errors import ProjectError, UsageError
+from profguide.site import parts
+from profguide.site.nav import page_order
+from profguide.site.recordings import RealTrace, Recording
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+def page_modules(docs: Path = DOCS) -> list[ModuleType]:
+    """The modules of ``profguide.site.parts``, one for each page that has recordings or real traces, in the
+    order of the pages in the nav; ProjectError for a module whose page is not in it."""
+    found = [importlib.import_module(info.name)
+             for info in pkgutil.walk_packages(parts.__path__, f"{parts.__name__}.") if not info.ispkg]
+    order = {page: place for place, page in enumerate(page_order(docs))}
+    unknown = [module.__name__ for module in found if getattr(module, "PAGE", None) not in order]
+    if unknown:
+        raise ProjectError(f"{unknown[0]}: its PAGE is no page of the nav (docs/…md)")
+    return sorted(found, key=lambda module: order[module.PAGE])
+
+
+MODULES = page_modules()
+RECORDINGS: tuple[Recording, ...] = tuple(r for module in MODULES for r in getattr(module, "RECORDINGS", ()))
 # Traces from machines this project does not own, which pages show with their source (never recorded).
-REAL_TRACES = (*basics.REAL_TRACES, *reading_table.REAL_TRACES, *reading_dispatch.REAL_TRACES,
-               *reading_waits.REAL_TRACES, *multigpu.REAL_TRACES, *multigpu_overlap.REAL_TRACES,
-               *multigpu_ranks.REAL_TRACES, *compile_fusion.REAL_TRACES, *compile_regions.REAL_TRACES,
-               *model_linear.REAL_TRACES, *model_mlp.REAL_TRACES, *model_attention.REAL_TRACES,
-               *reference_traces.REAL_TRACES)
+REAL_TRACES: tuple[RealTrace, ...] = tuple(r for module in MODULES for r in getattr(module, "REAL_TRACES", ()))
 
 
-def by_id(recording_id, recordings=RECORDINGS):
-    """Return the recording named ``recording_id``; raise UsageError with the known ids."""
+Run = TypeVar("Run", Recording, RealTrace)
+
+
+@overload
+def by_id(recording_id: str) -> Recording: ...
+@overload
+def by_id(recording_id: str, recordings: Sequence[Run]) -> Run: ...
+def by_id(recording_id: str, recordings: Sequence[Recording | RealTrace] = RECORDINGS) -> Recording | RealTrace:
+    """Return the recording named ``recording_id`` (of the guide's, or of ``recordings``); raise UsageError with
+    the known ids."""
     for recording in recordings:
         if recording.id == recording_id:
             return recording

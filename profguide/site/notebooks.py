@@ -24,8 +24,8 @@ import re
 from pathlib import Path
 
 from profguide.site.catalogue import RECORDINGS
+from profguide.site.nav import folder, page_order
 
-PARTS = ("basics", "reading-output", "multi-gpu", "torch-compile", "inside-a-model", "reference")
 FOLDER = "notebooks"  # under docs/generated/
 # A fenced block, possibly indented (inside an admonition): its indent, info string and body.
 FENCE = re.compile(r"^(?P<indent>[ \t]*)```(?P<info>[^\n]*)\n(?P<body>.*?)^(?P=indent)```[ \t]*$",
@@ -272,13 +272,16 @@ def notebook_files(root):
     """{notebook file name: its text} for every page of the parts and the reference with Python to run."""
     docs = Path(root) / "docs"
     files = {}
-    for part in PARTS:
-        for path in sorted((docs / part).glob("*.md")):
-            page = str(path.relative_to(docs))
-            made = notebook(page, path.read_text(), root, RECORDINGS)
-            if made is not None:
-                files[notebook_name(page)] = made
+    for page in part_pages(docs):
+        made = notebook(page, (docs / page).read_text(), root, RECORDINGS)
+        if made is not None:
+            files[notebook_name(page)] = made
     return files
+
+
+def part_pages(docs):
+    """The Markdown pages of the parts and the reference (every folder of the nav), relative to ``docs``."""
+    return [page for page in page_order(docs) if page.endswith(".md") and folder(page) != "."]
 
 
 def links(page, notebook_text, repo_url=None):

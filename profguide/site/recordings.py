@@ -113,7 +113,7 @@ class Recording:
 
     Attributes:
         id: folder name under ``docs/generated/``.
-        module: the snippet module, importable from the project root (``snippets.basics.first_profile``).
+        module: the snippet module, importable from the project root (``snippets.basics.index``).
         function: the snippet function that runs the workload under the profiler and returns it.
         title: what the recording shows; ``{name}`` fields are filled from the parameters used.
         params: keyword arguments for ``function``.

@@ -1,1 +1,1 @@
-"""Reference, Around the profiler: the workloads its page runs, one tool each."""
+"""Reference: the workloads its pages run."""

@@ -127,7 +127,7 @@ def test_a_folder_against_a_file_is_a_usage_error(tmp_path):
 def test_the_fixed_loop_lists_the_rules_it_no_longer_fires_and_counts_a_reshaped_op_as_one():
     before, after = file_sides(recording("reading-anti-patterns"), recording("reading-anti-patterns-fixed"))
     found = trace_diff(before, after)
-    # The loop (snippets/reading/anti_patterns.py) makes six mistakes and the fixed one none. On the CPU, where
+    # The loop (snippets/reading_output/anti_patterns.py) makes six mistakes and the fixed one none. On the CPU, where
     # both ran, five of them show: the convolution's bias before a batch norm, bf16 matrix multiplies of 100 (not
     # a multiple of 8), DataParallel, the single-tensor optimizer and zeroed gradients. The sixth, a tensor made
     # on the CPU and copied to the device, copies nothing on a CPU. So those five are gone, and none is new or kept.

@@ -166,7 +166,7 @@ def test_a_compiled_region_joins_the_backward_of_its_compiled_function():
 
 
 def test_the_backward_of_a_real_decoder_block_splits_into_its_parts(tmp_path):
-    from snippets.model.block import profile_block
+    from snippets.inside_a_model.transformer_block import profile_block
 
     layers = 1
     t = one_cycle_trace(tmp_path, profile_block, steps=1, warmup_steps=1, layers=layers, width=32, heads=2,

@@ -10,7 +10,7 @@ from profguide.analysis.summarise import summarise
 from profguide.patterns import GEMM_FIRST_MATRIX
 from profguide.site.catalogue import by_id
 from profguide.site.data import run_data
-from snippets.reading.anti_patterns import convnet
+from snippets.reading_output.anti_patterns import convnet
 from tests.helpers import ROOT, make_trace
 from tests.helpers import event as cpu
 from tests.helpers import gpu_event as gpu

@@ -10,7 +10,7 @@ from profguide.site.catalogue import by_id
 from profguide.site.data import RecordingData
 from profguide.site.measures.communication import LastCollective
 from profguide.site.measures.results import ExecutionTraceCovers, StackLines, StackTime, TimerRatio
-from profguide.site.parts import reference_around
+from profguide.site.parts.reference import around_the_profiler
 from tests.helpers import ROOT, Results, event, make_trace
 
 STACKS = ["run.py(1):_main;model.py(2):_block;model.py(3):_attention 30",
@@ -64,23 +64,23 @@ def test_the_timer_fragment_prints_the_measurement_and_both_medians():
 
 def test_the_stack_fragments_quote_the_file_and_draw_it():
     data = committed("around-stacks")
-    quoted = reference_around.stack_lines(data)["stacks.md"]
-    assert quoted.count("snippets/reference/stacks.py") >= 3
-    made = reference_around.flame(data)
+    quoted = around_the_profiler.stack_lines(data)["stacks.md"]
+    assert quoted.count("snippets/reference/around_the_profiler/stacks.py") >= 3
+    made = around_the_profiler.flame(data)
     assert made["flame.svg"].startswith("<svg") and "around-stacks/flame.svg" in made["flame.md"]
 
 
 def test_the_execution_trace_fragment_shows_a_node_and_the_names_it_has_besides():
-    text = html.unescape(reference_around.execution_trace(committed("around-execution-trace"))["execution-trace.md"])
+    text = html.unescape(around_the_profiler.execution_trace(committed("around-execution-trace"))["execution-trace.md"])
     assert '"name": "aten::addmm"' in text and "op_schema" in text
     assert "trace: <code>[pytorch|profiler|execution_trace|process]</code>" in text  # a root, no event of its name
 
 
 def test_the_flight_recorder_fragment_lists_each_ranks_collectives():
-    text = html.unescape(reference_around.flight_recorder(committed("around-flight-recorder"))["flight-recorder.md"])
+    text = html.unescape(around_the_profiler.flight_recorder(committed("around-flight-recorder"))["flight-recorder.md"])
     assert text.count("gloo:all_reduce") == 7 and "| 0 | 4 |" in text and "| 1 | 4 |" not in text
 
 
 def test_a_fragment_without_its_results_says_what_is_missing():
     with pytest.raises(fragments.FragmentError, match="flight recorders"):
-        reference_around.flight_recorder(Results(found=None))
+        around_the_profiler.flight_recorder(Results(found=None))

@@ -21,17 +21,11 @@ from queue import Empty, Queue
 import pytest
 
 from tests.helpers import ROOT
+from tests.site_nav import built_page, nav_pages
 
 CHROMIUM = shutil.which("chromium")
 SCREENSHOTS = ROOT / "test-output"
 PAGE = "basics/first-trace/"
-PART_ONE = ["", "basics/", "basics/first-trace/", "basics/steps/", "basics/cpu-only/", "reference/"]
-PART_TWO = [f"reading-output/{page}/" for page in ("table", "dispatch", "gpu-waits", "input-pipeline", "memory",
-                                                   "footprint", "cheat-sheet")]
-PART_THREE = ["multi-gpu/"] + [f"multi-gpu/{page}/" for page in ("per-rank", "collectives", "overlap", "straggler",
-                                                                  "many-ranks")]
-PART_FOUR = ["torch-compile/"] + [f"torch-compile/{page}/" for page in ("in-a-trace", "cost", "graph-breaks", "fusion",
-                                                                          "when-it-pays")]
 
 AXE_FAILING_IMPACTS = {"serious", "critical"}
 pytestmark = pytest.mark.browser
@@ -226,7 +220,8 @@ def seen_on(site_crawl, path):
 def test_every_page_is_checked():
     assert {"", "reference/api/", "torch-compile/fusion/", "reference/analyse-in-python/", "404.html"} <= set(
         site_paths())
-    assert set(PART_ONE + PART_TWO + PART_THREE + PART_FOUR) <= set(site_paths())
+    # Every page of the nav: the crawl and the nav find the pages each their own way.
+    assert {built_page(page).removesuffix("index.html") for page in nav_pages()} <= set(site_paths())
     assert all(path.endswith(("/", ".html")) for path in site_paths() if path)
 
 

@@ -48,7 +48,7 @@ def run_build(project, recordings=(TINY,), **options):
 def test_page_includes_finds_every_generated_include(tmp_path):
     (tmp_path / "a.md").write_text('--8<-- "docs/generated/rec/figure.md"\n\n'
                                    '    --8<-- "docs/generated/rec/explain.md"\n'
-                                   '--8<-- "snippets/basics/first_profile.py:profile"\n')
+                                   '--8<-- "snippets/basics/index.py:profile"\n')
     (tmp_path / "part").mkdir()
     (tmp_path / "part" / "b.md").write_text('--8<-- "docs/generated/rec/figure.md"\n')
     assert build.page_includes(tmp_path) == {"rec": {"figure.md": ["a.md", "part/b.md"], "explain.md": ["a.md"]}}

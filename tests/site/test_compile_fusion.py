@@ -8,7 +8,7 @@ from profguide.site import claims, fragments
 from profguide.site.catalogue import by_id
 from profguide.site.data import RecordingData
 from profguide.site.measures.compile import PerStepFall
-from profguide.site.parts import compile_fusion
+from profguide.site.parts.torch_compile import fusion, when_it_pays
 from tests.helpers import ROOT, event, make_trace
 
 GENERATED = ROOT / "docs" / "generated"
@@ -36,14 +36,14 @@ def recorded(recording_id):
 
 
 def test_fusion_puts_the_eager_run_first_and_lists_every_op_by_name():
-    text = compile_fusion.FRAGMENTS["fusion.md"](recorded("compile-fusion-compiled"))["fusion.md"]
+    text = fusion.FRAGMENTS["fusion.md"](recorded("compile-fusion-compiled"))["fusion.md"]
     rows = [line for line in text.splitlines() if line.startswith("| The MLP")]
     assert len(rows) == 2 and "eager" in rows[0] and "compiled" in rows[1]
     assert "| <code>aten::gelu</code> |" in text and "| <code>Torch-Compiled Region: 0/0</code> | 0 | 1 |" in text
 
 
 def test_pays_has_a_row_per_size_with_its_ratio():
-    text = compile_fusion.FRAGMENTS["pays.md"](recorded("compile-pays-small"))["pays.md"]
+    text = when_it_pays.FRAGMENTS["pays.md"](recorded("compile-pays-small"))["pays.md"]
     rows = [line for line in text.splitlines() if line.startswith("| Eager against compiled")]
     assert [("small" in row, "large" in row) for row in rows] == [(True, False), (False, True)]
     for row, run in zip(rows, ("compile-pays-small", "compile-pays-large"), strict=True):
@@ -68,4 +68,4 @@ def test_fragments_refuse_a_recording_without_its_results(tmp_path):
     (folder / "meta.json").write_text((recorded("compile-pays-small").folder / "meta.json").read_text())
     empty = RecordingData(by_id("compile-pays-small"), folder)
     with pytest.raises(fragments.FragmentError):
-        compile_fusion.FRAGMENTS["pays.md"](empty)
+        when_it_pays.FRAGMENTS["pays.md"](empty)

@@ -11,19 +11,16 @@ from profguide.site import claims, fragments
 from profguide.site.catalogue import REAL_TRACES, RECORDINGS, by_id
 from profguide.site.data import RealTraceData, RecordingData
 from profguide.site.measures.results import TimerRatio
-from profguide.site.parts import (
-    basics,
-    model_attention,
-    model_block,
-    multigpu_overlap,
-    reading_anti_patterns,
-    reading_footprint,
-)
+from profguide.site.parts.basics import index as basics_index
+from profguide.site.parts.basics import steps as basics_steps
+from profguide.site.parts.inside_a_model import attention, transformer_block
+from profguide.site.parts.multi_gpu import overlap
+from profguide.site.parts.reading_output import anti_patterns, footprint
 from profguide.site.recordings import Figure, RealTrace, Recording
 from tests.helpers import ROOT, TINY, Results, event, gpu_event, make_trace
 
 CALLS = dataclasses.replace(TINY, id="calls", params={"size": 8, "calls": 3}, figure=Figure(region="matmul_bias"))
-STEPS = Recording(id="steps", module="snippets.basics.training_steps", function="profile_steps", title="steps",
+STEPS = Recording(id="steps", module="snippets.basics.steps", function="profile_steps", title="steps",
                   params={"size": 8, "steps": 4, "wait": 0, "warmup": 1, "active": 3}, figure=Figure(spread="aten::mm"))
 
 
@@ -43,25 +40,25 @@ def test_the_figure_includes_its_svg_and_hands_off_its_trace(recorded):
 
 def test_calls_compare_the_first_call_with_the_later_ones(recorded):
     found = recorded(CALLS)
-    text = basics.calls(found)["calls.md"]
+    text = basics_index.calls(found)["calls.md"]
     assert len(re.findall(r"^\| \d \|", text, re.MULTILINE)) == 3  # a row per call
     assert "The first call of <code>matmul&#95;bias</code> took " in text and "the slowest of the 2 later calls" in text
     with pytest.raises(fragments.FragmentError, match="fewer than two calls of 'matmul_bias'"):
-        basics.calls(recorded(dataclasses.replace(TINY, figure=Figure(region="matmul_bias"))))
+        basics_index.calls(recorded(dataclasses.replace(TINY, figure=Figure(region="matmul_bias"))))
 
 
 def test_events_count_every_phase_of_the_trace(recorded):
     found = recorded(TINY)
     document = json.loads(gzip.decompress(found.trace_path().read_bytes()))
     complete = sum(1 for e in document["traceEvents"] if e.get("ph") == "X")
-    text = basics.events(found)["events.md"]
+    text = basics_index.events(found)["events.md"]
     assert f"Of the {len(document['traceEvents'])} events in this recording's trace, {complete} are complete" in text
 
 
 def test_step_fragments(recorded):
     found = recorded(STEPS)
     assert len(re.findall(r"^\| \d \|", fragments.steps(found)["steps.md"], re.MULTILINE)) == 3
-    compare = basics.compare(found)
+    compare = basics_steps.compare(found)
     assert "ProfilerStep#1" in compare["compare.svg"] and "compare.svg" in compare["compare.md"]
     spread = fragments.spread(found)
     assert "Every duration of <code>aten::mm</code>" in spread["spread.md"]
@@ -161,13 +158,13 @@ def test_tflops_needs_kernels_and_compares_each_multiply_with_the_peak(recorded)
 def test_communication_calls_name_the_collective_that_launched_each_kernel(tmp_path):
     sixteen = RealTrace(id="sixteen", file="docs/traces/a100_80gb_nccl_16rank_rank0.json.gz", title="sixteen ranks",
                         source="HTA", source_url="https://example.org", licence="MIT")
-    table = multigpu_overlap.communication_calls(RealTraceData(sixteen, ROOT, tmp_path))["communication-calls.md"]
+    table = overlap.communication_calls(RealTraceData(sixteen, ROOT, tmp_path))["communication-calls.md"]
     rows = [line for line in table.splitlines() if line.startswith("| <code>") or line.startswith("| no launch")]
     assert rows[0].startswith("| <code>nccl:all&#95;reduce</code> | <code>ncclKernel&#95;SendRecv")
     assert any(row.startswith("| no launch in the trace") for row in rows)
     committed = RecordingData(by_id("multigpu-ddp"), ROOT / "docs" / "generated" / "multigpu-ddp")
     with pytest.raises(fragments.FragmentError, match="no communication kernel"):
-        multigpu_overlap.communication_calls(committed)  # gloo on the CPU: no kernels
+        overlap.communication_calls(committed)  # gloo on the CPU: no kernels
 
 
 def seq(number):
@@ -194,7 +191,7 @@ def test_step_parts_split_the_steps_by_region_with_the_backward_joined_and_devic
     )
     (tmp_path / "parts.json").write_text(json.dumps({"traceEvents": events}))
     real = dataclasses.replace(TWO_RANKS, id="parts", file="parts.json")
-    files = model_block.step_parts(RealTraceData(real, tmp_path, tmp_path / "generated"))
+    files = transformer_block.step_parts(RealTraceData(real, tmp_path, tmp_path / "generated"))
     rows = {line.split(" | ")[0].strip("| "): line.split(" | ") for line in files["step-parts.md"].splitlines()
             if line.startswith("| <code>")}
     # MLP: 40 µs forward and 50 µs backward of 200; device 40 + 40 of 100; one kernel in its one call.
@@ -206,9 +203,9 @@ def test_step_parts_split_the_steps_by_region_with_the_backward_joined_and_devic
 
 def test_step_parts_need_a_region_and_leave_device_columns_out_on_a_cpu(recorded):
     with pytest.raises(fragments.FragmentError, match="no record_function region"):
-        model_block.step_parts(RecordingData.of(STEPS, None, traces=(make_trace(
+        transformer_block.step_parts(RecordingData.of(STEPS, None, traces=(make_trace(
             event("ProfilerStep#1", 0, 100, kind="annotation"), event("aten::mm", 10, 5)),)))
-    text = model_block.step_parts(RecordingData(by_id("model-block-eager"), ROOT / "docs" / "generated"
+    text = transformer_block.step_parts(RecordingData(by_id("model-block-eager"), ROOT / "docs" / "generated"
                                               / "model-block-eager"))["step-parts.md"]
     heading = next(line for line in text.splitlines() if line.startswith("| Region"))
     assert heading.endswith("| Share of the steps |")  # a CPU run: no device columns
@@ -223,7 +220,7 @@ def shares(line):
 
 
 def test_step_parts_put_a_region_under_the_one_it_runs_in_and_the_outermost_shares_add_up():
-    text = model_block.step_parts(RecordingData(by_id("model-block-compiled"), ROOT / "docs" / "generated"
+    text = transformer_block.step_parts(RecordingData(by_id("model-block-compiled"), ROOT / "docs" / "generated"
                                               / "model-block-compiled"))["step-parts.md"]
     lines = [line for line in text.splitlines() if line.startswith("| ") and not line.startswith("| Region")]
     backward_graph = next(line for line in lines if "in the backward of <code>Torch-Compiled Region" in line)
@@ -233,14 +230,14 @@ def test_step_parts_put_a_region_under_the_one_it_runs_in_and_the_outermost_shar
 
 
 def test_sequence_numbers_follow_the_first_mlp_call_to_the_backward_functions():
-    text = model_block.sequence_numbers(RecordingData(by_id("model-block-eager"), ROOT / "docs" / "generated"
+    text = transformer_block.sequence_numbers(RecordingData(by_id("model-block-eager"), ROOT / "docs" / "generated"
                                                     / "model-block-eager"))["sequence-numbers.md"]
     rows = [line.split(" | ") for line in text.splitlines() if line.startswith("| <code>")]
     made = {row[0].strip("| "): row[3].strip("| ") for row in rows if row[2] == "yes"}
     assert made["<code>aten::mm</code>"] == "<code>MmBackward0</code>"
     assert "first call of <code>MLP</code>" in text
     with pytest.raises(fragments.FragmentError, match="sequence number"):
-        model_block.sequence_numbers(RecordingData.of(STEPS, None, traces=(make_trace(
+        transformer_block.sequence_numbers(RecordingData.of(STEPS, None, traces=(make_trace(
             event("ProfilerStep#1", 0, 100, kind="annotation"), event("MLP", 10, 5, kind="annotation")),)))
 
 
@@ -257,7 +254,7 @@ def test_modules_give_each_class_its_share_of_the_joined_device_time_and_kernels
 
 
 def test_variants_set_each_recording_of_a_snippet_beside_the_others_and_show_nothing_of_a_stand_in_for_another():
-    text = model_attention.variants(RecordingData(by_id("model-attention-sdpa-math"), ROOT / "docs" / "generated"
+    text = attention.variants(RecordingData(by_id("model-attention-sdpa-math"), ROOT / "docs" / "generated"
                                             / "model-attention-sdpa-math"))["variants.md"]
     rows = {line.split(" | ")[0].strip("| ").partition("]")[0].strip("["): line.split(" | ")
             for line in text.splitlines() if line.startswith("| [")}
@@ -269,7 +266,7 @@ def test_variants_set_each_recording_of_a_snippet_beside_the_others_and_show_not
     assert all(row[4].startswith("waits for a GPU run") for row in rows.values())  # all CPU stand-ins
     assert text.startswith('!!! warning "CPU stand-in"')
     with pytest.raises(fragments.FragmentError, match="figure's region"):  # STEPS names no region
-        model_attention.variants(RecordingData.of(STEPS, None, traces=(make_trace(
+        attention.variants(RecordingData.of(STEPS, None, traces=(make_trace(
             event("ProfilerStep#1", 0, 100, kind="annotation")),)))
 
 
@@ -277,11 +274,11 @@ def test_python_calls_count_each_regions_ops_and_python_calls_and_need_with_stac
     traced = make_trace(event("forward", 0, 50, kind="annotation"), event("m.py(3): forward", 1, 40, kind="python"),
                         event("<built-in function linear>", 2, 20, kind="python"), event("aten::linear", 3, 10),
                         event("zero_grad", 60, 5, kind="annotation"), event("o.py(1): zero_grad", 61, 2, kind="python"))
-    text = reading_footprint.python_calls(RecordingData.of(STEPS, None, traces=(traced,), meta=recorded(STEPS).meta))
+    text = footprint.python_calls(RecordingData.of(STEPS, None, traces=(traced,), meta=recorded(STEPS).meta))
     rows = [line for line in text["python-calls.md"].splitlines() if line.startswith("| <code>")]
     assert rows == ["| <code>forward</code> | 1 | 2 | 2.00 |", "| <code>zero&#95;grad</code> | 0 | 1 | – |"]
     with pytest.raises(fragments.FragmentError, match="without with_stack"):
-        reading_footprint.python_calls(recorded(STEPS))
+        footprint.python_calls(recorded(STEPS))
 
 
 def test_the_timer_fragment_prints_the_ratio_its_claim_checks_from_the_same_events():
@@ -304,6 +301,6 @@ def test_the_timer_fragment_prints_the_ratio_its_claim_checks_from_the_same_even
 def test_the_findings_say_where_each_rule_looked_as_a_time_from_the_trace_s_start_not_as_a_cost():
     mistakes = by_id("reading-anti-patterns")
     found = RecordingData(mistakes, ROOT / "docs" / "generated" / mistakes.id)
-    text = reading_anti_patterns.rule_findings(found)["findings.md"]
+    text = anti_patterns.rule_findings(found)["findings.md"]
     assert "| Rule | What it measured | Seen at, from the trace's start | Try |" in text
     assert not re.search(r"\| \+\d", text)  # no "+6.62 ms" that reads like an added cost

@@ -200,7 +200,7 @@ def test_a_failed_recording_names_the_error_and_leaves_no_files(project):
 @pytest.mark.slow
 def test_a_recording_must_finish_a_profiler_cycle(project):
     # One step, spent waiting: the profiler never records and never calls the handler.
-    too_short = Recording(id="short", module="snippets.basics.training_steps", function="profile_steps",
+    too_short = Recording(id="short", module="snippets.basics.steps", function="profile_steps",
                           title="t", params={"size": 8, "steps": 1, "wait": 1, "warmup": 1, "active": 3})
     with pytest.raises(RecordingError, match="expected one finished profiler cycle, got 0"):
         launch.record(too_short, "cpu", project, project / "out")

@@ -14,7 +14,7 @@ from profguide.site.data import RecordingData
 from profguide.site.measures.memory import MemoryLeftAtEnd, MemoryRatioAtEnd
 from profguide.site.measures.results import StepTimeRatio
 from profguide.site.measures.timing import OpsInStep
-from profguide.site.parts import reading_footprint, reading_memory
+from profguide.site.parts.reading_output import footprint, memory
 from tests.helpers import Results, event, make_trace
 
 META = {"recording": "r", "device": "cpu", "device_name": "cpu", "torch": "2", "python": "3", "recorded_at": "2026",
@@ -63,18 +63,18 @@ def test_memory_measures_read_the_timeline_and_say_none_without_one(tmp_path):
 
 def test_the_footprint_table_has_a_row_per_configuration():
     found = Results(found=timings(no_profiler=100.0, defaults=120.0), meta=META)
-    text = reading_footprint.footprint(found)["footprint.md"]
+    text = footprint.footprint(found)["footprint.md"]
     assert "| no profiler | – | 100 µs | 1.00 |" in text and "| defaults | nothing | 120 µs | 1.20 |" in text
     assert "each row is the median of its 6 steps" in text
     with pytest.raises(fragments.FragmentError, match="does not hold the timings"):
-        reading_footprint.footprint(Results(found={"configurations": []}, meta=META))
+        footprint.footprint(Results(found={"configurations": []}, meta=META))
 
 
 def test_the_memory_figure_of_a_small_recording(recordings_made_once):
     recording = dataclasses.replace(by_id("reading-memory"), id="memory-small",
                                     params={"width": 32, "batch": 4, "steps": 4})
     data = RecordingData(recording, recordings_made_once(recording))
-    files = reading_memory.memory_figure(data)
+    files = memory.memory_figure(data)
     assert files["memory-timeline.svg"].count("ProfilerStep#") == 2  # steps 2 and 3 are recorded
     assert "OPTIMIZER_STATE" in files["memory-timeline.svg"] and "held on the CPU" in files["memory-timeline.md"]
     assert '--8<-- "docs/generated/memory-small/memory-timeline.svg"' in files["memory-timeline.md"]

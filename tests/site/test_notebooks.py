@@ -25,8 +25,8 @@ def test_the_committed_notebooks_are_what_the_build_writes():
 
 
 def test_every_page_of_the_parts_with_python_has_a_notebook():
-    pages = [p for part in notebooks.PARTS for p in (DOCS / part).glob("*.md")
-             if any(isinstance(e.region.evaluator, PrintingEvaluator) for e in docs_sybil().parse(p))]
+    pages = [DOCS / page for page in notebooks.part_pages(DOCS)
+             if any(isinstance(e.region.evaluator, PrintingEvaluator) for e in docs_sybil().parse(DOCS / page))]
     assert pages
     assert {notebooks.notebook_name(str(p.relative_to(DOCS))) for p in pages} <= {p.name for p in NOTEBOOKS}
 

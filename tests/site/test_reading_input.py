@@ -12,8 +12,8 @@ from profguide.site.catalogue import by_id
 from profguide.site.data import RecordingData
 from profguide.site.measures.host import HostLead, HostShare, HostShareFall
 from profguide.site.measures.summary import VerdictIs
-from profguide.site.parts import reading_input
-from profguide.site.parts.reading_input import NO_WORKERS, TWO_WORKERS
+from profguide.site.parts.reading_output import input_pipeline
+from profguide.site.parts.reading_output.input_pipeline import NO_WORKERS, TWO_WORKERS
 from tests.helpers import ROOT, event, make_trace
 
 LOADER = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"
@@ -51,7 +51,7 @@ def committed(recording_id):
 
 
 def test_the_figure_draws_every_step_of_both_runs_and_tabulates_them():
-    files = reading_input.host_steps(committed(TWO_WORKERS))
+    files = input_pipeline.host_steps(committed(TWO_WORKERS))
     assert set(files) == {"host-steps.md", "host-steps.svg"}
     svg, text = files["host-steps.svg"], files["host-steps.md"]
     steps = sum(len(profiler_steps(committed(run).trace)) for run in (NO_WORKERS, TWO_WORKERS))
@@ -65,4 +65,4 @@ def test_the_figure_needs_steps(tmp_path):
     no_steps = SimpleNamespace(recording=by_id(TWO_WORKERS), trace=make_trace(event("aten::mm", 0, 5)),
                                folder=tmp_path / TWO_WORKERS, title="t", meta={}, real=False)
     with pytest.raises(fragments.FragmentError, match="no ProfilerStep"):
-        reading_input.host_steps(no_steps)
+        input_pipeline.host_steps(no_steps)

@@ -41,7 +41,7 @@ def test_the_key_covers_every_snippet_module_imported_directly_or_not(project):
 def test_the_key_ignores_snippet_modules_not_imported(project):
     before = cache_key(TINY, project)
     with_module(project, "unrelated", "X = 1\n")
-    (project / "snippets" / "basics" / "training_steps.py").write_text("# changed\n")
+    (project / "snippets" / "basics" / "steps.py").write_text("# changed\n")
     assert cache_key(TINY, project) == before
 
 

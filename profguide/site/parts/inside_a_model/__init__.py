@@ -1,0 +1,1 @@
+"""The recordings of the pages of Inside a model, one module for each page."""

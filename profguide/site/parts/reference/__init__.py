@@ -1,0 +1,1 @@
+"""The recordings of the pages of Reference, one module for each page."""

@@ -1,0 +1,1 @@
+"""The recordings of the pages of torch.compile, one module for each page."""

@@ -1,0 +1,1 @@
+"""Reference, Around the profiler: the workloads its page runs, one tool each."""
