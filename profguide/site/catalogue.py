@@ -12,12 +12,13 @@ from pathlib import Path
 from types import ModuleType
 from typing import TypeVar, overload
 
+import profguide
 from profguide.errors import ProjectError, UsageError
 from profguide.site import parts
 from profguide.site.nav import page_order
 from profguide.site.recordings import RealTrace, Recording
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+DOCS = Path(profguide.__file__).resolve().parents[1] / "docs"  # the checkout the package is imported from
 
 
 def page_modules(docs: Path = DOCS) -> list[ModuleType]:

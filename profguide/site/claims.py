@@ -37,8 +37,7 @@ from profguide.site.measures import Measure
 from profguide.site.measures.results import exported_stacks, logged_messages
 from profguide.site.measures.results import from_results as from_results  # fragments.py reads it here
 from profguide.site.measures.summary import HTA_REFERENCE as HTA_REFERENCE  # build.py reads it here
-from profguide.site.recordings import Claim, RealTrace, Recording
-from profguide.site.run import Run
+from profguide.site.recordings import Claim, RealTrace, Recording, Run
 from profguide.text import cell, code, count_of, markdown_table
 
 # What checking a claim can come to. A claim waits only as a prediction about CUDA runs beside a CPU stand-in of

@@ -20,8 +20,7 @@ from profguide.analysis.summarise import Facts, facts, summarise
 from profguide.analysis.summary import FolderJob, Summary
 from profguide.errors import RecordingError
 from profguide.site.launch import rank_file, recording_files
-from profguide.site.recordings import RealTrace, Recording
-from profguide.site.run import Meta, Run, SummaryRow
+from profguide.site.recordings import Meta, RealTrace, Recording, Run, SummaryRow
 from profguide.site.staleness import CPU_RUN, read_meta
 from profguide.trace.model import Trace
 

@@ -11,8 +11,7 @@ from typing import Any
 
 from profguide.errors import RecordingError
 from profguide.render import fragments as render
-from profguide.site.recordings import Recording
-from profguide.site.run import Run
+from profguide.site.recordings import Recording, Run
 
 GENERATED = "docs/generated"
 

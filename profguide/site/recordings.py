@@ -11,10 +11,33 @@ claim is checked against the recording's data by ``profguide.site.claims`` whene
 Standard library only: ``profguide record`` imports this on a bare GPU machine.
 """
 
-from dataclasses import asdict, dataclass, field, fields
-from typing import Any, get_type_hints
+from __future__ import annotations
 
-from profguide.site.measures import Measure, RunId
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Protocol, get_type_hints
+
+if TYPE_CHECKING:  # the analyses' types, named for the checker only: numpy and msgspec may be missing here
+    from profguide.analysis.diff import TraceDiff
+    from profguide.analysis.summarise import Facts
+    from profguide.analysis.summary import FolderJob, Summary
+    from profguide.trace.model import Trace
+
+RunId = Annotated[str, "run"]  # the id of a recording or a real trace of the guide's
+
+
+@dataclass(frozen=True)
+class Measure:
+    """What a claim measures on a run: each kind subclasses this as a frozen dataclass."""
+
+    def describe(self) -> str:
+        """What it measures, in words (the guide's Markdown)."""
+        raise NotImplementedError
+
+    def value(self, run: Run) -> float | None:
+        """Its value on ``run``, or None when the run cannot give one."""
+        raise NotImplementedError
 
 
 @dataclass(frozen=True)
@@ -94,7 +117,7 @@ class Claim:
         return " and ".join(parts)
 
 
-def runs_compared(claim: Claim, recording: "Recording | RealTrace") -> set[str]:
+def runs_compared(claim: Claim, recording: Recording | RealTrace) -> set[str]:
     """The ids of the other runs a claim of ``recording`` reads: those its measure names (its fields annotated
     ``RunId``), and the run ``recording`` is compared with."""
     hints = get_type_hints(type(claim.measure), include_extras=True)
@@ -201,3 +224,55 @@ class RealTrace:
     claims: tuple[Claim, ...] = ()
     files: tuple[str, ...] = ()
     compared_with: str = ""
+
+
+SummaryRow = dict[str, Any]  # a row of ``averages.json``: its ``name``, the ``TIMES`` and the memory columns
+Meta = dict[str, Any]  # ``meta.json``: a run's provenance and cache key (``profguide.site.staleness``)
+
+
+class Run(Protocol):
+    """One run of the guide as the build reads it, a recording's or a real trace's, each part loaded once: what a
+    measure (``profguide.site.measures``) computes its value from. A part a run does not have (a real trace's
+    summary rows, a run compared with none) raises RecordingError."""
+
+    @property
+    def recording(self) -> Recording | RealTrace: ...
+    @property
+    def real(self) -> bool: ...  # a real trace from another machine, not a recording this guide made
+    @property
+    def kept(self) -> bool: ...  # the CPU run kept beside a recording's CUDA run
+    @property
+    def folder(self) -> Path: ...
+    @property
+    def ranks(self) -> int: ...
+    @property
+    def meta(self) -> Meta: ...
+    @property
+    def traces(self) -> tuple[Trace, ...]: ...
+    @property
+    def trace(self) -> Trace: ...  # rank 0's
+    @property
+    def facts(self) -> Facts: ...
+    @property
+    def summary(self) -> Summary: ...
+    @property
+    def compared_run(self) -> Run: ...
+    @property
+    def diff(self) -> TraceDiff: ...
+    @property
+    def job(self) -> FolderJob | None: ...
+    @property
+    def rows(self) -> list[SummaryRow]: ...
+    @property
+    def results(self) -> Any: ...  # parsed JSON
+    @property
+    def title(self) -> str: ...
+    @property
+    def params(self) -> dict[str, Any]: ...
+    @property
+    def files(self) -> Iterable[str]: ...  # the files the run consists of (the rest are rendered)
+
+    def trace_path(self, rank: int = 0) -> Path: ...
+    def json_file(self, name: str) -> Any: ...
+    def sibling(self, recording_id: str) -> Run: ...
+    def run_on(self, device: str) -> Run | None: ...

@@ -1,7 +1,7 @@
 """What a claim measures on a run, each kind declared and computed in one place.
 
 A measure is a frozen dataclass: its fields are its parameters, ``describe`` says in words what it measures, and
-``value`` computes it from a run (``profguide.site.data.Run``): a number, or None when the run cannot give one.
+``value`` computes it from a run (``profguide.site.recordings.Run``; the base class ``Measure`` is declared there, beside the claims that hold measures): a number, or None when the run cannot give one.
 The kinds are grouped by topic in the modules of this package; ``every_kind`` finds them all.
 
 Standard library only at import: the pages' parts (``profguide.site.parts``) import these classes, and
@@ -11,11 +11,9 @@ Standard library only at import: the pages' parts (``profguide.site.parts``) imp
 
 import importlib
 import pkgutil
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import Annotated, Literal
 
-if TYPE_CHECKING:
-    from profguide.site.run import Run
+from profguide.site.recordings import Measure
 
 # What each string a measure holds stands for. The claims check (``profguide.site.claims.unknown_strings``) looks
 # every one up before it measures, because a misspelt name is not an absent one: a count of the events named
@@ -25,7 +23,6 @@ if TYPE_CHECKING:
 Event = Annotated[str, "event"]  # an event's whole name: an op, a region, a runtime call, a summary-table row
 NamePart = Annotated[str, "name part"]  # a part of some event's name, as written (case too): a kernel's, an op's
 Module = Annotated[str, "module"]  # an nn.Module class, as torch names its calls: ``nn.Module: <class>_<n>``
-RunId = Annotated[str, "run"]  # the id of a recording or a real trace of the guide's
 TableName = Annotated[str, "table"]  # the name of one of the recording's extra tables (``Table.name``)
 # Closed sets that the analysis defines, whose members profguide.site.claims.CLOSED_SETS lists. (An idle cause, a
 # host activity, a verdict and a rule id are the Literals of profguide.analysis.vocabulary: the sets themselves.)
@@ -52,19 +49,6 @@ FirstOrLast = Literal["first", "last"]
 LeastOrMost = Literal["least", "most"]
 Time = Literal["cpu", "device"]
 DiffRowKind = Literal["kernels", "ops"]
-
-
-@dataclass(frozen=True)
-class Measure:
-    """What a claim measures on a run: each kind subclasses this as a frozen dataclass."""
-
-    def describe(self) -> str:
-        """What it measures, in words (the guide's Markdown)."""
-        raise NotImplementedError
-
-    def value(self, run: "Run") -> float | None:
-        """Its value on ``run``, or None when the run cannot give one."""
-        raise NotImplementedError
 
 
 def every_kind() -> list[type[Measure]]:

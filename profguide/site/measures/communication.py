@@ -15,7 +15,7 @@ from profguide.site.measures import (
 from profguide.site.measures.results import from_results
 
 if TYPE_CHECKING:
-    from profguide.site.run import Run
+    from profguide.site.recordings import Run
 
 CallRow = dict[str, Any]  # a row of ``profguide.analysis.collectives.communication_by_call``
 

@@ -9,11 +9,11 @@ from profguide.site.measures import (
     CompileKey,
     Event,
     Measure,
-    RunId,
 )
+from profguide.site.recordings import RunId
 
 if TYPE_CHECKING:
-    from profguide.site.run import Run
+    from profguide.site.recordings import Run
 
 
 @dataclass(frozen=True)

@@ -10,11 +10,11 @@ from profguide.site.measures import (
     Event,
     Measure,
     NamePart,
-    RunId,
 )
+from profguide.site.recordings import RunId
 
 if TYPE_CHECKING:
-    from profguide.site.run import Run
+    from profguide.site.recordings import Run
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from profguide.site.measures import (
 
 if TYPE_CHECKING:
     from profguide.analysis.kernel_resources import Fit, Launch
-    from profguide.site.run import Run
+    from profguide.site.recordings import Run
 
 
 def footprints(run: Run, kernels: str = "") -> list[tuple[Launch, Fit]]:

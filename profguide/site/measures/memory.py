@@ -16,7 +16,7 @@ from profguide.site.measures.results import row_value
 
 if TYPE_CHECKING:
     from profguide.analysis.intervals import Floats
-    from profguide.site.run import Run
+    from profguide.site.recordings import Run
 
 
 def memory_sizes(run: Run) -> dict[str, Floats] | None:

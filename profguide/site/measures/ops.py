@@ -15,7 +15,7 @@ from profguide.site.measures import (
 
 if TYPE_CHECKING:
     from profguide.analysis.ops import RegionRow
-    from profguide.site.run import Run
+    from profguide.site.recordings import Run
     from profguide.trace.model import Trace
 
 

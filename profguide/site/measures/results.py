@@ -19,7 +19,7 @@ from profguide.site.measures import (
 
 if TYPE_CHECKING:
     from profguide.analysis.stacks import Stack
-    from profguide.site.run import Run
+    from profguide.site.recordings import Run
 
 
 def table_row_names(text: str) -> list[str]:

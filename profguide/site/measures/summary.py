@@ -20,7 +20,7 @@ from profguide.site.measures import (
 
 if TYPE_CHECKING:
     from profguide.analysis.summary import Summary
-    from profguide.site.run import Run
+    from profguide.site.recordings import Run
 
 
 # HolisticTraceAnalysis's own temporal breakdown of every real trace, by file name, with the HTA version and the
