@@ -1,7 +1,8 @@
 """What a claim measures on a run, each kind declared and computed in one place.
 
 A measure is a frozen dataclass: its fields are its parameters, ``describe`` says in words what it measures, and
-``value`` computes it from a run (``profguide.site.recordings.Run``; the base class ``Measure`` is declared there, beside the claims that hold measures): a number, or None when the run cannot give one.
+``value`` computes it from a run: a number, or None when the run cannot give one. The base class ``Measure`` and
+``Run`` are declared in ``profguide.site.recordings``, beside the claims that hold measures.
 The kinds are grouped by topic in the modules of this package; ``every_kind`` finds them all.
 
 Standard library only at import: the pages' parts (``profguide.site.parts``) import these classes, and
