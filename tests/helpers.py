@@ -62,7 +62,12 @@ TINY = Recording(
     claims=(Claim("page.md", "The region encloses its ops.", CpuShare("aten::mm", "matmul_bias", self_time=False),
                   at_most=1),),
 )
-TINY_PAGE = """# Tiny
+TINY_PAGE = """---
+nav_title: Tiny
+nav_order: 1
+---
+
+# Tiny
 
 [The region encloses its ops.]{.claim}
 

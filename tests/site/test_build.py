@@ -239,7 +239,12 @@ REAL = RealTrace(id="real-alexnet", file="docs/traces/alexnet.json.gz", title="A
                  source="HolisticTraceAnalysis", source_url="https://github.com/facebookresearch/HolisticTraceAnalysis",
                  licence="MIT", figure=Figure(brackets=("cudaDeviceSynchronize",)),
                  claims=(Claim("real.md", "The GPU is idle nearly all the time.", GpuBusyShare(), at_most=0.1),))
-REAL_PAGE = """# AlexNet
+REAL_PAGE = """---
+nav_title: AlexNet
+nav_order: 2
+---
+
+# AlexNet
 
 [The GPU is idle nearly all the time.]{.claim}
 
