@@ -23,6 +23,7 @@ from profguide.site.data import RealTraceData, Run, SummaryRow
 from profguide.site.measures import Measure
 from profguide.trace.model import Trace
 from tests.helpers import TINY, make_trace
+from tests.helpers import event as cpu
 
 
 @dataclass(frozen=True)
@@ -138,6 +139,15 @@ def run(*events: dict[str, Any], **parts: Any) -> SmallRun:
 def ranks(*traces: Trace, **parts: Any) -> SmallRun:
     """A run of several ranks, rank by rank."""
     return SmallRun(traces=tuple(traces), **parts)
+
+
+def steps(*durations: float) -> list[dict[str, Any]]:
+    """ProfilerSteps of these durations one after another, from ProfilerStep#2."""
+    start, events = 0.0, []
+    for number, duration in enumerate(durations):
+        events.append(cpu(f"ProfilerStep#{number + 2}", start, duration, kind="annotation"))
+        start += duration
+    return events
 
 
 @dataclass(frozen=True)

@@ -18,16 +18,7 @@ from profguide.site.measures.timing import (
 )
 from tests.helpers import event as cpu
 from tests.helpers import gpu_event as gpu
-from tests.site.measures import Answer, answers, known, run
-
-
-def steps(*durations, first=2):
-    """ProfilerSteps of these durations one after another, numbered from ``first``."""
-    start, events = 0, []
-    for number, duration in enumerate(durations):
-        events.append(cpu(f"ProfilerStep#{number + first}", start, duration, kind="annotation"))
-        start += duration
-    return events
+from tests.site.measures import Answer, answers, known, run, steps
 
 
 def region(name, ts, dur):
