@@ -170,7 +170,8 @@ def known(answer: Answer, folder: Path) -> None:
     """The row's measure on its run, placed in ``folder``, is the row's value: within 1e-9 of it, or None where
     the row expects None (``pytest.approx`` never equals None, so a row expecting 0 fails on None)."""
     found = answer.measure.value(answer.run.placed(folder))
+    said = f"{answer.measure.describe()} = {found}, known to be {answer.expected}"
     if answer.expected is None:
-        assert found is None
+        assert found is None, said
     else:
-        assert found == pytest.approx(answer.expected, rel=1e-9, abs=1e-12)
+        assert found == pytest.approx(answer.expected, rel=1e-9, abs=1e-12), said
