@@ -23,10 +23,10 @@ from tests.site.measures import steps
 from tests.site.measures.test_summary import WITH_WORKERS
 
 
-def data(*events, rows=(), device="cpu"):
+def data(*events, device="cpu"):
     meta = {"device": device, "recording": "tiny-matmul", "device_name": "a test CPU", "torch": "2.13.0",
             "recorded_at": "2026-12-01T00:00:00"}
-    return SimpleNamespace(trace=make_trace(*events), rows=list(rows), meta=meta)
+    return SimpleNamespace(trace=make_trace(*events), meta=meta)
 
 
 def test_every_kind_of_measure_is_a_dataclass_with_its_own_value_and_words_and_some_claim_takes_it():
