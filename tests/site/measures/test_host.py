@@ -119,6 +119,8 @@ ANSWERS = [
     Answer("data-loading", SLOW_LOADING, HostShare("data loading"), 140 / 200),
     Answer("no-host-events", run(gpu("k", 0, 5)), HostShare("data loading"), None),
     Answer("data-loading-fell", FAST_LOADING, HostShareFall("data loading", "slow"), (140 / 200) / (20 / 200)),
+    Answer("no-host-events-here", run(gpu("k", 0, 5), siblings={"slow": SLOW_LOADING}),
+           HostShareFall("data loading", "slow"), None),
     Answer("where-it-leads-least", SLOW_LOADING, HostLead("data loading"), 60 / 40),
     Answer("no-host-events", run(gpu("k", 0, 5)), HostLead("data loading"), None),
     Answer("rank-1-in-regions", TWO_RANKS, RankHostShare(1, "region"), (500 + 50) / 1000),
