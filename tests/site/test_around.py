@@ -1,55 +1,15 @@
-"""The measures and fragments of Around the profiler: each on data where the answer is known, then on the
-committed recordings."""
+"""The fragments of Around the profiler, on the committed recordings (its measures' known answers are rows of
+tests/site/measures/test_results.py and test_communication.py)."""
 
 import html
 
 import pytest
 
-from profguide.site import claims, fragments
+from profguide.site import fragments
 from profguide.site.catalogue import by_id
 from profguide.site.data import RecordingData
-from profguide.site.measures.communication import LastCollective
-from profguide.site.measures.results import ExecutionTraceCovers, StackLines, StackTime, TimerRatio
 from profguide.site.parts.reference import around_the_profiler
-from tests.helpers import ROOT, Results, event, make_trace
-
-STACKS = ["run.py(1):_main;model.py(2):_block;model.py(3):_attention 30",
-          "run.py(1):_main;model.py(2):_block;model.py(4):_feed_forward 60",
-          "run.py(1):_main;torch/profiler/profiler.py(5):_start 10"]
-
-
-def test_timer_ratio_is_the_op_median_over_the_timers():
-    trace = make_trace(event("aten::matmul", 0, 10), event("aten::matmul", 20, 30), event("aten::matmul", 60, 50))
-    assert claims.measured(TimerRatio("aten::matmul"), Results(trace=trace, found={"timer": {"median_us": 15}})) == 2
-    assert claims.measured(TimerRatio("aten::matmul"), Results(trace=trace, found=None)) is None
-    assert claims.measured(TimerRatio("aten::mm"), Results(trace=trace, found={"timer": {"median_us": 15}})) is None
-
-
-def test_stack_measures_count_lines_and_add_up_time_under_a_frame():
-    run = Results(found={"stacks": STACKS, "stacks_without_option": []})
-    assert claims.measured(StackLines("verbose"), run) == 3
-    assert claims.measured(StackLines("plain"), run) == 0
-    assert claims.measured(StackTime("block"), run) == 0.9
-    assert claims.measured(StackTime("attention", over="block"), run) == pytest.approx(1 / 3)
-    assert claims.measured(StackTime("block", over="absent"), run) is None
-    assert claims.measured(StackLines("plain"), Results(found=None)) is None
-
-
-def test_execution_trace_covers_counts_ops_and_regions_call_by_call():
-    trace = make_trace(event("aten::mm", 0, 1), event("aten::mm", 2, 1), event("step", 0, 5, kind="annotation"),
-                       event("train.py(1): f", 0, 5, kind="python"))
-    assert claims.measured(ExecutionTraceCovers(), Results(trace=trace, found={"nodes_by_name": {
-        "aten::mm": 2, "step": 1, "[pytorch|profiler|execution_trace|thread]": 1}})) == 1
-    assert claims.measured(ExecutionTraceCovers(), Results(trace=trace, found={"nodes_by_name": {"aten::mm": 1}})) \
-        == pytest.approx(1 / 3)
-    assert claims.measured(ExecutionTraceCovers(), Results(trace=trace, found=None)) is None
-
-
-def test_last_collective_is_the_highest_number_in_a_ranks_buffer():
-    run = Results(found={"ranks": [[{"seq": 1}, {"seq": 2}], []]})
-    assert claims.measured(LastCollective(0), run) == 2
-    assert claims.measured(LastCollective(1), run) is None
-    assert claims.measured(LastCollective(2), run) is None
+from tests.helpers import ROOT, Results
 
 
 def committed(recording_id):

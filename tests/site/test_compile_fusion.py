@@ -1,32 +1,15 @@
-"""The fusion and when-it-pays pages' recordings: the per-step measure their claims use, and their fragments."""
-
-from types import SimpleNamespace
+"""The fusion and when-it-pays pages' recordings: their fragments (the per-step measure their claims use is a row
+of tests/site/measures/test_compile.py)."""
 
 import pytest
 
-from profguide.site import claims, fragments
+from profguide.site import fragments
 from profguide.site.catalogue import by_id
 from profguide.site.data import RecordingData
-from profguide.site.measures.compile import PerStepFall
 from profguide.site.parts.torch_compile import fusion, when_it_pays
-from tests.helpers import ROOT, event, make_trace
+from tests.helpers import ROOT
 
 GENERATED = ROOT / "docs" / "generated"
-
-
-def steps_of(ops_per_step):
-    events = []
-    for number, ops in enumerate(ops_per_step):
-        events.append(event(f"ProfilerStep#{number}", 100 * number, 100, kind="annotation"))
-        events += [event("aten::add", 100 * number + 1 + op, 1) for op in range(ops)]
-    return SimpleNamespace(trace=make_trace(*events), meta={"device": "cpu"})
-
-
-def test_per_step_fall_compares_median_counts():
-    eager, compiled = steps_of([9, 6, 6]), steps_of([2, 3, 3])
-    compiled.sibling = lambda recording_id: eager
-    assert claims.measured(PerStepFall("ops", "eager"), compiled) == pytest.approx(2)
-    assert claims.measured(PerStepFall("kernels", "eager"), compiled) is None  # no kernels: nothing to compare
 
 
 def recorded(recording_id):

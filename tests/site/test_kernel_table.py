@@ -81,18 +81,3 @@ def test_the_build_writes_the_table_for_a_page_that_includes_it():
     assert "hipBLASLt/Tensile" in files["kernel-families.md"]
 
 
-def test_a_claim_counts_the_launches_of_a_family_as_their_names_decode():
-    from types import SimpleNamespace
-
-    from profguide.site.claims import measured
-    from profguide.site.measures.kernels import KernelsDecoded
-
-    reduction = "void splitKreduce_kernel<float, float, float, float, true, false, false>(cublasSplitKParams<float>"
-    data = SimpleNamespace(trace=kernels(SGEMM_NN, SGEMM_NN, TENSILE, reduction, POINTWISE))
-    assert measured(KernelsDecoded("gemm"), data) == 4  # launches, not distinct names
-    assert measured(KernelsDecoded("gemm", "layout", "nn"), data) == 0.5
-    assert measured(KernelsDecoded("gemm", "layout", "unknown"), data) == 0.25  # the reduction has none
-    assert measured(KernelsDecoded("gemm", "tensor_cores", "yes", count=True), data) == 1
-    assert measured(KernelsDecoded("triton", "fused", "add_cos_sin"), data) == 1
-    assert measured(KernelsDecoded("attention", "backend", "flash"), data) is None  # no attention to share out
-    assert measured(KernelsDecoded("attention"), data) == 0

@@ -1,6 +1,6 @@
-"""TimesLogged: what a snippet kept of torch's log (``results.json``'s ``logged``), counted, and the messages a claim
-may name; on the block's compiled recording, Dynamo's word on the regions."""
-
+"""TimesLogged: the messages a claim may name (those the snippet kept of torch's log, ``results.json``'s
+``logged``); on the block's compiled recording, Dynamo's word on the regions. Its known answers:
+tests/site/measures/test_results.py."""
 
 from profguide.site import claims
 from profguide.site.catalogue import by_id
@@ -9,14 +9,6 @@ from profguide.site.measures.results import TimesLogged
 from tests.helpers import ROOT, Results
 
 IGNORED = "Profiler record function <class 'torch.autograd.profiler.record_function'> will be ignored"
-
-
-def test_times_logged_counts_one_message_and_says_none_without_a_log():
-    logged = Results(found={"logged": [IGNORED, "another", IGNORED]})
-    assert claims.measured(TimesLogged(IGNORED), logged) == 2
-    assert claims.measured(TimesLogged("never said"), logged) == 0
-    assert claims.measured(TimesLogged(IGNORED), Results(found=None)) is None
-    assert claims.measured(TimesLogged(IGNORED), Results(found={"configurations": []})) is None
 
 
 def test_a_message_must_be_one_the_run_logged():

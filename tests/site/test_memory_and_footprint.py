@@ -1,21 +1,16 @@
-"""The claims and fragments of the pages Memory and The profiler's own footprint, on data where the answer is known
-and on a small recording made for the test."""
+"""The fragments of the pages Memory and The profiler's own footprint, on data where the answer is known and on a
+small recording made for the test, with the claims' values on it."""
 
 import dataclasses
-import json
-from types import SimpleNamespace
 
 import pytest
 
-from profguide.errors import RecordingError
 from profguide.site import claims, fragments
 from profguide.site.catalogue import by_id
 from profguide.site.data import RecordingData
 from profguide.site.measures.memory import MemoryLeftAtEnd, MemoryRatioAtEnd
-from profguide.site.measures.results import StepTimeRatio
-from profguide.site.measures.timing import OpsInStep
 from profguide.site.parts.reading_output import footprint, memory
-from tests.helpers import Results, event, make_trace
+from tests.helpers import Results
 
 META = {"recording": "r", "device": "cpu", "device_name": "cpu", "torch": "2", "python": "3", "recorded_at": "2026",
         "params": {}}
@@ -25,40 +20,6 @@ def timings(**medians):
     return {"device": "cpu", "steps_per_round": 2, "rounds": 3, "configurations": [
         {"name": name.replace("_", " "), "options": None if name == "no_profiler" else {}, "median_step_us": us,
          "ratio": us / medians["no_profiler"]} for name, us in medians.items()]}
-
-
-def test_step_time_ratio_reads_the_medians_and_says_none_without_them():
-    found = Results(found=timings(no_profiler=100.0, defaults=120.0, all_three=150.0), meta=META)
-    assert claims.measured(StepTimeRatio("all three", "no profiler"), found) == 1.5
-    assert claims.measured(StepTimeRatio("absent", "no profiler"), found) is None
-    assert claims.measured(StepTimeRatio("all three", "no profiler"), Results(found=None)) is None
-    assert claims.measured(StepTimeRatio("a", "b"), Results(found={"configurations": 3})) is None
-
-
-def test_ops_in_the_last_step():
-    found = SimpleNamespace(trace=make_trace(
-        event("ProfilerStep#1", 0, 100, kind="annotation"), event("aten::mm", 10, 20),
-        event("ProfilerStep#2", 100, 30, kind="annotation")))
-    assert claims.measured(OpsInStep("first"), found) == 1
-    assert claims.measured(OpsInStep("last"), found) == 0
-    assert claims.measured(OpsInStep("last"), SimpleNamespace(trace=make_trace(event("aten::mm", 0, 1)))) is None
-
-
-def test_memory_measures_read_the_timeline_and_say_none_without_one(tmp_path):
-    class Folder(SimpleNamespace):
-        def json_file(self, name):
-            path = tmp_path / name
-            if not path.is_file():
-                raise RecordingError(f"{name} missing")
-            return json.loads(path.read_text())
-
-    assert claims.measured(MemoryLeftAtEnd("ACTIVATION"), Folder()) is None
-    (tmp_path / "memory-timeline.json").write_text(json.dumps([[1, 2], [[0, 4, 8, 0, 0, 3, 4, 0, 0],
-                                                                       [0, 4, 8, 0, 0, 0, 4, 0, 0]]]))
-    assert claims.measured(MemoryRatioAtEnd("OPTIMIZER_STATE", "PARAMETER"), Folder()) == 2
-    assert claims.measured(MemoryLeftAtEnd("ACTIVATION"), Folder()) == 0
-    (tmp_path / "memory-timeline.json").write_text("[1]")
-    assert claims.measured(MemoryLeftAtEnd("ACTIVATION"), Folder()) is None
 
 
 def test_the_footprint_table_has_a_row_per_configuration():
