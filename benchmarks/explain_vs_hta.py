@@ -183,7 +183,7 @@ def build_trace(source: Path, copies: int, out_file: Path, gap_us: float = 1000.
     HTA finds a file's rank by scanning lines for '"rank": N'.
     """
     with _open(source) as fh:
-        doc: dict[str, Any] = json.loads(fh.read())  # a trace document: its values are Event's kind of Any
+        doc: dict[str, Any] = json.loads(fh.read())  # read by convention, as Event is
     events: list[Event] = doc.pop("traceEvents")
     once = [e for e in events if e.get("ph") == "M"]
     spans = [e for e in events if e.get("cat") == "Trace"]
