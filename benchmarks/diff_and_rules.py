@@ -23,9 +23,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
-from explain_vs_hta import DEFAULT_PROFGUIDE_PYTHON, DEFAULT_SOURCE, ROOT, build_trace, failed, measure
+from explain_vs_hta import DEFAULT_PROFGUIDE_PYTHON, DEFAULT_SOURCE, ROOT, Measured, build_trace, failed, measure
 from provenance import recorded
 
 DIFF_GOAL = 2.2  # diff of two traces / one explain
@@ -49,12 +50,12 @@ print(json.dumps({"summarise_s": summarise_s, "rules_s": statistics.median(times
 """
 
 
-def timed(python, args):
+def timed(python: Path, args: list[str]) -> Measured:
     r = measure([python, "-m", "profguide", *args], ROOT)
     return failed(r, args[0]) if r["rc"] != 0 else r
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--copies", type=int, default=10)
     parser.add_argument("--repeats", type=int, default=3)
@@ -67,7 +68,7 @@ def main(argv=None):
         before, after = Path(work) / "before.json", Path(work) / "after.json"
         info = build_trace(args.source, args.copies, before)
         build_trace(args.source, args.copies, after, gap_us=SECOND_GAP_US)
-        runs = {"explain": [], "diff": []}
+        runs: dict[str, list[Measured]] = {"explain": [], "diff": []}
         for _ in range(args.repeats):  # alternating, so that a slow moment of the machine hits both
             runs["explain"].append(timed(args.profguide_python, ["explain", str(before), "--json"]))
             runs["diff"].append(timed(args.profguide_python, ["diff", str(before), str(after), "--json"]))

@@ -25,7 +25,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypedDict
 
 from explain_vs_hta import DEFAULT_PROFGUIDE_PYTHON, ROOT
 from provenance import recorded
@@ -33,6 +35,9 @@ from provenance import recorded
 DEFAULT_SOURCE = ROOT / "docs" / "traces" / "nccl_128rank_sampled_rank0.json.gz"
 LATE_US = 2000.0  # the late rank's collectives are this much shorter: the others waited for it
 CORES = (1, 2)
+# A folder's row of results: its size, each tool's medians on each number of cores and speed-up, the straggler
+# explain named (None: none) and the ranks it read; its keys are built from the tools' and cores' names.
+Row = dict[str, float | None]
 
 # Runs `profguide ARGS` in this very process, pinned to the cores given, so that it can report its own peak
 # memory (RUSAGE_SELF: the command) apart from its workers' (RUSAGE_CHILDREN: the largest of them, all reaped
@@ -51,7 +56,18 @@ with open(report, "w") as out:
 """
 
 
-def rank_copies(source, ranks, folder):
+class Pinned(TypedDict):
+    """One pinned run of profguide: wall and CPU time (s), peak memory of the command and of its largest worker
+    (MiB), and what it wrote to standard output."""
+
+    wall_s: float
+    cpu_s: float
+    maxrss_mib: float
+    workers_maxrss_mib: float
+    stdout: str
+
+
+def rank_copies(source: Path, ranks: int, folder: Path) -> int:
     """Write ``ranks`` copies of the trace ``source`` into ``folder`` as trace-rank<r>.json, each naming its
     rank; the last rank's collective kernels start LATE_US later, so that it is the straggler."""
     document = json.loads(gzip.decompress(source.read_bytes()) if source.suffix == ".gz" else source.read_bytes())
@@ -67,7 +83,7 @@ def rank_copies(source, ranks, folder):
     return sum(path.stat().st_size for path in folder.iterdir())
 
 
-def run_pinned(python, cores, args, workdir):
+def run_pinned(python: Path, cores: list[int], args: Sequence[str | Path], workdir: Path) -> Pinned:
     """One fresh process of ``profguide ARGS`` on the CPUs ``cores``: wall time, peak memory (its own and its
     largest worker's, MiB), CPU time and standard output."""
     report = workdir / "usage.json"
@@ -83,14 +99,15 @@ def run_pinned(python, cores, args, workdir):
             "workers_maxrss_mib": usage["workers_maxrss_kib"] / 1024, "stdout": done.stdout}
 
 
-def measure_ranks(python, ranks, repeats, workdir, source, cpus):
+def measure_ranks(python: Path, ranks: int, repeats: int, workdir: Path, source: Path, cpus: list[int]) -> Row:
     """Medians of explain and draw on a folder of ``ranks`` rank traces, on each number of CORES, alternating;
     SystemExit if one core and two do not give the same answer."""
     folder = workdir / f"ranks-{ranks}"
-    row = {"ranks": ranks, "bytes": rank_copies(source, ranks, folder)}
-    tools = {"explain": lambda n: ["explain", folder, "--json"],
-             "draw": lambda n: ["draw", folder, "--out", workdir / f"ranks-{ranks}-{n}cores.svg"]}
-    runs = {(tool, n): [] for tool in tools for n in CORES}
+    row: Row = {"ranks": ranks, "bytes": rank_copies(source, ranks, folder)}
+    tools: dict[str, Callable[[int], list[str | Path]]] = {
+        "explain": lambda n: ["explain", folder, "--json"],
+        "draw": lambda n: ["draw", folder, "--out", workdir / f"ranks-{ranks}-{n}cores.svg"]}
+    runs: dict[tuple[str, int], list[Pinned]] = {(tool, n): [] for tool in tools for n in CORES}
     for _ in range(repeats):
         for tool, args in tools.items():
             for n in CORES:
@@ -100,18 +117,20 @@ def measure_ranks(python, ranks, repeats, workdir, source, cpus):
     if len(set(answers.values())) != 1 or len(set(drawings.values())) != 1:
         raise SystemExit(f"{ranks} ranks: one core and two cores gave different answers")
     row["same_answer"] = True
+    medians: dict[str, float] = {}  # kept apart as floats to divide: the row holds the straggler too, maybe None
     for (tool, n), measured in runs.items():
         for key in ("wall_s", "cpu_s", "maxrss_mib", "workers_maxrss_mib"):
-            row[f"{tool}_{n}core_{key}"] = statistics.median(run[key] for run in measured)
+            medians[f"{tool}_{n}core_{key}"] = statistics.median(run[key] for run in measured)
+    row.update(medians)
     for tool in tools:
-        row[f"{tool}_speedup"] = row[f"{tool}_1core_wall_s"] / row[f"{tool}_2core_wall_s"]
+        row[f"{tool}_speedup"] = medians[f"{tool}_1core_wall_s"] / medians[f"{tool}_2core_wall_s"]
     job = json.loads(answers[1])
     row["straggler"] = job["ranks"][job["straggler"]]["rank"] if job["straggler"] is not None else None
     row["ranks_read"] = len(job["ranks"])
     return row
 
 
-def print_row(row):
+def print_row(row: Row) -> None:
     for tool in ("explain", "draw"):
         one, two = (f"{tool}_{n}core" for n in CORES)
         print(f"{row['ranks']:>4} ranks, {tool:<7}: 1 core {row[f'{one}_wall_s']:.2f} s, "
@@ -120,7 +139,7 @@ def print_row(row):
               f"{row[f'{tool}_speedup']:.2f}× faster; straggler {row['straggler']}", file=sys.stderr)
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ranks", default="8,32,128", help="numbers of rank files, comma-separated")
     parser.add_argument("--repeats", type=int, default=3)
@@ -135,7 +154,7 @@ def main(argv=None):
     load = os.getloadavg()
     measured_on = recorded(ROOT)
     with tempfile.TemporaryDirectory(prefix="explain-ranks-") as workdir:
-        rows = []
+        rows: list[Row] = []
         for n in counts:
             rows.append(measure_ranks(args.profguide_python, n, args.repeats, Path(workdir), args.source, cpus))
             print_row(rows[-1])

@@ -25,6 +25,7 @@ See benchmarks/README.md for setting up the HTA virtualenv.
 import argparse
 import datetime
 import gzip
+import io
 import json
 import re
 import shutil
@@ -33,9 +34,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any, TypedDict
 
-from provenance import recorded
+from provenance import Provenance, recorded
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SOURCE = ROOT / "docs" / "traces" / "a100_80gb_nccl_16rank_rank0.json.gz"
@@ -47,6 +50,10 @@ ID_ARGS = ("correlation", "External id", "Ev Idx", "Sequence number")
 # Keys `profguide explain --json` promises at least.
 EXPLAIN_KEYS = ("verdict", "gpu_busy_pct", "gpu_idle_pct", "window", "steps", "top_kernels")
 STEP_NAME = re.compile(r"^ProfilerStep#(\d+)$")
+
+# A Chrome trace event as json.loads gives it: its fields are read by the format's convention (ts a number, args
+# an object), not checked one by one, so its values are Any.
+Event = dict[str, Any]
 
 # Runs one command and reports its wall time and the peak RSS of the command
 # (RUSAGE_CHILDREN of this short-lived wrapper holds only that command).
@@ -80,20 +87,91 @@ print("HTA-RESULT " + json.dumps({
 """
 
 
+class BuiltTrace(TypedDict):
+    """What ``build_trace`` wrote: names, not absolute paths, and counts."""
+
+    source: str
+    file: str
+    events: int
+    copies: int
+    source_events: int
+    period_us: float
+    gap_us: float
+    id_stride: int
+    profiler_steps: int
+    bytes: int
+
+
+class _Exited(TypedDict):
+    rc: int  # the command's exit status; -1 when the measuring wrapper itself failed
+
+
+class Measured(_Exited, total=False):
+    """One command measured (WRAPPER's report, or only rc and error when the wrapper failed), with what the
+    run_* functions add: why it failed, or the tool's answer."""
+
+    wall_s: float
+    maxrss_kib: int
+    user_s: float
+    sys_s: float
+    stdout: str
+    stderr: str
+    error: str
+    result: dict[str, object]  # a few fields of the tool's JSON answer, written out as they are
+
+
+class _Counted(TypedDict):
+    runs: int
+    ok: int
+
+
+class Summary(_Counted, total=False):
+    """A tool's runs: medians over those that succeeded (none when none did), and the others' errors."""
+
+    wall_s_median: float
+    maxrss_mib_median: float
+    cpu_s_median: float
+    wall_s_all: list[float]
+    maxrss_mib_all: list[float]
+    result: dict[str, object] | None
+    errors: list[str]
+
+
+class ScalingRow(TypedDict):
+    copies: int
+    events: int
+    bytes: int
+    explain_s: float | None
+    explain_mib: float | None
+    decode_s: float | None
+
+
+class Info(Provenance):
+    """Where and on what the tools were measured: the head of the results file."""
+
+    date: str
+    hta_version: str | None
+    profguide_version: str | None
+    msgspec_version: str | None
+    trace: BuiltTrace
+    repeats: int
+
+
 # ---------------------------------------------------------------- building the trace
 
 
-def _open(path):
+def _open(path: Path) -> io.BufferedIOBase:
     return gzip.open(path, "rb") if str(path).endswith(".gz") else open(path, "rb")
 
 
-def _stride(values):
+def _stride(values: Iterable[int]) -> int:
     """A power of ten above every value, so shifted ids stay readable and distinct."""
     top = max((int(v) for v in values), default=0)
-    return 10 ** len(str(max(top, 1)))
+    stride: int = 10 ** len(str(max(top, 1)))  # int ** int is Any to the checker: a negative power is a float
+    return stride
 
 
-def build_trace(source: Path, copies: int, out_file: Path, gap_us: float = 1000.0) -> dict:
+def build_trace(source: Path, copies: int, out_file: Path, gap_us: float = 1000.0) -> BuiltTrace:
     """Write `out_file`: `source`'s events repeated end to end, `copies` times.
 
     Copy k is shifted in time by k * (span + gap_us); its correlation ids, External ids,
@@ -105,8 +183,8 @@ def build_trace(source: Path, copies: int, out_file: Path, gap_us: float = 1000.
     HTA finds a file's rank by scanning lines for '"rank": N'.
     """
     with _open(source) as fh:
-        doc = json.loads(fh.read())
-    events = doc.pop("traceEvents")
+        doc: dict[str, Any] = json.loads(fh.read())  # read by convention, as Event is
+    events: list[Event] = doc.pop("traceEvents")
     once = [e for e in events if e.get("ph") == "M"]
     spans = [e for e in events if e.get("cat") == "Trace"]
     body = [e for e in events if e.get("ph") != "M" and e.get("cat") != "Trace"]
@@ -128,7 +206,7 @@ def build_trace(source: Path, copies: int, out_file: Path, gap_us: float = 1000.
 
     total = len(once) + len(spans) + copies * len(body)
 
-    def shifted(e, k):
+    def shifted(e: Event, k: int) -> Event:
         if k == 0:
             return e
         e = dict(e)
@@ -147,7 +225,7 @@ def build_trace(source: Path, copies: int, out_file: Path, gap_us: float = 1000.
             e["name"] = f"ProfilerStep#{int(m.group(1)) + k * step_stride}"
         return e
 
-    header = {}
+    header: dict[str, object] = {}
     if "distributedInfo" in doc:
         header["distributedInfo"] = doc["distributedInfo"]
     header.update((k, v) for k, v in doc.items() if k != "distributedInfo")
@@ -162,7 +240,7 @@ def build_trace(source: Path, copies: int, out_file: Path, gap_us: float = 1000.
         out.write('  "traceEvents": [\n')
         first = True
 
-        def put(e):
+        def put(e: Event) -> None:
             nonlocal first
             out.write(("  " if first else ",\n  ") + json.dumps(e))
             first = False
@@ -196,7 +274,7 @@ def build_trace(source: Path, copies: int, out_file: Path, gap_us: float = 1000.
 # ---------------------------------------------------------------- measuring
 
 
-def measure(cmd, cwd) -> dict:
+def measure(cmd: Sequence[str | Path], cwd: Path) -> Measured:
     """Run `cmd` under a fresh wrapper process; wall time, peak RSS, output."""
     proc = subprocess.run(
         [sys.executable, "-c", WRAPPER, json.dumps([str(c) for c in cmd]), str(cwd)],
@@ -205,37 +283,38 @@ def measure(cmd, cwd) -> dict:
     )
     if proc.returncode != 0:
         return {"rc": -1, "error": f"measurement wrapper failed: {proc.stderr.strip()[-500:]}"}
-    return json.loads(proc.stdout)
+    report: Measured = json.loads(proc.stdout)
+    return report
 
 
-def _last_line(text):
+def _last_line(text: str) -> str:
     lines = [line for line in text.strip().splitlines() if line.strip()]
     return lines[-1] if lines else ""
 
 
-def failed(r, what):
+def failed(r: Measured, what: str) -> Measured:
     """`r` marked as failed, with the last line its command wrote."""
     r["error"] = r.get("error") or f"{what}: exit {r['rc']}: {_last_line(r.get('stderr', '')) or 'no message'}"
     return r
 
 
-def run_read(python, trace_file) -> dict:
+def run_read(python: Path, trace_file: Path) -> Measured:
     r = measure([python, "-c", "import sys; open(sys.argv[1], 'rb').read()", trace_file], ROOT)
     return failed(r, "read") if r["rc"] != 0 else r
 
 
-def run_decode(python, trace_file) -> dict:
+def run_decode(python: Path, trace_file: Path) -> Measured:
     r = measure([python, ROOT / "benchmarks" / "decode_floor.py", trace_file], ROOT)
     return failed(r, "decode") if r["rc"] != 0 else r
 
 
-def run_draw(python, trace_file, out_file) -> dict:
+def run_draw(python: Path, trace_file: Path, out_file: Path) -> Measured:
     r = measure([python, "-m", "profguide", "draw", trace_file, "--out", out_file], ROOT)
     return failed(r, "draw") if r["rc"] != 0 else r
 
 
-def run_profguide(python, trace_file) -> dict:
-    cmd = [python, "-m", "profguide", "explain", trace_file, "--json"]
+def run_profguide(python: Path, trace_file: Path) -> Measured:
+    cmd: list[str | Path] = [python, "-m", "profguide", "explain", trace_file, "--json"]
     r = measure(cmd, ROOT)
     if r["rc"] != 0:
         r["error"] = r.get("error") or f"exit {r['rc']}: {_last_line(r.get('stderr', '')) or 'no message'}"
@@ -258,7 +337,7 @@ def run_profguide(python, trace_file) -> dict:
     return r
 
 
-def run_hta(python, trace_dir) -> dict:
+def run_hta(python: Path, trace_dir: Path) -> Measured:
     r = measure([python, "-c", HTA_RUNNER, trace_dir], ROOT)
     if r["rc"] != 0:
         r["error"] = r.get("error") or f"exit {r['rc']}: {_last_line(r.get('stderr', '')) or 'no message'}"
@@ -271,9 +350,9 @@ def run_hta(python, trace_dir) -> dict:
     return r
 
 
-def summarise(runs) -> dict:
+def summarise(runs: list[Measured]) -> Summary:
     good = [r for r in runs if r.get("rc") == 0 and "error" not in r]
-    out = {"runs": len(runs), "ok": len(good)}
+    out: Summary = {"runs": len(runs), "ok": len(good)}
     if good:
         out["wall_s_median"] = statistics.median(r["wall_s"] for r in good)
         out["maxrss_mib_median"] = statistics.median(r["maxrss_kib"] for r in good) / 1024
@@ -287,7 +366,7 @@ def summarise(runs) -> dict:
     return out
 
 
-def _version(python, dist):
+def _version(python: Path, dist: str) -> str | None:
     try:
         p = subprocess.run(
             [str(python), "-c", f"import importlib.metadata as m; print(m.version({dist!r}))"],
@@ -300,7 +379,7 @@ def _version(python, dist):
         return None
 
 
-def _fmt(value, spec, missing="n/a"):
+def _fmt(value: object, spec: str, missing: str = "n/a") -> str:
     return missing if value is None else format(value, spec)
 
 
@@ -308,15 +387,15 @@ LABELS = {"read": "read the file's bytes", "decode": "msgspec: decode into typed
           "profguide": "profguide explain --json", "draw": "profguide draw", "hta": "HTA: load + temporal breakdown"}
 
 
-def ratios(tools) -> dict:
+def ratios(tools: dict[str, Summary]) -> dict[str, float | None]:
     """The ratios the results are judged by, where both sides ran."""
-    def wall(name):
-        return (tools.get(name) or {}).get("wall_s_median")
+    def wall(name: str) -> float | None:
+        return tools[name].get("wall_s_median") if name in tools else None
 
-    def memory(name):
-        return (tools.get(name) or {}).get("maxrss_mib_median")
+    def memory(name: str) -> float | None:
+        return tools[name].get("maxrss_mib_median") if name in tools else None
 
-    def ratio(top, bottom):
+    def ratio(top: float | None, bottom: float | None) -> float | None:
         return top / bottom if top is not None and bottom else None
 
     return {
@@ -327,7 +406,7 @@ def ratios(tools) -> dict:
     }
 
 
-def print_table(info, tools, scaling):
+def print_table(info: Info, tools: dict[str, Summary], scaling: list[ScalingRow]) -> None:
     mb = info["trace"]["bytes"] / 2**20
     print(f"\ntrace   {info['trace']['events']:,} events, {mb:,.0f} MiB, {info['trace']['copies']} copies of "
           f"{info['trace']['source']}\nmachine {info['machine']}\ncheckout {info['checkout']}\n")
@@ -350,14 +429,15 @@ def print_table(info, tools, scaling):
             print(f"{name} failed: {err}")
 
 
-def measure_scaling(args, workdir, copies_list):
+def measure_scaling(args: argparse.Namespace, workdir: Path, copies_list: list[int]) -> list[ScalingRow]:
     """explain and decode on traces of each number of copies: medians of --repeats runs."""
-    rows = []
+    rows: list[ScalingRow] = []
     for copies in copies_list:
         folder = workdir / f"scale-{copies}"
         folder.mkdir()
         trace = build_trace(args.source, copies, folder / "rank0.json", args.gap_us)
-        explain_runs, decode_runs = [], []
+        explain_runs: list[Measured] = []
+        decode_runs: list[Measured] = []
         for _ in range(args.repeats):
             decode_runs.append(run_decode(args.profguide_python, folder / "rank0.json"))
             explain_runs.append(run_profguide(args.profguide_python, folder / "rank0.json"))
@@ -371,7 +451,7 @@ def measure_scaling(args, workdir, copies_list):
     return rows
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--copies", type=int, default=10, help="copies of the source in the main trace (%(default)s)")
     ap.add_argument("--scaling", default="1,3,10,30", help="copies for the scaling runs, '' for none (%(default)s)")
@@ -412,7 +492,7 @@ def main(argv=None):
             "draw": lambda: run_draw(args.profguide_python, trace_file, workdir / "draw.svg"),
             "hta": lambda: run_hta(args.hta_python, trace_dir),
         }
-        runs = {name: [] for name in names}
+        runs: dict[str, list[Measured]] = {name: [] for name in names}
         for i in range(args.repeats):
             for name in names:
                 runs[name].append(runners[name]())
@@ -420,7 +500,7 @@ def main(argv=None):
         tools = {name: summarise(runs[name]) for name in names}
         copies_list = [int(c) for c in args.scaling.split(",") if c.strip()] if args.only != "hta" else []
         scaling = measure_scaling(args, workdir, copies_list)
-        info = {
+        info: Info = {
             "date": datetime.datetime.now().isoformat(timespec="seconds"),
             **measured_on,
             "hta_version": _version(args.hta_python, "HolisticTraceAnalysis") if "hta" in names else None,
@@ -431,7 +511,8 @@ def main(argv=None):
         }
         print_table(info, tools, scaling)
         if args.json:
-            doc = {**info, "tools": tools, "ratios": ratios(tools), "scaling": scaling, "raw_runs": _strip(runs)}
+            doc: dict[str, object] = {**info, "tools": tools, "ratios": ratios(tools), "scaling": scaling,
+                                      "raw_runs": _strip(runs)}
             args.json.parent.mkdir(parents=True, exist_ok=True)
             args.json.write_text(json.dumps(doc, indent=2) + "\n")
         return 1 if any(not s.get("ok") for s in tools.values()) else 0
@@ -439,13 +520,13 @@ def main(argv=None):
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-def _status(r):
+def _status(r: Measured) -> str:
     if "error" in r:
         return f"FAILED ({r['error']})"
     return f"{r['wall_s']:.2f} s, {r['maxrss_kib'] / 1024:,.0f} MiB"
 
 
-def _strip(runs):
+def _strip(runs: dict[str, list[Measured]]) -> dict[str, list[dict[str, object]]]:
     """Raw runs without their (long) stdout."""
     return {tool: [{k: v for k, v in r.items() if k != "stdout"} for r in rs] for tool, rs in runs.items()}
 

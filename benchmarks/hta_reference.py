@@ -28,7 +28,9 @@ import sys
 import tempfile
 import traceback
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
+from typing import SupportsFloat
 
 from provenance import recorded
 
@@ -40,18 +42,18 @@ DEFAULT_OUT = ROOT / "benchmarks" / "results" / "hta_temporal_breakdown.json"
 GPU_CATEGORIES = {"kernel", "gpu_memcpy", "gpu_memset", "cuda_sync", "Kernel", "Memcpy", "Memset"}
 
 
-def _quiet_hta():
+def _quiet_hta() -> None:
     # HTA logs every parse at WARNING; keep stdout for the JSON.
     logging.getLogger("hta").setLevel(logging.ERROR)
 
 
-def _num(x):
+def _num(x: SupportsFloat) -> int | float:
     """numpy scalars -> plain int/float for JSON."""
     f = float(x)
     return int(f) if f.is_integer() else f
 
 
-def analyse(trace_file: Path) -> dict:
+def analyse(trace_file: Path) -> dict[str, object]:
     from hta.common.trace_filter import GPUKernelFilter
     from hta.trace_analysis import TraceAnalysis
     from hta.utils.utils import merge_kernel_intervals
@@ -173,7 +175,7 @@ def _has_sub_us_times(trace_file: Path) -> bool:
     return any(isinstance(e.get(k), float) and not e[k].is_integer() for e in events for k in ("ts", "dur"))
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--traces", type=Path, default=DEFAULT_TRACES, help="folder of *.json.gz traces")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="JSON file to write ('-' for stdout only)")
@@ -184,7 +186,7 @@ def main(argv=None):
 
     measured_on = recorded(ROOT)
 
-    results = {}
+    results: dict[str, dict[str, object]] = {}  # by trace: HTA's figures, or why it failed
     for trace_file in sorted(args.traces.glob("*.json.gz")):
         try:
             results[trace_file.name] = analyse(trace_file.resolve())

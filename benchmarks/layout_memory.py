@@ -26,6 +26,7 @@ import statistics
 import sys
 import tempfile
 from pathlib import Path
+from typing import Literal, TypedDict
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from explain_vs_hta import DEFAULT_PROFGUIDE_PYTHON, DEFAULT_SOURCE, ROOT, build_trace, measure  # noqa: E402
@@ -33,6 +34,32 @@ from provenance import git, recorded  # noqa: E402
 
 LAYOUTS = ("lines", "one line", "padding")
 CHUNK = 1 << 20  # what the writers hold at a time
+
+
+class _Usage(TypedDict):
+    rc: int
+    wall_s: float | None  # None when the measuring wrapper failed
+    cpu_s: float
+    maxrss_mib: float
+
+
+class Explained(_Usage, total=False):
+    """One `explain` of a layout: its exit and usage, and the events it counted, or why it failed."""
+
+    error: str
+    events: int | None
+
+
+class LayoutSummary(TypedDict):
+    """A layout's runs: medians over those that succeeded (None when none did), and the others' errors."""
+
+    peak_rss_mib: float | None
+    wall_s: float | None
+    cpu_s: float | None
+    ok: int
+    runs: int
+    events: int | None
+    errors: list[str]
 
 
 def one_line(lines_file: Path, out_file: Path) -> None:
@@ -72,11 +99,12 @@ def padded(lines_file: Path, out_file: Path, padding: int, events: int = 16) -> 
     return written
 
 
-def explain(python: str, trace_file: Path, checkout: Path) -> dict:
+def explain(python: str, trace_file: Path, checkout: Path) -> Explained:
     """One fresh `python -m profguide explain FILE --json` in ``checkout``: wall time, peak RSS, exit."""
     run = measure([python, "-m", "profguide", "explain", trace_file, "--json"], checkout)
-    result = {"rc": run["rc"], "wall_s": run.get("wall_s"), "cpu_s": run.get("user_s", 0) + run.get("sys_s", 0),
-              "maxrss_mib": run.get("maxrss_kib", 0) / 1024}
+    result: Explained = {"rc": run["rc"], "wall_s": run.get("wall_s"),
+                         "cpu_s": run.get("user_s", 0) + run.get("sys_s", 0),
+                         "maxrss_mib": run.get("maxrss_kib", 0) / 1024}
     if run["rc"] != 0:
         result["error"] = run.get("error") or (run.get("stderr") or "").strip()[-300:]
     else:
@@ -84,22 +112,24 @@ def explain(python: str, trace_file: Path, checkout: Path) -> dict:
     return result
 
 
-def median_of(runs: list[dict], key: str) -> float | None:
-    values = [run[key] for run in runs if run["rc"] == 0]
+def median_of(runs: list[Explained], key: Literal["maxrss_mib", "wall_s", "cpu_s"]) -> float | None:
+    # A run that exited 0 was measured, so has its wall time: the test of None only tells the checker so.
+    values = [value for run in runs if run["rc"] == 0 and (value := run[key]) is not None]
     return statistics.median(values) if values else None
 
 
-def summarised(runs: dict[str, list[dict]]) -> dict:
+def summarised(runs: dict[str, list[Explained]]) -> dict[str, object]:
     """Medians by layout, and each layout's over the one-per-line figure."""
-    layouts = {name: {"peak_rss_mib": median_of(found, "maxrss_mib"), "wall_s": median_of(found, "wall_s"),
-                      "cpu_s": median_of(found, "cpu_s"),
-                      "ok": sum(run["rc"] == 0 for run in found), "runs": len(found),
-                      "events": next((run.get("events") for run in found if run["rc"] == 0), None),
-                      "errors": sorted({run["error"] for run in found if "error" in run})}
-               for name, found in runs.items()}
+    layouts: dict[str, LayoutSummary] = {
+        name: {"peak_rss_mib": median_of(found, "maxrss_mib"), "wall_s": median_of(found, "wall_s"),
+               "cpu_s": median_of(found, "cpu_s"),
+               "ok": sum(run["rc"] == 0 for run in found), "runs": len(found),
+               "events": next((run.get("events") for run in found if run["rc"] == 0), None),
+               "errors": sorted({run["error"] for run in found if "error" in run})}
+        for name, found in runs.items()}
     base = layouts["lines"]
 
-    def ratio(name: str, key: str) -> float | None:
+    def ratio(name: str, key: Literal["peak_rss_mib", "wall_s", "cpu_s"]) -> float | None:
         top, bottom = layouts[name][key], base[key]
         return top / bottom if top is not None and bottom else None
 
@@ -108,7 +138,7 @@ def summarised(runs: dict[str, list[dict]]) -> dict:
                        for key in ("peak_rss_mib", "wall_s", "cpu_s")}}
 
 
-def described(root):
+def described(root: Path) -> str:
     """A checkout as its commit, with "+ changes" when its code (``profguide/``) differs from it: no path of
     this machine. The benchmark's own results, written into the tree, do not count."""
     commit = git(root, "rev-parse", "--short", "HEAD") or "unknown"
@@ -140,7 +170,8 @@ def main(argv: list[str] | None = None) -> None:
         sizes = {name: path.stat().st_size for name, path in files.items()}
         print(f"traces: {built['events']:,} events; bytes on disk {sizes}; the padding inflates to {inflated:,}",
               file=sys.stderr)
-        runs = {checkout: {name: [] for name in LAYOUTS} for checkout in checkouts}
+        runs: dict[str, dict[str, list[Explained]]] = {checkout: {name: [] for name in LAYOUTS}
+                                                       for checkout in checkouts}
         for repeat in range(args.repeats):
             for name, path in files.items():
                 for checkout, root in checkouts.items():
