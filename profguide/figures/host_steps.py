@@ -3,6 +3,7 @@
 from collections.abc import Mapping, Sequence
 
 from profguide.analysis.host import CPU_LABELS
+from profguide.analysis.vocabulary import CpuActivity
 from profguide.figures.svg import (
     AXIS_HEIGHT,
     ROW_HEIGHT,
@@ -16,7 +17,7 @@ from profguide.figures.svg import (
 from profguide.text import format_duration
 
 # In the order a training step runs them, loading data first: the bars read left to right like the step.
-ACTIVITY_FILLS = {
+ACTIVITY_FILLS: dict[CpuActivity, str] = {
     "data loading": "#E69F00",
     "ops": "#0072B2",
     "backward": "#56B4E9",
@@ -28,7 +29,7 @@ HEADING_HEIGHT = 24
 GROUP_GAP = 10
 
 
-def host_steps_svg(groups: Sequence[tuple[str, Sequence[tuple[str, Mapping[str, float]]]]],
+def host_steps_svg(groups: Sequence[tuple[str, Sequence[tuple[str, Mapping[CpuActivity, float]]]]],
                    title: str = "Each step's host time by activity") -> str:
     """``groups`` are (heading, [(label, {activity: µs}), …]): a heading per run, a bar per step, one scale."""
     span = max((sum(spent.values()) for _, rows in groups for _, spent in rows), default=0.0) or 1.0
@@ -48,7 +49,7 @@ def host_steps_svg(groups: Sequence[tuple[str, Sequence[tuple[str, Mapping[str, 
     return svg_document(WIDTH, y + AXIS_HEIGHT, title, "".join(parts))
 
 
-def bar(scale: Scale, y: float, spent: Mapping[str, float]) -> str:
+def bar(scale: Scale, y: float, spent: Mapping[CpuActivity, float]) -> str:
     """One step's bar: a segment per activity, in ACTIVITY_FILLS order, each with its time on hover."""
     total, start, segments = sum(spent.values()), 0.0, []
     for activity, fill in ACTIVITY_FILLS.items():

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, cast
 
 from profguide.site.measures import (
     DeviceKey,
@@ -19,7 +19,7 @@ from profguide.site.measures import (
 )
 
 if TYPE_CHECKING:
-    from profguide.analysis.kernel_resources import Fit, Launch
+    from profguide.analysis.kernel_resources import Fit, Launch, Limit
     from profguide.site.recordings import Run
 
 
@@ -41,7 +41,8 @@ OccupancyLimitKind = Literal["registers", "shared memory", "warps", "blocks"]
 def footprint_value(quantity: FootprintValue, launch: Launch, fit: Fit) -> float | None:
     """One number of a launch's footprint (``KernelFootprint``)."""
     if quantity.startswith("blocks by "):
-        found: int | None = fit.by[quantity.removeprefix("blocks by ")]
+        # FootprintValue's "blocks by <limit>" members each name a Limit.
+        found: int | None = fit.by[cast("Limit", quantity.removeprefix("blocks by "))]
         return found
     return {"registers": launch.registers, "shared memory": launch.shared, "threads": launch.threads,
             "blocks": fit.blocks, "theoretical": fit.theoretical, "recorded": launch.recorded}[quantity]
@@ -150,10 +151,11 @@ class BusiestGemmSpread(Measure):
         from profguide.stats import median
 
         times = busiest_gemm_times(run.trace)
-        if len(times) < 2 or median(times) <= 0:
+        middle = median(times)  # None where there are none
+        if len(times) < 2 or middle is None or middle <= 0:
             return None
         top = np.percentile(times, 95) if self.statistic == "p95" else times.max()
-        return float(top / median(times))
+        return float(top / middle)
 
 
 @dataclass(frozen=True)
@@ -196,8 +198,8 @@ class GemmCallRatio(Measure):
         one, other = (calls_on(run.trace, self.op, shapes) for shapes in (self.shapes, self.other))
         if not one or not other:
             return None
-        below = median([call.kernel_us for call in other])
-        return median([call.kernel_us for call in one]) / below if below > 0 else None
+        above, below = median([call.kernel_us for call in one]), median([call.kernel_us for call in other])
+        return above / below if above is not None and below is not None and below > 0 else None
 
 
 @dataclass(frozen=True)
@@ -290,8 +292,7 @@ class KernelFootprint(Measure):
         from profguide.stats import median
 
         values = [footprint_value(self.quantity, launch, fit) for launch, fit in footprints(run, self.kernels)]
-        values = [value for value in values if value is not None]
-        return float(median(values)) if values else None
+        return median([value for value in values if value is not None])  # None where there is none
 
 
 @dataclass(frozen=True)

@@ -268,8 +268,7 @@ class OpsPerCall(Measure):
         from profguide.analysis.regions import ops_in_each_call
         from profguide.stats import median
 
-        counts = ops_in_each_call(run.trace, self.region, self.prefix)
-        return float(median(counts)) if counts else None
+        return median(ops_in_each_call(run.trace, self.region, self.prefix))  # None where there are no calls
 
 
 @dataclass(frozen=True)

@@ -162,9 +162,10 @@ class OpMedianOver(Measure):
         from profguide.stats import median
 
         here, there = occurrences(run.trace, self.op), occurrences(run.sibling(self.baseline).trace, self.op)
-        if not len(here) or not len(there) or median(there) <= 0:
+        above, below = median(here), median(there)  # None where there are no occurrences
+        if above is None or below is None or below <= 0:
             return None
-        return float(median(here) / median(there))
+        return float(above / below)
 
 
 @dataclass(frozen=True)
@@ -184,9 +185,9 @@ class OpMedianInRegions(Measure):
         from profguide.analysis.ops import op_durations_inside
         from profguide.stats import median
 
-        here = op_durations_inside(run.trace, self.op, self.region)
-        there = op_durations_inside(run.trace, self.op, self.other)
-        return float(median(here) / median(there)) if len(here) and len(there) and median(there) > 0 else None
+        above = median(op_durations_inside(run.trace, self.op, self.region))  # None where there are none
+        below = median(op_durations_inside(run.trace, self.op, self.other))
+        return float(above / below) if above is not None and below is not None and below > 0 else None
 
 
 @dataclass(frozen=True)
@@ -203,10 +204,10 @@ class OpOverKernelMedian(Measure):
         from profguide.analysis.select import kernel_durations, occurrences
         from profguide.stats import median
 
-        ops, kernels = occurrences(run.trace, self.op), kernel_durations(run.trace)
-        if not len(ops) or not len(kernels) or median(kernels) <= 0:
+        op, kernel = median(occurrences(run.trace, self.op)), median(kernel_durations(run.trace))  # None for none
+        if op is None or kernel is None or kernel <= 0:
             return None
-        return float(median(ops) / median(kernels))
+        return float(op / kernel)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,10 @@
 """The recordings of Basics, *Your first profile*: a matmul plus bias add; and the real GPU traces that show what
 its CPU stand-ins can only predict."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from profguide.site.measures.host import SyncBusyShare, SyncOverKernels
 from profguide.site.measures.kernels import BusiestGemmSpread, DeviceShare, GpuBusyShare
 from profguide.site.measures.ops import OpShare, OpsInRegion, OpTotal
@@ -9,6 +13,10 @@ from profguide.site.measures.summary import VerdictIs
 from profguide.site.measures.timing import FirstOverRest, OutsideOps
 from profguide.site.parts import tracelens_trace
 from profguide.site.recordings import Claim, Figure, Recording, exactly
+
+if TYPE_CHECKING:
+    from profguide.site.fragment_run import Maker
+    from profguide.site.recordings import Run
 
 PAGE = "basics/index.md"
 FIRST_TRACE = "basics/first-trace.md"
@@ -115,7 +123,7 @@ REAL_TRACES = (
 # are inside them: `profguide record` imports this module on a bare GPU machine, with the standard library only.
 
 
-def calls(data):
+def calls(data: Run) -> dict[str, str]:
     """Each call of the figure's region, first call against the later ones, with a sentence that says so."""
     from profguide.analysis.regions import region_calls
     from profguide.render import fragments as render
@@ -134,7 +142,7 @@ def calls(data):
     return {"calls.md": render.calls_table(found) + "\n" + sentence + "\n\n" + render.provenance_note(data.meta)}
 
 
-def events(data):
+def events(data: Run) -> dict[str, str]:
     """The events of rank 0's trace by kind (``ph``), with the share of complete events in words."""
     from profguide.render import fragments as render
     from profguide.text import count_of
@@ -146,4 +154,4 @@ def events(data):
     return {"events.md": sentence + "\n\n" + render.phases_table(counts) + "\n" + render.provenance_note(data.meta)}
 
 
-FRAGMENTS = {"calls.md": calls, "events.md": events}
+FRAGMENTS: dict[str, Maker] = {"calls.md": calls, "events.md": events}

@@ -1,10 +1,18 @@
 """The recordings of Basics, *Profiling a loop of steps*: a schedule's steps, and every step from the first; and a
 real trace whose warm-up dwarfs its measured step."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from profguide.site.measures.summary import DeviceSetupCall, DeviceSetupShare
 from profguide.site.measures.timing import FirstOverRest, RegionTimeRatio, SlowestOverFastest, StepCount, StepNumber
 from profguide.site.parts import HTA
 from profguide.site.recordings import Claim, Figure, RealTrace, Recording
+
+if TYPE_CHECKING:
+    from profguide.site.fragment_run import Maker
+    from profguide.site.recordings import Run
 
 PAGE = "basics/steps.md"
 TRAINING_STEPS = "snippets.basics.steps"
@@ -79,7 +87,7 @@ REAL_TRACES = (
 # are inside them: `profguide record` imports this module on a bare GPU machine, with the standard library only.
 
 
-def compare(data):
+def compare(data: Run) -> dict[str, str]:
     """The first step beside the fastest one, on one time scale."""
     from profguide.analysis.select import step_window
     from profguide.figures import charts
@@ -99,4 +107,4 @@ def compare(data):
     return {"compare.svg": svg, "compare.md": render.extra_figure_fragment(svg_path(data, "compare.svg"), caption)}
 
 
-FRAGMENTS = {"compare.md": compare}
+FRAGMENTS: dict[str, Maker] = {"compare.md": compare}

@@ -3,7 +3,10 @@ F.scaled_dot_product_attention with each backend pinned; and the real GPU traces
 cannot: SDPA's flash backend in BERT on an H100 and on an MI300X, the flash kernel's footprint in Qwen, and a B200's
 attention from vLLM, with what the trace's occupancy column says of its driver-launched kernels."""
 
+from __future__ import annotations
+
 from functools import partial
+from typing import TYPE_CHECKING, cast
 
 from profguide.site.measures.host import LaunchedBy
 from profguide.site.measures.kernels import (
@@ -20,6 +23,11 @@ from profguide.site.parts import TRACELENS, tracelens_trace
 from profguide.site.recordings import Claim, Figure, RealTrace, Recording
 from profguide.site.recordings import exactly as exact_claim
 
+if TYPE_CHECKING:
+    from profguide.analysis.kernel_resources import Fit, Launch
+    from profguide.site.fragment_run import Maker
+    from profguide.site.recordings import Run
+
 PAGE = "inside-a-model/attention.md"
 ATTENTION = "snippets.inside_a_model.attention"
 SIZES = {"batch": 4, "heads": 16, "tokens": 1024, "head_dim": 64, "dtype": "bfloat16"}
@@ -35,7 +43,8 @@ ON_CPU_INSTEAD = {"efficient": "flash", "cudnn": "flash"}
 WHOLE_REGION = Figure(trees=(REGION,), region=REGION)
 
 
-def attention_run(variant, claims, compared_with="", figure=WHOLE_REGION):
+def attention_run(variant: str, claims: tuple[Claim, ...], compared_with: str = "",
+                  figure: Figure = WHOLE_REGION) -> Recording:
     """One variant of the attention (``masked_fill``, ``masked_fill_`` or a backend), in a process of its own."""
     recording_id = {"masked_fill": OUT_OF_PLACE, "masked_fill_": OUT_OF_PLACE + "-inplace"}.get(
         variant, f"model-attention-sdpa-{variant}")
@@ -226,7 +235,7 @@ REAL_TRACES = (
 # are inside them: `profguide record` imports this module on a bare GPU machine, with the standard library only.
 
 
-def variant_row(run, region):
+def variant_row(run: Run, region: str) -> tuple[str, str, str, str, str]:
     """One row of ``variants``: the run's variant, what ran, its ops and time a call, and on a GPU its kernels."""
     from profguide.analysis.ops import region_rows
     from profguide.analysis.regions import ops_in_each_call, region_calls
@@ -236,7 +245,8 @@ def variant_row(run, region):
     from profguide.stats import median
     from profguide.text import code, format_duration
 
-    meant, ran = run.recording.params.get("variant"), run.params.get("variant")
+    # variants() passes the runs of recordings alone (it refuses a real trace).
+    meant, ran = cast(Recording, run.recording).params.get("variant"), run.params.get("variant")
     name = f"[{code(meant)}](/{render.trace_url(run.meta)})"
     waits = "waits for a GPU run"
     if ran != meant:
@@ -248,14 +258,15 @@ def variant_row(run, region):
     row = next(row for row in region_rows(run.trace) if row["name"] == region)
     on_gpu = (f"{per_call(row['kernels'], row['calls'])} · {format_duration(row['device_us'] / row['calls'])}"
               if run.meta.get("device") == "cuda" else waits)
-    return (name, code(ran), f"{ops:g}", format_duration(median([call["dur_us"] for call in calls])), on_gpu)
+    typical_us = cast(float, median([call["dur_us"] for call in calls]))  # of one call or more: a number
+    return (name, code(ran), f"{ops:g}", format_duration(typical_us), on_gpu)
 
 
-def percent_of(fraction):
+def percent_of(fraction: float | None) -> str:
     return "–" if fraction is None else f"{100 * fraction:.3g}%"
 
 
-def variants(data):
+def variants(data: Run) -> dict[str, str]:
     """Each recording of this snippet function by its ``variant`` parameter, side by side: what ran on the device
     it was made on, the ``aten::`` ops a call of the figure's region held and its median time, and on a GPU the
     kernels each call launched and their time; a CPU stand-in that had to run another variant shows nothing of it."""
@@ -278,7 +289,7 @@ def variants(data):
             + f'<div class="pg-reflow" markdown>\n\n{table}\n</div>\n\n{sentence}\n\n{notes}'}
 
 
-def resources(data, limit=12):
+def resources(data: Run, limit: int = 12) -> dict[str, str]:
     """The kernels of rank 0's trace by footprint, most kernel time first: the threads, registers and shared
     memory of a block as the trace records them, how many blocks fit on one SM by each limit and in all
     (``profguide.analysis.kernel_resources``), the theoretical occupancy, and the trace's own occupancy column.
@@ -288,7 +299,7 @@ def resources(data, limit=12):
     from profguide.stats import median
     from profguide.text import code, code_cell, format_size, kernel_name, markdown_table
 
-    groups = {}
+    groups: dict[tuple[str, int, int, int], list[tuple[Launch, Fit]]] = {}
     for launch in kernel_resources.kernel_launches(data.trace_path()):
         fit = kernel_resources.fit(launch)
         if fit is not None:
@@ -299,7 +310,7 @@ def resources(data, limit=12):
                             "on a GPU its deviceProperties describe")
     ranked = sorted(groups.values(), key=lambda found: -sum(launch.dur_us for launch, _ in found))
 
-    def blocks(value):
+    def blocks(value: int | None) -> str:
         return "–" if value is None else f"{value:,}"
 
     rows = []
@@ -332,4 +343,4 @@ def resources(data, limit=12):
             + source_note(data)}
 
 
-FRAGMENTS = {"variants.md": variants, "resources.md": resources}
+FRAGMENTS: dict[str, Maker] = {"variants.md": variants, "resources.md": resources}

@@ -3,11 +3,18 @@ block, and a real model* read too: the MI250 under ROCm, a Qwen forward pass on 
 pass on an H100 and on an MI300X (each MI300X run the after of its H100 one, for ``profguide diff``), and two A100
 traces for their GEMMs' and Triton kernels' names."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from profguide.site.measures.kernels import DeviceProperty, GpuBusyShare, KernelsDecoded, KernelsInside, KernelsJoined
 from profguide.site.measures.ops import KernelsPerCall, ModuleShare
 from profguide.site.measures.summary import DiffRowRatio, VerdictIs
 from profguide.site.parts import HTA, TRACELENS, tracelens_trace
 from profguide.site.recordings import Claim, RealTrace
+
+if TYPE_CHECKING:
+    from profguide.site.parts import Bounds
 
 PAGE = "inside-a-model/kernel-names.md"
 BLOCK = "inside-a-model/transformer-block.md"
@@ -18,12 +25,12 @@ ROTARY_EMBEDDING = "Qwen2RotaryEmbedding"
 # How Qwen applies its rotary embedding to the query and the key: q * cos + rotate_half(q) * sin, where
 # rotate_half is a neg and a cat.
 ROTARY = ("aten::mul", "aten::neg", "aten::cat", "aten::add")
-NORM_KERNELS = {"at_least": 8, "at_most": 8}  # Qwen2RMSNorm: two casts, pow, mean, add, rsqrt, two multiplies
-ALL = {"at_least": 1, "at_most": 1}  # a share of all; a count of one
+NORM_KERNELS: Bounds = {"at_least": 8, "at_most": 8}  # Qwen2RMSNorm: two casts, pow, mean, add, rsqrt, two multiplies
+ALL: Bounds = {"at_least": 1, "at_most": 1}  # a share of all; a count of one
 GIB = 2**30
 # An MI300X's compute units (AMD's GPU specifications, rocm.docs.amd.com/en/latest/reference/gpu-specs.html): a
 # virtual function with them all is the whole GPU.
-MI300X_CUS = {"at_least": 304, "at_most": 304}
+MI300X_CUS: Bounds = {"at_least": 304, "at_most": 304}
 
 REAL_TRACES = (
     RealTrace(

@@ -21,7 +21,7 @@ EAGER = "model-linear-eager"
 EAGER_ONLY = ("aten::linear", "aten::t", "aten::transpose", "aten::view")
 
 
-def linear_run(compiled, claims, compared_with=""):
+def linear_run(compiled: bool, claims: tuple[Claim, ...], compared_with: str = "") -> Recording:
     """The layer on both inputs, eager or compiled; each input's region is taken apart in the chains fragment."""
     return Recording(
         id="model-linear-compiled" if compiled else EAGER,

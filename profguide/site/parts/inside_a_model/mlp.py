@@ -2,7 +2,10 @@
 changing length; and the real GPU traces that show what the CPU stand-ins predict for a GPU: Qwen's MLP on an
 H100, and the occupancy queries of an A100 job."""
 
+from __future__ import annotations
+
 from functools import partial
+from typing import TYPE_CHECKING
 
 from profguide.site.measures.compile import CallsThatCompile, PerStepFall
 from profguide.site.measures.host import CallCount, OccupancyQueries
@@ -13,6 +16,9 @@ from profguide.site.measures.summary import DiffRows
 from profguide.site.parts import HTA, TRACELENS, tracelens_trace
 from profguide.site.recordings import Claim, Figure, RealTrace, Recording
 from profguide.site.recordings import exactly as exact_claim
+
+if TYPE_CHECKING:
+    from profguide.site.parts import Bounds
 
 PAGE = "inside-a-model/mlp.md"
 MLP = "snippets.inside_a_model.mlp"
@@ -28,7 +34,7 @@ EAGER_ONLY = ("aten::linear", "aten::t", "aten::transpose", "aten::as_strided", 
 CPP_KERNEL = "graph_0_cpp_fused_"
 
 
-def mlp_run(compiled, claims, compared_with=""):
+def mlp_run(compiled: bool, claims: tuple[Claim, ...], compared_with: str = "") -> Recording:
     """The block on one batch, eager or compiled; its first forward is taken apart in the chains fragment."""
     return Recording(
         id="model-mlp-compiled" if compiled else EAGER,
@@ -53,7 +59,7 @@ TOKENS = {"tokens": [128, 128, 192, 192, 256]}
 TOKENS_ON_CPU = {"tokens": [32, 32, 48, 48, 64]}
 
 
-def lengths_run(recording_id, dynamic, claims):
+def lengths_run(recording_id: str, dynamic: bool | None, claims: tuple[Claim, ...]) -> Recording:
     """The compiled block's calls as the sequences' length changes, compiled with ``dynamic``: one of the runs
     that the page's calls table puts side by side."""
     sizes = {name: SIZES[name] for name in ("width", "hidden", "batch")}
@@ -65,7 +71,7 @@ def lengths_run(recording_id, dynamic, claims):
                      figure=Figure(region="call"), claims=claims)
 
 
-def no_device_time(page_words, op):
+def no_device_time(page_words: str, op: str) -> Claim:
     return exactly(page_words, OpTotal(op, "device_us"), 0)
 
 
@@ -117,7 +123,7 @@ QWEN_MLP = "Qwen2MLP"
 GATE_AND_UP = "[[8944, 1024], [1024, 2816]]"
 DOWN = "[[8944, 2816], [2816, 1024]]"
 # "About a tenth less time" for a call of down than for one of gate or up.
-A_TENTH_LESS = {"at_least": 0.88, "at_most": 0.92}
+A_TENTH_LESS: Bounds = {"at_least": 0.88, "at_most": 0.92}
 
 REAL_TRACES = (
     tracelens_trace(

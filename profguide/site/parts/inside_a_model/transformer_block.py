@@ -1,10 +1,19 @@
 """The recordings of Part 5, Inside a model: a small decoder block trained, eager and compiled."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from profguide.site.measures.compile import PerStepFall
 from profguide.site.measures.ops import BackwardOverForward, NamedInRegion, RegionCount, RegionShare
 from profguide.site.measures.results import TimesLogged
 from profguide.site.parts.inside_a_model.mlp import CPP_KERNEL
 from profguide.site.recordings import Claim, Figure, Recording
+
+if TYPE_CHECKING:
+    from profguide.analysis.ops import RegionPlace, RegionRow
+    from profguide.site.fragment_run import Maker
+    from profguide.site.recordings import Measure, Run
 
 PAGE = "inside-a-model/transformer-block.md"
 BLOCK = "snippets.inside_a_model.transformer_block"
@@ -22,7 +31,7 @@ FORWARD = "CompiledFunction"  # the compiled forward's op; its backward is Compi
 IGNORED = "Profiler record function <class 'torch.autograd.profiler.record_function'> will be ignored"
 
 
-def block_run(compiled, claims, compared_with=""):
+def block_run(compiled: bool, claims: tuple[Claim, ...], compared_with: str = "") -> Recording:
     """One training step a ProfilerStep; the parts of the eager forward are regions (compiling drops them)."""
     return Recording(
         id="model-block-compiled" if compiled else EAGER,
@@ -39,20 +48,21 @@ def block_run(compiled, claims, compared_with=""):
     )
 
 
-def claim(page_words, measure, at_least, at_most=None, device=None):
+def claim(page_words: str, measure: Measure, at_least: float, at_most: float | None = None,
+          device: str | None = None) -> Claim:
     return Claim(PAGE, page_words, measure, at_least=at_least, at_most=at_least if at_most is None else at_most,
                  device=device)
 
 
-def on_cpu(page_words, measure, at_least, at_most=None):
+def on_cpu(page_words: str, measure: Measure, at_least: float, at_most: float | None = None) -> Claim:
     return claim(page_words, measure, at_least, at_most, device="cpu")
 
 
-def on_gpu(page_words, measure, at_least, at_most=None):
+def on_gpu(page_words: str, measure: Measure, at_least: float, at_most: float | None = None) -> Claim:
     return claim(page_words, measure, at_least, at_most, device="cuda")
 
 
-def no_region(page_words, region):
+def no_region(page_words: str, region: str) -> Claim:
     return claim(page_words, RegionCount(region), 0)
 
 
@@ -90,16 +100,16 @@ RECORDINGS = (
 # are inside them: `profguide record` imports this module on a bare GPU machine, with the standard library only.
 
 
-def nested_order(rows, places):
+def nested_order(rows: list[RegionRow], places: dict[str, RegionPlace]) -> list[tuple[RegionRow, int]]:
     """``rows`` (by name, in their order) with each row that runs inside another (``places``) right after that
     one, those in its forward before those in its backward; as (row, depth)."""
-    children = {}
+    children: dict[str, list[RegionRow]] = {}
     for row in rows:
         if row["name"] in places:
             children.setdefault(places[row["name"]].parent, []).append(row)
-    ordered = []
+    ordered: list[tuple[RegionRow, int]] = []
 
-    def add(row, depth):
+    def add(row: RegionRow, depth: int) -> None:
         ordered.append((row, depth))
         for child in sorted(children.get(row["name"], ()), key=lambda child: places[child["name"]].backward):
             add(child, depth + 1)
@@ -110,7 +120,7 @@ def nested_order(rows, places):
     return ordered
 
 
-def step_parts(data):
+def step_parts(data: Run) -> dict[str, str]:
     """Each ``record_function`` region of rank 0's trace with the backward functions joined to it by sequence
     number (``profguide explain --ops`` finds them so): CPU time by pass, and its share of the steps'; on a GPU,
     the device time launched inside, and its share of all that the trace joins to an op or region. A region that
@@ -136,7 +146,7 @@ def step_parts(data):
     if on_gpu:
         headings += ["Forward device", "Backward device", "Share of device time", "Kernels per call"]
 
-    def share(part, whole, depth):
+    def share(part: float, whole: float, depth: int) -> str:
         return f"({percent(part, whole)})" if depth else percent(part, whole)
 
     rows, outside_us, outside_device_us = [], steps_us, device_us
@@ -172,7 +182,7 @@ def step_parts(data):
             + render.provenance_note(data.meta)}
 
 
-def sequence_numbers(data, numbers=4):
+def sequence_numbers(data: Run, numbers: int = 4) -> dict[str, str]:
     """How ``step-parts.md`` joins a region to its backward, on the first region, in ``region_rows``' order (most
     device time, then most CPU time), whose first call holds an op with a sequence number: the ops of that call
     that carry an autograd sequence number, for the first ``numbers`` numbers, which of them made the node of its
@@ -199,4 +209,4 @@ def sequence_numbers(data, numbers=4):
             + render.provenance_note(data.meta)}
 
 
-FRAGMENTS = {"step-parts.md": step_parts, "sequence-numbers.md": sequence_numbers}
+FRAGMENTS: dict[str, Maker] = {"step-parts.md": step_parts, "sequence-numbers.md": sequence_numbers}

@@ -1,5 +1,9 @@
 """The real traces of Part 3's page "Communication against computation": NCCL jobs on A100s."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from profguide.site.measures.communication import (
     CollectivesPerStep,
     CommunicationByCall,
@@ -12,6 +16,10 @@ from profguide.site.measures.communication import (
 from profguide.site.measures.summary import IdleShare
 from profguide.site.parts import HTA
 from profguide.site.recordings import Claim, Figure, RealTrace
+
+if TYPE_CHECKING:
+    from profguide.site.fragment_run import Maker
+    from profguide.site.recordings import Run
 
 PAGE = "multi-gpu/overlap.md"
 
@@ -71,7 +79,7 @@ REAL_TRACES = (
 # are inside them: `profguide record` imports this module on a bare GPU machine, with the standard library only.
 
 
-def communication_steps(data):
+def communication_steps(data: Run) -> dict[str, str]:
     """Each step's window split into computation alone, communication hidden behind it, communication exposed
     and neither, with a sentence that gives the share hidden and the range of the share exposed."""
     from profguide.analysis.communication import communication, step_communication
@@ -93,7 +101,7 @@ def communication_steps(data):
             + source_note(data)}
 
 
-def communication_calls(data):
+def communication_calls(data: Run) -> dict[str, str]:
     """Rank 0's communication kernels by the collective whose backend op launched them and by kernel name, each
     with its kernels, their time added one by one and its share of all of it."""
     from profguide.analysis import collectives
@@ -115,4 +123,4 @@ def communication_calls(data):
     return {"communication-calls.md": table + "\n" + sentence + "\n" + source_note(data)}
 
 
-FRAGMENTS = {"communication.md": communication_steps, "communication-calls.md": communication_calls}
+FRAGMENTS: dict[str, Maker] = {"communication.md": communication_steps, "communication-calls.md": communication_calls}

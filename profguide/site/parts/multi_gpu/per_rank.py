@@ -1,6 +1,9 @@
 """The recording of Multi-GPU, *One trace per rank*: a data-parallel job of two ranks, one trace each."""
 
+from __future__ import annotations
+
 import json
+from typing import TYPE_CHECKING
 
 from profguide.site.measures.communication import (
     BackendOutsideCall,
@@ -12,6 +15,10 @@ from profguide.site.measures.communication import (
 from profguide.site.measures.ops import NestedIn
 from profguide.site.recordings import Claim, Recording
 
+if TYPE_CHECKING:
+    from profguide.site.fragment_run import Maker
+    from profguide.site.recordings import Run
+
 PAGE = "multi-gpu/per-rank.md"
 COLLECTIVES = "multi-gpu/collectives.md"
 MANY_PAGE = "multi-gpu/many-ranks.md"
@@ -20,7 +27,7 @@ DDP = "snippets.multi_gpu.per_rank"
 DDP_CPU_PARAMS = {"hidden": 256, "layers": 4, "batch": 32, "bucket_cap_mb": 0.5, "threads": 1}
 
 
-def ddp_run(recording_id, title, claims=(), **params):
+def ddp_run(recording_id: str, title: str, claims: tuple[Claim, ...] = (), **params: object) -> Recording:
     """The data-parallel job of ``snippets/multi_gpu/per_rank.py`` on two ranks, NCCL on GPUs, gloo as a CPU
     stand-in."""
     return Recording(
@@ -59,7 +66,7 @@ RECORDINGS = (
 # are inside them: `profguide record` imports this module on a bare GPU machine, with the standard library only.
 
 
-def rank_traces(data):
+def rank_traces(data: Run) -> dict[str, str]:
     """Each rank's trace file and what its ``distributedInfo`` says, then the last rank's in full."""
     from profguide.render import fragments as render
     from profguide.site.fragment_run import FragmentError
@@ -73,4 +80,4 @@ def rank_traces(data):
             + f"```json\n{shown}\n```\n\n" + render.provenance_note(data.meta)}
 
 
-FRAGMENTS = {"ranks.md": rank_traces}
+FRAGMENTS: dict[str, Maker] = {"ranks.md": rank_traces}

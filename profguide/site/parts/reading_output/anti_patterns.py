@@ -1,7 +1,16 @@
 """The recordings of Part 2, Reading the output: Anti-patterns."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, cast
+
 from profguide.site.measures.summary import RuleFixed
 from profguide.site.recordings import Claim, Recording
+
+if TYPE_CHECKING:
+    from profguide.analysis.vocabulary import RuleId
+    from profguide.site.fragment_run import Maker
+    from profguide.site.recordings import Run
 
 PAGE = "reading-output/anti-patterns.md"
 ANTI_PATTERNS = "snippets.reading_output.anti_patterns"
@@ -9,7 +18,8 @@ ANTI_PATTERNS_PARAMS = {"batch_size": 32, "image": 16, "hidden": 100, "classes":
                         "active": 3}
 
 
-def anti_patterns_run(fixed, suffix, claims=(), compared_with=""):
+def anti_patterns_run(fixed: bool, suffix: str, claims: tuple[Claim, ...] = (),
+                      compared_with: str = "") -> Recording:
     """The small training loop with the mistakes torch's anti-pattern matcher looked for, or with each fixed; what
     it shows is in the ops the host runs, so it is a CPU run."""
     return Recording(
@@ -27,7 +37,8 @@ def anti_patterns_run(fixed, suffix, claims=(), compared_with=""):
 RECORDINGS = (
     anti_patterns_run(False, ""),
     anti_patterns_run(True, "-fixed", compared_with="reading-anti-patterns", claims=tuple(
-        Claim(PAGE, says, RuleFixed(rule), at_least=1, at_most=1) for rule, says in (
+        # Each rule below is a RuleId: a literal in a tuple loses its Literal type to inference.
+        Claim(PAGE, says, RuleFixed(cast("RuleId", rule)), at_least=1, at_most=1) for rule, says in (
             ("single-tensor-optimizer", "the single-tensor optimizer's rule no longer fires"),
             ("zero-grad-zeroes", "nor does the rule for zeroing gradients"),
             ("conv-bias-before-batch-norm", "nor the one for a convolution's bias before a batch norm"),
@@ -42,7 +53,7 @@ RECORDINGS = (
 # are inside them: `profguide record` imports this module on a bare GPU machine, with the standard library only.
 
 
-def rule_findings(data):
+def rule_findings(data: Run) -> dict[str, str]:
     """What the rules found on rank 0's trace, as ``explain`` words it: a row a finding, linked to the rule's row
     on the reference page (the rule table's anchors)."""
     from profguide.analysis.select import trace_start_us
@@ -65,4 +76,4 @@ def rule_findings(data):
             + source_note(data)}
 
 
-FRAGMENTS = {"findings.md": rule_findings}
+FRAGMENTS: dict[str, Maker] = {"findings.md": rule_findings}

@@ -10,7 +10,7 @@ PAGE = "reading-output/dispatch.md"
 FIRST_CASE = "x @ w, 2-D"
 
 
-def gemm_launches_after_a_query(says, name_contains, share):
+def gemm_launches_after_a_query(says: str, name_contains: str, share: float) -> Claim:
     """A claim that ``share`` (0 or 1) of the launches of the kernels named ``name_contains`` follow a query."""
     return Claim(PAGE, says, OccupancyQueries("gemm", "launches", name_contains=name_contains),
                  at_least=share, at_most=share)

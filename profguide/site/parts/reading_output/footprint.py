@@ -1,9 +1,18 @@
 """The recordings of Part 2, Reading the output: The profiler's own footprint."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from profguide.site.measures.ops import PythonCallsInRegion
 from profguide.site.measures.results import StepTimeRatio
 from profguide.site.measures.timing import OpsInStep, StepNumber
 from profguide.site.recordings import Claim, Figure, Recording, exactly
+
+if TYPE_CHECKING:
+    from profguide.jsontypes import JSONObject
+    from profguide.site.fragment_run import Maker
+    from profguide.site.recordings import Run
 
 PAGE = "reading-output/footprint.md"
 FOOTPRINT = "snippets.reading_output.footprint"
@@ -65,7 +74,7 @@ RECORDINGS = (
 # are inside them: `profguide record` imports this module on a bare GPU machine, with the standard library only.
 
 
-def profiler_options(options):
+def profiler_options(options: JSONObject | None) -> str:
     """A configuration's arguments to ``profile()`` in words: none at all, the defaults, or the options."""
     from profguide.text import code
 
@@ -74,7 +83,7 @@ def profiler_options(options):
     return ", ".join(code(f"{name}={value}") for name, value in options.items()) or "nothing"
 
 
-def footprint(data):
+def footprint(data: Run) -> dict[str, str]:
     """Each profiler configuration's median step time and its ratio to the steps without a profiler."""
     from profguide.errors import RecordingError
     from profguide.render import fragments as render
@@ -97,7 +106,7 @@ def footprint(data):
     return {"footprint.md": table + "\n" + sentence + "\n\n" + render.provenance_note(data.meta)}
 
 
-def python_calls(data):
+def python_calls(data: Run) -> dict[str, str]:
     """Each ``record_function`` region of rank 0's trace with its ops and the Python calls that ``with_stack``
     recorded inside it, and the calls per op."""
     from profguide.analysis.regions import python_calls_by_region
@@ -117,4 +126,4 @@ def python_calls(data):
     return {"python-calls.md": table + "\n" + sentence + "\n\n" + render.provenance_note(data.meta)}
 
 
-FRAGMENTS = {"footprint.md": footprint, "python-calls.md": python_calls}
+FRAGMENTS: dict[str, Maker] = {"footprint.md": footprint, "python-calls.md": python_calls}

@@ -1,9 +1,17 @@
 """The recordings of Part 2, Reading the output: The input pipeline."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, cast
+
 from profguide.site.measures.host import HostLead, HostShare, HostShareFall
 from profguide.site.measures.ops import OpsInRegion
 from profguide.site.measures.summary import DiffValue, RuleFixed, VerdictIs
 from profguide.site.recordings import Claim, Recording
+
+if TYPE_CHECKING:
+    from profguide.site.fragment_run import Maker
+    from profguide.site.recordings import Run
 
 PAGE = "reading-output/input-pipeline.md"
 INPUT_PIPELINE = "snippets.reading_output.input_pipeline"
@@ -17,7 +25,7 @@ NO_WORKERS = "reading-input-workers-0"
 TWO_WORKERS = "reading-input-workers-2"
 
 
-def pipeline_run(workers, claims, compared_with=""):
+def pipeline_run(workers: int, claims: tuple[Claim, ...], compared_with: str = "") -> Recording:
     """The loop with ``workers`` DataLoader worker processes; the host is what it is about, so it is a CPU run."""
     return Recording(
         id=f"reading-input-workers-{workers}",
@@ -66,7 +74,7 @@ RECORDINGS = (
 # are inside them: `profguide record` imports this module on a bare GPU machine, with the standard library only.
 
 
-def host_steps(data):
+def host_steps(data: Run) -> dict[str, str]:
     """Each recorded step of this run and of the other recordings of its snippet function, split by host
     activity on one time scale, with a table of the median step and its time loading data (no GPU work)."""
     from profguide.analysis.host import host_breakdown
@@ -78,16 +86,20 @@ def host_steps(data):
     from profguide.text import cell, format_duration, markdown_table
 
     runs = snippet_runs(data, RECORDINGS)
-    hosts = [host_breakdown(run.trace) for run in runs]
-    if not all(host and STEP.match(host["windows"][0]["label"]) for host in hosts):
+    hosts = [host for run in runs if (host := host_breakdown(run.trace)) and STEP.match(host["windows"][0]["label"])]
+    if len(hosts) < len(runs):
         raise FragmentError("a run of this snippet has no ProfilerStep to split by host activity")
     svg = host_steps_svg([(run.title, [(w["label"], w["by_activity_us"]) for w in host["windows"]])
                           for run, host in zip(runs, hosts, strict=True)],
                          title="Each recorded step, split by what the main thread was doing")
+
+    def median_duration(values: list[float]) -> str:
+        return format_duration(cast(float, median(values)))  # of a run's steps, one or more (checked above)
+
     table = markdown_table(
         ("Run", "Median step", "Median time loading data", "Share of the steps loading data"),
-        [(cell(run.title), format_duration(median([w["dur_us"] for w in host["windows"]])),
-          format_duration(median([w["by_activity_us"]["data loading"] for w in host["windows"]])),
+        [(cell(run.title), median_duration([w["dur_us"] for w in host["windows"]]),
+          median_duration([w["by_activity_us"]["data loading"] for w in host["windows"]]),
           f"{100 * host['by_activity']['data loading']['us'] / host['dur_us']:.1f}%")
          for run, host in zip(runs, hosts, strict=True)], "lrrr")
     caption = ("Each recorded step of each run, one bar per step, all on one time scale. A bar adds up the "
@@ -99,4 +111,4 @@ def host_steps(data):
             + table + "\n" + notes}
 
 
-FRAGMENTS = {"host-steps.md": host_steps}
+FRAGMENTS: dict[str, Maker] = {"host-steps.md": host_steps}

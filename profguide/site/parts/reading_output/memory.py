@@ -1,8 +1,17 @@
 """The recordings of Part 2, Reading the output: Memory."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, cast
+
 from profguide.site.measures.memory import FreesInRegion, MemoryLeftAtEnd, MemoryRatioAtEnd
 from profguide.site.measures.results import RowValue
 from profguide.site.recordings import Claim, Recording, Table
+
+if TYPE_CHECKING:
+    from profguide.analysis.intervals import Floats
+    from profguide.site.fragment_run import Maker
+    from profguide.site.recordings import Run
 
 PAGE = "reading-output/memory.md"
 ZERO_GRAD = "Optimizer.zero_grad#Adam.zero_grad"
@@ -59,7 +68,7 @@ RECORDINGS = (
 # are inside them: `profguide record` imports this module on a bare GPU machine, with the standard library only.
 
 
-def memory_figure(data):
+def memory_figure(data: Run) -> dict[str, str]:
     """Memory by category over the recorded steps (``memory-timeline.json``), each step's start marked."""
     from profguide.analysis import memory
     from profguide.analysis.select import profiler_steps
@@ -78,7 +87,7 @@ def memory_figure(data):
         svg = memory_timeline_svg(times, sizes, steps, title=f"Memory on {where} by category: {data.title}")
     except ValueError as error:
         raise FragmentError(str(error)) from None
-    total = sum(sizes.values())
+    total = cast("Floats", sum(sizes.values()))  # memory_timeline gives every category: a sum of arrays
     peak = int(total.argmax())
     largest = max(sizes, key=lambda category: sizes[category][peak])
     caption = (f"The bytes each of torch's memory categories held on {where}, stacked, over "
@@ -90,4 +99,4 @@ def memory_figure(data):
     return {"memory-timeline.svg": svg, "memory-timeline.md": fragment + "\n" + render.provenance_note(data.meta)}
 
 
-FRAGMENTS = {"memory-timeline.md": memory_figure}
+FRAGMENTS: dict[str, Maker] = {"memory-timeline.md": memory_figure}

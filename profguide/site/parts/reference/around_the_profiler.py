@@ -1,12 +1,20 @@
 """The recordings of the Reference: Around the profiler, one for each tool beside torch.profiler that runs on a
 CPU."""
 
+from __future__ import annotations
+
 import json
+from typing import TYPE_CHECKING, cast
 
 from profguide.site.measures.communication import LastCollective
 from profguide.site.measures.results import ExecutionTraceCovers, StackLines, StackTime, TimerRatio
 from profguide.site.measures.timing import StepCount, StepNumber
 from profguide.site.recordings import Claim, Recording, exactly
+
+if TYPE_CHECKING:
+    from profguide.jsontypes import JSON
+    from profguide.site.fragment_run import Maker
+    from profguide.site.recordings import Run
 
 PAGE = "reference/around-the-profiler.md"
 
@@ -82,9 +90,10 @@ RECORDINGS = (
 # are inside them: `profguide record` imports this module on a bare GPU machine, with the standard library only.
 
 
-def exported_stack_lines(data):
+def exported_stack_lines(data: Run) -> list[str]:
     from profguide.site.fragment_run import FragmentError, results_of
 
+    lines: list[str]
     (lines,) = results_of(data, "the lines export_stacks wrote", "stacks")
     if not lines:
         raise FragmentError("export_stacks wrote no line in this recording")
@@ -94,7 +103,7 @@ def exported_stack_lines(data):
 EXECUTION_TRACE_KEYS = ("id", "name", "ctrl_deps", "inputs", "outputs")  # a node's fields, less its long attrs
 
 
-def two_levels(value, indent=""):
+def two_levels(value: JSON, indent: str = "") -> str:
     """JSON with a line for each key of ``value`` and of the objects it holds, deeper values on their key's line."""
     if not isinstance(value, dict):
         return json.dumps(value)
@@ -104,12 +113,13 @@ def two_levels(value, indent=""):
     return "{\n" + ",\n".join(lines) + f"\n{indent}}}"
 
 
-def stack_lines(data, shown=3):
+def stack_lines(data: Run, shown: int = 3) -> dict[str, str]:
     """The first lines of the stacks file that end in the snippet's own code, as ``export_stacks`` wrote them."""
     from profguide.render import fragments as render
     from profguide.text import code, count_of
 
-    lines, snippet = exported_stack_lines(data), data.recording.snippet
+    # This page's fragments are made for its recordings alone (it has no real trace), each of a snippet.
+    lines, snippet = exported_stack_lines(data), cast(Recording, data.recording).snippet
     ending = [line for line in lines if line.rpartition(" ")[0].rpartition(";")[2].startswith(snippet)]
     distinct = {line.rpartition(" ")[0] for line in lines}
     sentence = (f"The file holds {count_of(len(lines), 'line')}, one for each op with its stack, "
@@ -119,7 +129,7 @@ def stack_lines(data, shown=3):
             + render.provenance_note(data.meta)}
 
 
-def flame(data):
+def flame(data: Run) -> dict[str, str]:
     """The flame graph of the stacks ``export_stacks`` wrote."""
     from profguide.analysis import stacks
     from profguide.figures.flame import flame_svg
@@ -127,7 +137,8 @@ def flame(data):
     from profguide.site.fragment_run import svg_path
     from profguide.text import count_of
 
-    lines, snippet = exported_stack_lines(data), data.recording.snippet
+    # This page's fragments are made for its recordings alone (it has no real trace), each of a snippet.
+    lines, snippet = exported_stack_lines(data), cast(Recording, data.recording).snippet
     svg = flame_svg(stacks.folded(lines), (snippet,), title=f"Flame graph: {data.title}")
     caption = (f"The {count_of(len(lines), 'line')} that `export_stacks` wrote, drawn as a flame graph: each bar "
                "is a Python frame, as wide as the self CPU time of the ops below it, and the frames it called sit "
@@ -136,7 +147,7 @@ def flame(data):
             + "\n" + render.provenance_note(data.meta)}
 
 
-def execution_trace(data, rows=10):
+def execution_trace(data: Run, rows: int = 10) -> dict[str, str]:
     """One node of the execution trace, and its nodes by name beside the profiler's events of the same name."""
     from profguide.analysis.select import name_counts
     from profguide.render import fragments as render
@@ -161,7 +172,7 @@ def execution_trace(data, rows=10):
             + render.provenance_note(data.meta)}
 
 
-def flight_recorder(data):
+def flight_recorder(data: Run) -> dict[str, str]:
     """Each rank's flight recorder: its collectives, in order."""
     from profguide.render import fragments as render
     from profguide.site.fragment_run import results_of
@@ -174,5 +185,5 @@ def flight_recorder(data):
     return {"flight-recorder.md": table + "\n" + render.provenance_note(data.meta)}
 
 
-FRAGMENTS = {"stacks.md": stack_lines, "flame.md": flame, "execution-trace.md": execution_trace,
+FRAGMENTS: dict[str, Maker] = {"stacks.md": stack_lines, "flame.md": flame, "execution-trace.md": execution_trace,
              "flight-recorder.md": flight_recorder}

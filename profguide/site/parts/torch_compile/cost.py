@@ -1,13 +1,21 @@
 """The recordings of torch.compile, *What compiling costs*: the calls of a compiled function as its shapes change."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from profguide.site.measures.compile import CallsThatCompile, CompileShare
 from profguide.site.measures.timing import FirstOverMedian
 from profguide.site.recordings import Claim, Figure, Recording
 
+if TYPE_CHECKING:
+    from profguide.site.fragment_run import Maker
+    from profguide.site.recordings import Run
+
 PAGE = "torch-compile/cost.md"
 
 
-def calls_recording(recording_id, dynamic, claims):
+def calls_recording(recording_id: str, dynamic: bool | None, claims: tuple[Claim, ...]) -> Recording:
     """The calls of the compiled function as the rows change, compiled with ``dynamic``: one of three runs that
     the cost page's calls table puts side by side."""
     return Recording(id=recording_id, module="snippets.torch_compile.cost", function="profile_calls",
@@ -47,7 +55,7 @@ COMPILE_PHASES = {  # torch._dynamo.utils.compile_times()'s rows that the guide 
 # are inside them: `profguide record` imports this module on a bare GPU machine, with the standard library only.
 
 
-def compile_times(data):
+def compile_times(data: Run) -> dict[str, str]:
     """What ``torch._dynamo.utils.compile_times()`` reported after the run, by phase, each compilation in turn,
     under the time the trace gives the calls that compiled."""
     from profguide.analysis.compiled_calls import compiled_calls
@@ -64,7 +72,7 @@ def compile_times(data):
     compiling = [call for call in compiled_calls(data.trace, data.recording.figure.region or "") if call["compiles"]]
     if not compiling:
         raise FragmentError("no call of the figure's region compiled")
-    def durations(values):
+    def durations(values: list[float]) -> str:
         return ", ".join(format_duration(value) for value in values)
 
     rows = [("The calls that compiled", "the trace", durations([c["dur_us"] for c in compiling])),
@@ -77,4 +85,4 @@ def compile_times(data):
             + sentence + "\n\n" + render.provenance_note(data.meta)}
 
 
-FRAGMENTS = {"compile-times.md": compile_times}
+FRAGMENTS: dict[str, Maker] = {"compile-times.md": compile_times}

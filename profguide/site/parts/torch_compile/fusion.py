@@ -1,12 +1,20 @@
 """The recordings of torch.compile, *Fusion*: an MLP eager and compiled, and the two taking turns; and BERT's GEMMs
 on an H100, which add their own bias."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, cast
+
 from profguide.site.measures.compile import PerStepFall
 from profguide.site.measures.kernels import KernelsInside
 from profguide.site.measures.summary import DiffRows
 from profguide.site.measures.timing import MedianStepRatio, OpMedianInRegions, OpMedianOver
 from profguide.site.parts import tracelens_trace
 from profguide.site.recordings import Claim, Figure, Recording
+
+if TYPE_CHECKING:
+    from profguide.site.fragment_run import Maker
+    from profguide.site.recordings import Run
 
 PAGE = "torch-compile/fusion.md"
 FUSION = "snippets.torch_compile.fusion"
@@ -84,7 +92,7 @@ REAL_TRACES = (
 # are inside them: `profguide record` imports this module on a bare GPU machine, with the standard library only.
 
 
-def fusion(data):
+def fusion(data: Run) -> dict[str, str]:
     """The eager and the compiled run of one model side by side: ops (and kernels) per step, median step, then
     each op's (and kernel's) count per step."""
     from profguide.analysis import compile as compile_analysis
@@ -101,8 +109,8 @@ def fusion(data):
         raise FragmentError("fusion compares an eager and a compiled recording, each with ProfilerSteps")
     kernels = any(row["kernels"] for _, counts in rows for row in counts)
 
-    def per_step(counts, key):
-        return median([row[key] for row in counts])
+    def per_step(counts: list[dict[str, float]], key: str) -> float:
+        return cast(float, median([row[key] for row in counts]))  # every run has a step (checked above)
 
     counted = ("ops", "aten_ops", *(("kernels",) if kernels else ()))
     headings = ("Run", "Ops per step", "`aten::` ops per step", *(("Kernels per step",) if kernels else ()),
@@ -124,4 +132,4 @@ def fusion(data):
             + sentence + "\n\n" + notes}
 
 
-FRAGMENTS = {"fusion.md": fusion}
+FRAGMENTS: dict[str, Maker] = {"fusion.md": fusion}

@@ -1,12 +1,20 @@
 """The recordings of torch.compile, *Overhead, and when compiling pays*: eager and compiled timed at two sizes; and
 the compiled calls of a real trace that replay CUDA graphs."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from profguide.site.measures.compile import CompileMarker
 from profguide.site.measures.host import LaunchedBy
 from profguide.site.measures.ops import OpsInRegion
 from profguide.site.measures.results import CpuShare, StepTimeRatio
 from profguide.site.parts import HTA
 from profguide.site.recordings import Claim, Figure, RealTrace, Recording
+
+if TYPE_CHECKING:
+    from profguide.site.fragment_run import Maker
+    from profguide.site.recordings import Run
 
 PAGE = "torch-compile/when-it-pays.md"
 EXPLAIN_PAGE = "reference/explain.md"
@@ -72,7 +80,7 @@ REAL_TRACES = (
 # are inside them: `profguide record` imports this module on a bare GPU machine, with the standard library only.
 
 
-def pays(data):
+def pays(data: Run) -> dict[str, str]:
     """Each size's median step eager and compiled, their ratio, the first compiled call, and how many steps
     it takes the compiled steps to win back that first call's extra time."""
     from profguide.errors import RecordingError
@@ -105,4 +113,4 @@ def pays(data):
     return {"pays.md": render.standin_notice(data.meta) + table + "\n" + sentence + "\n\n" + notes}
 
 
-FRAGMENTS = {"pays.md": pays}
+FRAGMENTS: dict[str, Maker] = {"pays.md": pays}
