@@ -233,8 +233,8 @@ SIGNS = {
              "The compiled code's own overhead (guards, wrappers) is larger than what it saves",
              "Compile larger pieces of work; on a GPU, `mode=\"reduce-overhead\"` (CUDA graphs)",
              "[Small and large](../torch-compile/when-it-pays.md#small-and-large)",
-             ("compile-pays-small", "At the small size, compiling did not pay: the compiled step was between "
-                                    "a fifth and two fifths slower than the eager one",
+             ("compile-pays-small", "At the small size, compiling did not pay: the compiled step was slower "
+                                    "than the eager one, by up to two fifths",
               "the median compiled step took {times} as long as the eager one")),
     ),
     "Memory": (

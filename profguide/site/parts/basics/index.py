@@ -70,18 +70,20 @@ RECORDINGS = (
         title="Matmul plus bias add on {size}×{size} inputs",
         figure=FIRST_PROFILE_FIGURE,
         claims=(
-            Claim(PAGE, "With 4096×4096 inputs, `aten::mm` takes about nine tenths of the time",
-                  CpuShare("aten::mm", "matmul_bias"), at_least=0.85, at_most=0.95, device="cpu"),
-            Claim(PAGE, "the time in no operator fades to under a hundredth of the region",
-                  CpuShare("matmul_bias", "matmul_bias"), at_least=0, at_most=0.01, device="cpu"),
+            # The multiply's share and the time between ops move with the CPU (0.90 and 0.006 of the region on an
+            # Intel Xeon, 0.97 and 0.010 on an AMD EPYC): the words say what holds of both.
+            Claim(PAGE, "With 4096×4096 inputs, `aten::mm` takes more than four fifths of the time",
+                  CpuShare("aten::mm", "matmul_bias"), at_least=0.8, at_most=1, device="cpu"),
+            Claim(PAGE, "the time in no operator fades to a few hundredths of the region at most",
+                  CpuShare("matmul_bias", "matmul_bias"), at_least=0, at_most=0.05, device="cpu"),
             exactly(PAGE, "`profguide explain` calls this CPU run `host-compute-bound`",
                     VerdictIs("host-compute-bound"), 1, device="cpu"),
             Claim(PAGE, "the multiply's kernel should take nearly all of the kernel time",
                   DeviceShare("aten::mm"), at_least=0.9, at_most=1, device="cuda"),
             Claim(PAGE, "`aten::matmul` has a small self time and `aten::mm` a large one",
                   CpuShare("aten::matmul", "aten::mm"), at_least=0, at_most=0.1, device="cpu"),
-            Claim("basics/first-trace.md", "with the large one, `aten::mm` fills about nine tenths of it",
-                  CpuShare("aten::mm", "matmul_bias"), at_least=0.85, at_most=0.95, device="cpu"),
+            Claim("basics/first-trace.md", "with the large one, `aten::mm` fills more than four fifths of it",
+                  CpuShare("aten::mm", "matmul_bias"), at_least=0.8, at_most=1, device="cpu"),
             # "About as long as": the sync lasts about as long as the kernels it waits for, all of them.
             Claim("basics/first-trace.md", "for the large input, about as long as the GPU's kernels together",
                   SyncOverKernels(), at_least=0.8, at_most=1.25, device="cuda"),

@@ -69,8 +69,10 @@ RECORDINGS = (
         Claim(PAGE, "and a handful of torch.compile's own added", DiffRows("ops", "added"), at_least=4, at_most=9),
         Claim(PAGE, "On the CPU, the compiled step records fewer `aten::` ops than the eager one, but more than "
               "half as many", PerStepFall("aten_ops", EAGER), at_least=1.2, at_most=2, device="cpu"),
-        Claim(PAGE, "On the CPU, the compiled step took longer than the eager one, up to about twice as long",
-              DiffValue("step_us", "ratio"), at_least=1.05, at_most=2.3, device="cpu"),
+        # 1.67 on an Intel Xeon, 1.00 on an AMD EPYC: neither saved a twentieth. The words are open above; the
+        # bound only stops a broken run.
+        Claim(PAGE, "On the CPU, compiling did not make the step faster by even a twentieth",
+              DiffValue("step_us", "ratio"), at_least=0.95, at_most=2.5, device="cpu"),
         exactly("On a GPU, the compiled step should launch as many kernels as the eager one",
                 PerStepFall("kernels", EAGER), 1, device="cuda"),
         exactly("no kernel of the eager run should be missing from the compiled one", DiffRows("kernels", "removed"),

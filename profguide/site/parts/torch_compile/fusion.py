@@ -52,8 +52,9 @@ RECORDINGS = (
             Claim(PAGE, "On a GPU, the compiled step should launch about as many kernels as the eager one, "
                   "and no more", PerStepFall("kernels", "compile-fusion-eager"), at_least=1, at_most=1.5,
                   device="cuda"),
-            Claim(PAGE, "On the CPU, the compiled step took two to four times as long as the eager one",
-                  MedianStepRatio("compile-fusion-eager"), at_least=2, at_most=4, device="cpu"),
+            # 3.0 on an Intel Xeon, 1.9 on an AMD EPYC; the words are open above, the bound only stops a broken run.
+            Claim(PAGE, "On the CPU, the compiled step took more than one and a half times as long as the eager one",
+                  MedianStepRatio("compile-fusion-eager"), at_least=1.5, at_most=4, device="cpu"),
             Claim(PAGE, "`aten::addmm`, the same library call in both runs, took about twice as long in the "
                   "compiled one", OpMedianOver("aten::addmm", "compile-fusion-eager"), at_least=1.6, at_most=2.5,
                   device="cpu"),

@@ -29,9 +29,9 @@ RECORDINGS = (
         params={"width": 64, "hidden": 256, "batch": 8, "steps": 5, "rounds": 20},
         title="Eager against compiled, small MLP ({width} → {hidden} → {width}, batch {batch})",
         claims=(
-            Claim(PAGE, "At the small size, compiling did not pay: the compiled step was between a fifth and "
-                  "two fifths slower than the eager one", StepTimeRatio("compiled", "eager"), at_least=1.2,
-                  at_most=1.4),
+            # "Slower": by a twentieth at least (1.29 on an Intel Xeon, 1.13 on an AMD EPYC).
+            Claim(PAGE, "At the small size, compiling did not pay: the compiled step was slower than the eager one, "
+                  "by up to two fifths", StepTimeRatio("compiled", "eager"), at_least=1.05, at_most=1.4),
         ),
     ),
     Recording(
@@ -42,11 +42,14 @@ RECORDINGS = (
         cpu_params={"width": 1024, "hidden": 4096, "batch": 256, "rounds": 10},
         title="Eager against compiled, large MLP ({width} → {hidden} → {width}, batch {batch})",
         claims=(
-            Claim(PAGE, "On the CPU, compiling made the large step slower too, by a tenth to a quarter",
-                  StepTimeRatio("compiled", "eager"), at_least=1.1, at_most=1.25, device="cpu"),
-            Claim(PAGE, "most of each compiled call's time went to `aten::addmm`",
+            # An Intel Xeon's compiled step took 1.18 times the eager one's, an AMD EPYC's 1.00: neither saved a
+            # twentieth. The words are open above; the bound only stops a broken run.
+            Claim(PAGE, "On the CPU, compiling did not make the large step faster by even a twentieth",
+                  StepTimeRatio("compiled", "eager"), at_least=0.95, at_most=2, device="cpu"),
+            # 0.69 of a compiled call on the Xeon, 0.98 on the EPYC: more than half, and up to all of it.
+            Claim(PAGE, "more than half of each compiled call's time went to `aten::addmm`",
                   CpuShare("aten::addmm", "Torch-Compiled Region: 0/0", self_time=False), at_least=0.5,
-                  at_most=0.9, device="cpu"),
+                  at_most=1, device="cpu"),
             Claim(PAGE, "On a GPU, the compiled large step should be about as fast as the eager one, or a "
                   "little faster", StepTimeRatio("compiled", "eager"), at_least=0.8, at_most=1, device="cuda"),
         ),
