@@ -10,6 +10,7 @@ from profguide.site import build, lessons
 from profguide.site.fragments import FragmentError
 from profguide.site.lessons import Lesson, NotYet, Partly
 from tests.helpers import ROOT
+from tests.site_nav import nav_pages
 
 DOCS = ROOT / "docs"
 PAGE = "part/page.md"
@@ -96,7 +97,7 @@ def test_the_committed_fragment_is_the_table_of_the_data():
 
 def test_the_lessons_page_includes_the_table_and_the_nav_lists_it():
     assert f'--8<-- "docs/generated/site/{lessons.FRAGMENT}"' in (DOCS / lessons.PAGE).read_text()
-    assert f": {lessons.PAGE}\n" in (ROOT / "mkdocs.yml").read_text()
+    assert lessons.PAGE in nav_pages()
 
 
 def test_the_build_makes_the_table_for_the_page_that_includes_it():
