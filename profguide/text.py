@@ -55,7 +55,7 @@ def count_of(n: int, noun: str) -> str:
     return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
 
-def format_size(count: int) -> str:
+def format_size(count: float) -> str:
     """A number of bytes as a short human string: 512 bytes, 32 MiB, 2 GiB."""
     for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if count >= scale:

@@ -26,6 +26,7 @@ from profguide.analysis.intervals import Intervals, Mask, Window, union_length
 from profguide.analysis.select import kinds_mask, names_where
 from profguide.analysis.summary import Alignment, Collective, Job, RankFields, RankRow, RankSummary, Stream, Summary
 from profguide.analysis.vocabulary import CollectivesAre, JobVerdict, MeasuredOn
+from profguide.jsontypes import JSONObject
 from profguide.patterns import BACKEND_OP, COMMUNICATION
 from profguide.stats import median
 from profguide.trace.model import KIND, Trace
@@ -94,7 +95,7 @@ def host_communication(trace: Trace, windows: Intervals, comm: Mask) -> tuple[fl
     return total, total - hidden
 
 
-def rank_number(info: dict[str, object] | None, key: str) -> int | None:
+def rank_number(info: JSONObject | None, key: str) -> int | None:
     value = (info or {}).get(key)
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
@@ -239,7 +240,7 @@ def job_summary(ranks: list[RankSummary]) -> Job:
         key, stray_us = alignment(keys, order)
         aligned = {"name": key[0], "stream": key[1], "occurrence": key[2],
                    "end_us": [found[key][1] for found in keys]}
-    median_us = median([end - start for found in keys for start, end in (found[k] for k in order)]) if order else 0.0
+    median_us = median([end - start for found in keys for start, end in (found[k] for k in order)]) or 0.0
     strays = bool(order) and stray_us > STRAY_SHARE * median_us
     if len(rows) > 1 and order and not strays:
         straggler, waits, shares = straggler_of(keys, order, totals, rows)

@@ -34,7 +34,7 @@ from profguide.analysis.select import (
 from profguide.analysis.summary import Summary
 from profguide.patterns import BACKEND_OP
 from profguide.text import count_of, cut, format_duration, format_size
-from profguide.trace.model import KIND, Trace
+from profguide.trace.model import KIND, LaneId, Trace
 
 # The TensorBoard plugin recommends DataLoader workers when the DataLoader takes over 5% of the average step.
 DATA_LOADING_PCT = 5.0
@@ -226,14 +226,14 @@ def tensor_core_eligible_not_on_tensor_cores(trace: Trace, summary: Summary) -> 
 
 def capacities(trace: Trace) -> dict[object, float]:
     """Each GPU's memory by its id, as deviceProperties give them."""
-    return {device.get("id"): float(device["totalGlobalMem"]) for device in trace.device_properties
-            if isinstance(device.get("totalGlobalMem"), (int, float)) and device["totalGlobalMem"] > 0}
+    return {device.get("id"): float(memory) for device in trace.device_properties
+            if isinstance(memory := device.get("totalGlobalMem"), (int, float)) and memory > 0}
 
 
 def memory_over_90pct(trace: Trace, summary: Summary) -> Evidence | None:
     """The allocator's peak Total Allocated on each GPU over that GPU's memory; the fullest GPU."""
     sizes = capacities(trace)
-    fullest: tuple[float, int, object] | None = None  # (share, memory instant, device id)
+    fullest: tuple[float, int, LaneId] | None = None  # (share, memory instant, device id)
     for code, (kind, device) in enumerate(trace.memory_devices):
         totals = np.where(trace.memory_device == code, trace.memory_total, np.nan)
         if kind != CUDA_DEVICE_TYPE or device not in sizes or np.isnan(totals).all():

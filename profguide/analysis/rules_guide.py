@@ -55,7 +55,9 @@ def slow_first_step(summary: Summary) -> Evidence | None:
     if len(steps) < COLD_STEPS_AT_LEAST:
         return None
     first, rest = steps[0], median([step["dur_us"] for step in steps[1:]])
-    ratio = first["dur_us"] / rest if rest else 0.0
+    if not rest:
+        return None
+    ratio = first["dur_us"] / rest
     if ratio < COLD_START_RATIO:
         return None
     return Evidence(ratio, f"ProfilerStep#{first['step']} took {format_duration(first['dur_us'])}, {ratio:.1f}× "
@@ -189,7 +191,7 @@ def tiny_launches(trace: Trace, summary: Summary) -> Evidence | None:
     if len(launches) < max(MANY_LAUNCHES_PER_STEP * steps, 2) or not len(kernels):
         return None
     kernel_us, between_us = median(kernels), median(np.diff(trace.ts[launches]))
-    if not between_us or kernel_us >= between_us:
+    if kernel_us is None or not between_us or kernel_us >= between_us:
         return None
     per = f" over {count_of(steps, 'ProfilerStep')} ({len(launches) // steps:,} a step)" if summary["steps"] else ""
     gaps = [gap for gap in idle["longest_gaps"] if gap["cause"] in LATE_LAUNCH]

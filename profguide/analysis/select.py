@@ -325,7 +325,8 @@ def occurrences(trace: Trace, region: str) -> Floats:
     if region not in trace.names:
         return np.empty(0)
     named = (trace.name == trace.names.index(region)) & np.isin(trace.kind, [KIND["annotation"], KIND["cpu_op"]])
-    return trace.dur[named]
+    durations: Floats = trace.dur[named]
+    return durations
 
 
 def median_step(trace: Trace) -> float | None:

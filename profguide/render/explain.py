@@ -8,7 +8,7 @@ Perfetto's timeline shows them.
 import re
 from html import escape
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import msgspec
 
@@ -135,10 +135,11 @@ def evidence_lines(summary: TraceSummary) -> list[str]:
     steps = summary["steps"]
     if steps:
         slowest = max(steps, key=lambda s: s["dur_us"])
+        typical_us = cast(float, median([s["dur_us"] for s in steps]))  # a median of one step or more is a number
         lines.append(
             f"Steps: {count_of(len(steps), 'ProfilerStep')} (#{steps[0]['step']}"
             f"{'' if len(steps) == 1 else '..#' + str(steps[-1]['step'])}), median "
-            f"{format_duration(median([s['dur_us'] for s in steps]))}, slowest #{slowest['step']} "
+            f"{format_duration(typical_us)}, slowest #{slowest['step']} "
             f"{format_duration(slowest['dur_us'])}."
         )
     lines += startup_lines(summary)
@@ -256,9 +257,10 @@ def compile_lines(compiled: CompileMarkers) -> list[str]:
     gaps = compiled["eager_gaps"] or []
     if gaps:
         longest = max(gaps, key=lambda gap: gap["dur_us"])
+        gaps_us = cast(float, compiled["eager_gap_us"])  # set whenever eager_gaps is
         lines.append(
             f"Eager code between the compiled regions of one step (graph breaks, or calls between compiled "
-            f"functions): {count_of(len(gaps), 'gap')}, {format_duration(compiled['eager_gap_us'])} in all; "
+            f"functions): {count_of(len(gaps), 'gap')}, {format_duration(gaps_us)} in all; "
             f"the longest {format_duration(longest['dur_us'])}, in ProfilerStep#{longest['step']}."
         )
     if compiled["triton_kernels"]:
@@ -365,12 +367,12 @@ def straggler_sentence(job: FolderJob) -> str:
         return ""
     waits = [row for index, row in enumerate(rows) if index != straggler]
     longest = max(waits, key=lambda row: row["wait_us"] or 0.0)  # every rank has a wait when a straggler is named
-    others = (f"{label(longest)} waited {format_duration(longest['wait_us'])} for it"
+    others = (f"{label(longest)} waited {format_duration(longest['wait_us'] or 0.0)} for it"
               + (f" ({percent(longest['wait_pct'])} of its time)" if longest["wait_pct"] is not None else ""))
     if len(waits) > 1:
         least = format_duration(min(row["wait_us"] or 0.0 for row in waits))
         others = (f"the {count_of(len(waits), 'other rank')} waited {least} to "
-                  f"{format_duration(longest['wait_us'])} for it; the longest, {others}")
+                  f"{format_duration(longest['wait_us'] or 0.0)} for it; the longest, {others}")
     shared = count_of(job["shared_collectives"], "collective")
     # Added one by one, not the Communication column's union: each collective's length is one arrival.
     theirs = sorted(row["shared_collective_us"] for row in waits)

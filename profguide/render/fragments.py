@@ -7,7 +7,10 @@ committed twice; each figure comes with its caption, its provenance, a link
 to download its trace and a button that opens the trace in Perfetto.
 """
 
-from typing import Any, NamedTuple
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 from xml.sax.saxutils import escape
 
 from profguide.render.facts import longest_took, peak_tflops, recorded_on, share, share_of_peak, tflops
@@ -23,8 +26,20 @@ from profguide.text import (
     markdown_table,
 )
 
+if TYPE_CHECKING:  # types only: the analyses stay unloaded until a fragment's maker runs them
+    from profguide.analysis.launches import OccupancyQueries
+    from profguide.analysis.regions import TreeEntry
+    from profguide.analysis.summarise import Facts
+    from profguide.analysis.summary import GemmRow, Step, Summary
 
-def steps_table(steps):
+    class CollapsedEntry(TreeEntry):
+        """A call tree's entry with the run of like leaves it stands for (``collapsed``)."""
+
+        count: int
+        leaf: bool
+
+
+def steps_table(steps: Sequence[Step]) -> str:
     """Each profiled step's duration, and how it compares with the fastest."""
     if not steps:
         return ""
@@ -34,7 +49,7 @@ def steps_table(steps):
                            for step in steps], "rrr")
 
 
-def provenance_line(meta):
+def provenance_line(meta: Mapping[str, Any]) -> str:
     """Where and how the recording was made: device, versions, date, and the parameters it ran with."""
     if meta.get("real"):
         return real_provenance_line(meta)
@@ -47,7 +62,7 @@ def provenance_line(meta):
     return "Recorded on " + " · ".join(part for part in parts if part)
 
 
-def real_provenance_line(meta):
+def real_provenance_line(meta: Mapping[str, Any]) -> str:
     """Where a trace this guide did not record came from: its file, device, source and licence."""
     rank = f", rank {meta['rank']} of {meta['world_size']}" if meta.get("rank") is not None and meta.get(
         "world_size") else ""
@@ -56,12 +71,12 @@ def real_provenance_line(meta):
             f" · licence: {escape(meta['licence'])}")
 
 
-def real_provenance_words(meta):
+def real_provenance_words(meta: Mapping[str, Any]) -> str:
     """The same in plain words, for an SVG's title (escaped by the figure code)."""
     return f"{meta['device_name']}; {meta['source']}; {meta['licence']} licence"
 
 
-def run_words(meta):
+def run_words(meta: Mapping[str, Any]) -> str:
     """The run a claim was measured on, in plain words for a tooltip and a table cell: the recording and its
     machine, or the real trace and where it came from."""
     if meta.get("real"):
@@ -71,7 +86,7 @@ def run_words(meta):
     return " · ".join(parts)
 
 
-def provenance_note(meta):
+def provenance_note(meta: Mapping[str, Any]) -> str:
     """One small line under a table: where its numbers come from, whether they stand in for a GPU run, and
     a link to the trace they were measured on."""
     standin = " · <strong>CPU stand-in</strong> for a GPU recording" if meta.get("cpu_standin") else ""
@@ -79,15 +94,16 @@ def provenance_note(meta):
     return f"<small>{provenance_line(meta)}{standin}{link}</small>\n"
 
 
-def trace_url(meta):
+def trace_url(meta: Mapping[str, Any]) -> str:
     """Where the site serves the recording's trace (rank 0's for several ranks), from the site's root."""
     if meta.get("real"):
-        return meta["file"].removeprefix("docs/")
+        file: str = meta["file"]
+        return file.removeprefix("docs/")
     name = "trace.json.gz" if meta.get("ranks", 1) == 1 else "trace-rank0.json.gz"
     return f"generated/{meta['recording']}/{name}"
 
 
-def standin_notice(meta):
+def standin_notice(meta: Mapping[str, Any]) -> str:
     if not meta.get("cpu_standin"):
         return ""
     return (
@@ -98,7 +114,7 @@ def standin_notice(meta):
     )
 
 
-def caption(title, facts):
+def caption(title: str, facts: Facts) -> str:
     """The figure's caption: what it shows, with the numbers the analysis measured."""
     sentences = [
         f"{escape(title)}, over {format_duration(facts['window_us'])}: "
@@ -121,21 +137,22 @@ def caption(title, facts):
     return " ".join(sentences)
 
 
-def callout_sentence(callouts):
+def callout_sentence(callouts: Sequence[tuple[int, str]]) -> str:
     """'Numbered: 1 matmul_bias, 2 aten::mm.' for the callouts drawn, '' for none."""
     if not callouts:
         return ""
     return " Numbered: " + ", ".join(f"<b>{n}</b> {code(name)}" for n, name in callouts) + "."
 
 
-def included(svg_path):
+def included(svg_path: str) -> str:
     """A figure's SVG, included from its file into a page: the figure sits inline, in the page's colours, and a
     link to the file itself reads it at full size on a narrow screen (docs/assets/figures.css)."""
     return (f'<div class="pg-figure">\n--8<-- "{svg_path}"\n</div>\n\n'
             f'[Open the figure at full size](/{svg_path.removeprefix("docs/")}){{: .pg-full-size }}\n\n')
 
 
-def figure_fragment(title, meta, facts, svg_path, callouts=(), drawn=""):
+def figure_fragment(title: str, meta: Mapping[str, Any], facts: Facts, svg_path: str,
+                    callouts: Sequence[tuple[int, str]] = (), drawn: str = "") -> str:
     """Markdown for a page: stand-in notice, the inline figure, caption, provenance, trace hand-off.
 
     ``drawn`` is a sentence saying which part of the trace the figure draws, when not all of it.
@@ -152,12 +169,12 @@ def figure_fragment(title, meta, facts, svg_path, callouts=(), drawn=""):
     )
 
 
-def extra_figure_fragment(svg_path, caption_text):
+def extra_figure_fragment(svg_path: str, caption_text: str) -> str:
     """An inline figure with a plain caption, for the second and third figures of a recording."""
     return included(svg_path) + f"{caption_text}\n{{: .pg-caption }}\n"
 
 
-def calls_table(calls):
+def calls_table(calls: Sequence[Mapping[str, float]]) -> str:
     """Each call of a region: its duration, the time in the ops it called and outside them, against the fastest.
 
     ``calls`` are dicts with ``dur_us``, ``in_ops_us`` and, on a GPU, ``kernel_us``.
@@ -173,9 +190,9 @@ def calls_table(calls):
     return markdown_table(headings, rows, "r" * len(headings))
 
 
-def collapsed(entries):
+def collapsed(entries: Sequence[TreeEntry]) -> list[CollapsedEntry]:
     """Runs of the same leaf event at the same depth (``aten::resolve_conj`` three times) as one entry with a count."""
-    merged = []
+    merged: list[CollapsedEntry] = []
     for position, entry in enumerate(entries):
         following = entries[position + 1] if position + 1 < len(entries) else None
         is_leaf = following is None or following["depth"] <= entry["depth"]
@@ -189,7 +206,7 @@ def collapsed(entries):
     return merged
 
 
-def call_tree(entries, width=64, widest=96):
+def call_tree(entries: Sequence[TreeEntry], width: int = 64, widest: int = 96) -> str:
     """A region's call tree (``region_tree``) as text: one event a line, indented by depth, with its time;
     the GPU ops a call launched on the lines under it, after an arrow. The times line up in one column,
     after the longest name up to ``widest`` characters (longer names are cut)."""
@@ -206,18 +223,20 @@ FAMILIES = {"gemm": "matrix multiply (cuBLAS, CUTLASS, cuDNN)", "elementwise": "
             "other": "other"}
 
 
-def no_group(_name):
+def no_group(_name: str) -> str | None:
     return None
 
 
-def occupancy_table(found, group_of=no_group, limit=8):
+def occupancy_table(found: OccupancyQueries, group_of: Callable[[str], str | None] = no_group, limit: int = 8) -> str:
     """``occupancy_queries``'s launches: by kernel family, then the matrix-multiply kernels one by one, each
     with how many launches came right after an occupancy query. ``group_of`` gives the label of the row a kernel
     is counted on with others (its name counted among the row's), or None for a row of its own."""
-    def row(label, flags):
+    def row(label: str, flags: list[bool]) -> tuple[str, str, str]:
         return label, f"{len(flags):,}", f"{sum(flags):,} ({sum(flags) / len(flags):.0%})"
 
-    by_family, by_row, names = {}, {}, {}
+    by_family: dict[str, list[bool]] = {}
+    by_row: dict[tuple[str, str], list[bool]] = {}
+    names: dict[tuple[str, str], set[str]] = {}
     for name, family, after in found["launched"]:
         by_family.setdefault(family, []).append(after)
         if family == "gemm":
@@ -226,7 +245,7 @@ def occupancy_table(found, group_of=no_group, limit=8):
             by_row.setdefault(key, []).append(after)
             names.setdefault(key, set()).add(name)
 
-    def row_label(key):
+    def row_label(key: tuple[str, str]) -> str:
         kind, text = key
         return code_cell(text) if kind == "kernel" else f"{cell(text)} ({count_of(len(names[key]), 'name')})"
 
@@ -240,12 +259,12 @@ def occupancy_table(found, group_of=no_group, limit=8):
             + f"\n{queries:,} occupancy {'query' if queries == 1 else 'queries'} in all.\n")
 
 
-def tflops_table(rows, device):
+def tflops_table(rows: Sequence[GemmRow], device: str) -> str:
     """Each matrix multiply (op, shapes, type): its FLOPs, kernel time, achieved TFLOP/s and the datasheet's peak.
 
     ``rows`` are ``profguide.analysis.kernels.gemm_throughput``'s.
     """
-    def cells(row):
+    def cells(row: GemmRow) -> tuple[str, ...]:
         achieved = "–" if row["tflops"] is None else tflops(row["tflops"])
         peak = "not in profguide's table" if row["peak_tflops"] is None else peak_tflops(row["peak_tflops"])
         of_peak = "–" if row["pct_of_peak"] is None else share_of_peak(row["pct_of_peak"])
@@ -256,7 +275,7 @@ def tflops_table(rows, device):
                            f"Peak, {cell(device)}", "Share of peak"), [cells(row) for row in rows], "lllrrrrrr")
 
 
-PHASES = {
+PHASES: Mapping[object, str] = {  # by ``ph``, which a loosely decoded trace may give as any JSON scalar
     "X": "complete event: a name, a start and a duration",
     "M": "metadata: names and sort order of processes and threads",
     "i": "instant event: a point in time",
@@ -265,7 +284,7 @@ PHASES = {
 }
 
 
-def phases_table(counts):
+def phases_table(counts: Mapping[object, int]) -> str:
     """The events of a trace by ``ph``: how many of each, and what they are."""
     rows = [(code(phase), PHASES.get(phase, "another kind of event"), f"{count:,}")
             for phase, count in sorted(counts.items(), key=lambda item: (-item[1], str(item[0])))]
@@ -292,7 +311,7 @@ BENCHMARK_GOALS = (
 )
 
 
-def machine_words(machine):
+def machine_words(machine: object) -> str:
     """A benchmark's machine in words: the fields its script records (``benchmarks/provenance.py``: CPU model,
     cores, memory, operating system, Python), or the one string a results file from before them holds."""
     if not isinstance(machine, dict):
@@ -306,21 +325,22 @@ def machine_words(machine):
     return ", ".join(part for part in parts if part) or "a machine not recorded"
 
 
-def commit_words(checkout):
+def commit_words(checkout: Mapping[str, Any] | None) -> str:
     """The commit a benchmark measured, and whether the checkout held changes beside it: "commit not recorded"
     for a results file from before the scripts recorded it."""
-    commit = (checkout or {}).get("commit")
+    found = checkout or {}
+    commit = found.get("commit")
     if not commit:
         return "commit not recorded"
-    return f"commit {commit[:8]}" + (" with uncommitted changes" if checkout.get("dirty") else "")
+    return f"commit {commit[:8]}" + (" with uncommitted changes" if found.get("dirty") else "")
 
 
-def measured_on(results):
+def measured_on(results: Mapping[str, Any]) -> str:
     """Where a benchmark's results were measured, for its fragment's note: the machine and the commit."""
     return f"{machine_words(results.get('machine'))}; {commit_words(results.get('checkout'))}"
 
 
-def goals_table(ratios):
+def goals_table(ratios: Mapping[str, float]) -> str:
     """Each goal, the ratio the run measured, and whether it meets the goal."""
     rows = []
     for words, key, side, bound in BENCHMARK_GOALS:
@@ -330,7 +350,7 @@ def goals_table(ratios):
     return markdown_table(("Goal", "Measured", "Met"), rows, "lrl")
 
 
-def benchmark_fragment(results, svg_path):
+def benchmark_fragment(results: Mapping[str, Any], svg_path: str) -> str:
     """Markdown for the site from ``benchmarks/explain_vs_hta.py --json`` output: every tool side by side,
     the ratios, and the scaling figure."""
     tools, source, ratio = results["tools"], results["trace"], results["ratios"]
@@ -368,7 +388,7 @@ def benchmark_fragment(results, svg_path):
     return "\n".join(lines) + "\n"
 
 
-def real_verdicts_table(summaries):
+def real_verdicts_table(summaries: Iterable[tuple[str, Summary]]) -> str:
     """Each real trace's verdict and the measurement that decided it: [(file name, ``summarise`` of it)]."""
     rows = [(code(name), cell(summary["device"] or "not named"),
              format_duration(summary["window"]["dur_us"]) if summary["window"] else "no GPU work",
@@ -392,23 +412,25 @@ class HtaComparison(NamedTuple):
     reference: dict[str, Any]  # HTA's answer for the trace, or its error, from the reference file ({}: none)
 
 
-def compared(comparison):
+def compared(comparison: HtaComparison) -> bool:
     """Whether HTA's idle share and the one by its rule can be set side by side: the trace has a window (GPU
     work) and HTA read it."""
     return comparison.window_us is not None and "error" not in comparison.reference
 
 
-def hta_points(comparison):
+def hta_points(comparison: HtaComparison) -> float:
     """HTA's idle share less the one by its rule, in percentage points."""
-    return comparison.reference["idle_pct_exact"] - comparison.by_htas_rule
+    exact: float = comparison.reference["idle_pct_exact"]
+    return exact - cast(float, comparison.by_htas_rule)  # a compared trace has a window, so a share by the rule
 
 
-def hta_us_per_op(comparison):
+def hta_us_per_op(comparison: HtaComparison) -> float:
     """HTA's extra idle time (``hta_points``) over the window, in µs per GPU op HTA's rule counts in it."""
-    return hta_points(comparison) / 100 * comparison.window_us / comparison.gpu_ops if comparison.gpu_ops else 0.0
+    window_us = cast(float, comparison.window_us)  # a compared trace has a window
+    return hta_points(comparison) / 100 * window_us / comparison.gpu_ops if comparison.gpu_ops else 0.0
 
 
-def hta_agreement_row(comparison):
+def hta_agreement_row(comparison: HtaComparison) -> tuple[str, ...]:
     device = cell(comparison.device or "not named") if comparison.window_us is not None else "no GPU work"
     explains = "–" if comparison.gpu_idle_pct is None else f"{comparison.gpu_idle_pct:.2f}%"
     if not compared(comparison):
@@ -421,7 +443,7 @@ def hta_agreement_row(comparison):
             f"{hta_points(comparison):+.2f}", f"{hta_us_per_op(comparison):+.2f} µs" if rounded else "–", explains)
 
 
-def hta_agreement_fragment(comparisons, reference):
+def hta_agreement_fragment(comparisons: Sequence[HtaComparison], reference: Mapping[str, Any]) -> str:
     """Markdown: each real trace's GPU idle share by HolisticTraceAnalysis (``reference``, as
     ``benchmarks/hta_reference.py`` wrote it) beside the idle share by HTA's rule and ``gpu_idle_pct``, and what
     the comparison finds, in sentences made from the same numbers."""
@@ -465,7 +487,7 @@ def hta_agreement_fragment(comparisons, reference):
 RANKS_SPEEDUP_GOAL = 1.6  # explain DIR on two cores against one, on the benchmark's largest folder
 
 
-def ranks_benchmark_fragment(results):
+def ranks_benchmark_fragment(results: Mapping[str, Any]) -> str:
     """Markdown from ``benchmarks/explain_ranks.py --json`` output: each folder on one core and on two, the
     speed-up, peak memory, and whether the goal for the largest folder is met."""
     rows = [(f"{row['ranks']:,}", f"{row['bytes'] / 2**20:,.0f} MiB", f"{row['explain_1core_wall_s']:.2f} s",
@@ -486,7 +508,7 @@ def ranks_benchmark_fragment(results):
             "benchmarks/results/explain_ranks.json`.</small>\n")
 
 
-def diff_benchmark_fragment(results):
+def diff_benchmark_fragment(results: Mapping[str, Any]) -> str:
     """Markdown from ``benchmarks/diff_and_rules.py --json`` output: ``diff`` of two traces against one
     ``explain``, and the rules' time against ``explain``'s, each with its goal."""
     trace = results["trace"]
@@ -510,7 +532,7 @@ LAYOUTS = {"lines": "one event per line, as torch writes it", "one line": "the s
            "padding": "a few of them in gzip padding"}
 
 
-def layout_benchmark_fragment(results):
+def layout_benchmark_fragment(results: Mapping[str, Any]) -> str:
     """Markdown from ``benchmarks/layout_memory.py --json`` output: each layout's peak memory and time, before
     and after, and whether memory grows with the events rather than with the layout."""
     after, before = results["after"], results.get("before")
@@ -540,17 +562,17 @@ def layout_benchmark_fragment(results):
             "(see benchmarks/README.md).</small>\n")
 
 
-def scaling_series(results):
+def scaling_series(results: Mapping[str, Any]) -> list[tuple[str, list[tuple[int, float]]]]:
     """(label, [(events, seconds), …]) for explain and the decoding floor, from the scaling runs."""
     rows = results.get("scaling") or []
     return [(label, [(row["events"], row[key]) for row in rows if row.get(key) is not None])
             for label, key in (("profguide explain", "explain_s"), ("msgspec decode", "decode_s"))]
 
 
-def anatomy_table(rows, layers):
+def anatomy_table(rows: Sequence[Mapping[str, Any]], layers: Mapping[str, str]) -> str:
     """A collective's events layer by layer (``profguide.analysis.collectives.anatomy``); ``layers`` says what
     each layer is, in words."""
-    def cells(row):
+    def cells(row: Mapping[str, Any]) -> tuple[str, ...]:
         name = kernel_name(row["name"]) if row["layer"] == "kernel" else row["name"]
         runs_on = cell(row["runs_on"]) + (f" ({row['lanes']} threads)" if row["lanes"] > 1 else "")
         return (layers[row["layer"]], code_cell(name), code(row["category"]), runs_on, f"{row['count']:,}",
@@ -560,9 +582,9 @@ def anatomy_table(rows, layers):
                           [cells(row) for row in rows], "llllrr")
 
 
-def buckets_table(rows, collective):
+def buckets_table(rows: Sequence[Mapping[str, Any]], collective: str) -> str:
     """Each step's ops of one collective and the bytes each sent (``collectives.step_buckets``)."""
-    def cells(row):
+    def cells(row: Mapping[str, Any]) -> tuple[int, int, str, str]:
         known = [size for size in row["sizes"] if size is not None]
         each = ", ".join(format_size(size) if size is not None else "not recorded" for size in row["sizes"])
         return row["step"], len(row["sizes"]), each or "—", format_size(sum(known))
@@ -571,13 +593,13 @@ def buckets_table(rows, collective):
                           "rrlr")
 
 
-def ranks_table(infos, files):
+def ranks_table(infos: Sequence[Mapping[str, Any] | None], files: Sequence[str]) -> str:
     """What each rank's trace says about its place in the job (its ``distributedInfo``), beside its file."""
     rows = [(code(file), *(cell((info or {}).get(key, "—")) for key in ("rank", "world_size", "backend", "pg_count")))
             for info, file in zip(infos, files, strict=True)]
     return markdown_table(("File", "`rank`", "`world_size`", "`backend`", "Process groups"), rows, "lrrlr")
 
 
-def percent(part, whole):
+def percent(part: float, whole: float) -> str:
     """A share in a table's cell: "–" where there is no whole."""
     return share(part, whole, "–")

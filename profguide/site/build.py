@@ -15,8 +15,10 @@ import functools
 import json
 import re
 import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TextIO
 
 from profguide.analysis import diff, ops, summary
 from profguide.analysis.idle import hta_ops_in, idle_pct_by_htas_rule
@@ -40,9 +42,12 @@ from profguide.site import (
     verdict_table,
 )
 from profguide.site.cheatsheet import cheat_sheet
+from profguide.site.claims import ClaimCheck, Vocabulary
 from profguide.site.data import RealTraceData, RecordingData, load_once
-from profguide.site.fragments import FragmentError, makers_for
-from profguide.site.staleness import CPU_RUN, cpu_run_state, recording_state
+from profguide.site.fragment_run import FragmentError
+from profguide.site.fragments import makers_for
+from profguide.site.recordings import RealTrace, Recording, Run
+from profguide.site.staleness import CPU_RUN, Meta, cpu_run_state, recording_state
 
 INCLUDE = re.compile(r'^[ \t]*--8<-- "docs/generated/(?P<folder>[^/"]+)/(?P<name>[^/"]+)"[ \t]*$', re.MULTILINE)
 # Fragments of the whole site rather than of one recording, in docs/generated/site/.
@@ -71,9 +76,9 @@ class Status:
     problems: tuple[str, ...] = ()  # what makes `build --check` fail, one line each
 
 
-def page_includes(docs):
+def page_includes(docs: Path) -> dict[str, dict[str, list[str]]]:
     """What the pages include from ``docs/generated/``: {folder: {fragment name: [pages]}}."""
-    found = {}
+    found: dict[str, dict[str, list[str]]] = {}
     for page in sorted(Path(docs).rglob("*.md")):
         relative = page.relative_to(docs)
         if relative.parts[0] == "generated":
@@ -83,9 +88,10 @@ def page_includes(docs):
     return found
 
 
-def rendered(data, names):
+def rendered(data: Run, names: Iterable[str]) -> dict[str, str]:
     """The files made for the fragments ``names`` that pages include (recording files need no making)."""
-    files, makers = {}, makers_for(data.recording.id)
+    files: dict[str, str] = {}
+    makers = makers_for(data.recording.id)
     for name in sorted(set(names) - set(data.files)):
         if name not in makers:
             raise FragmentError(f"no fragment named {name} (known: {', '.join(makers)})")
@@ -93,7 +99,7 @@ def rendered(data, names):
     return files
 
 
-def write_if_changed(path, text):
+def write_if_changed(path: Path | str, text: str) -> bool:
     """Write ``text`` unless the file already holds it (keeps `mkdocs serve` from looping)."""
     path = Path(path)
     if path.exists() and path.read_text() == text:
@@ -103,7 +109,7 @@ def write_if_changed(path, text):
     return True
 
 
-def settle(folder, files, keep, check):
+def settle(folder: Path | str, files: Mapping[str, str], keep: set[str], check: bool) -> tuple[str, list[str]]:
     """Write ``files`` into ``folder`` and remove what no page uses, or, with ``check``, report both.
 
     Returns (what was done, problems): "rendered: …; removed: …" (or
@@ -123,7 +129,9 @@ def settle(folder, files, keep, check):
     return "; ".join(done) or "kept", []
 
 
-def build_recording(recording, root, generated, included, refresh, check, gpus, stream, position, vocabulary):
+def build_recording(recording: Recording, root: Path, generated: Path, included: Mapping[str, list[str]],
+                    refresh: bool, check: bool, gpus: int | None, stream: TextIO, position: tuple[int, int],
+                    vocabulary: Vocabulary) -> tuple[Status, list[ClaimCheck]]:
     """Bring one recording up to date as far as this machine can; return its Status and its claim checks.
 
     A CPU stand-in counts as out of date on a machine with the GPUs its recording is meant for. A recording
@@ -134,7 +142,7 @@ def build_recording(recording, root, generated, included, refresh, check, gpus, 
     if refresh and not check and (state != "fresh" or standin_with_gpus(recording, meta, gpus)):
         device, reason = launch.device_for(recording, meta, gpus)
         if device is None:
-            action = "not refreshed: " + reason
+            action = f"not refreshed: {reason}"  # a reason comes with no device
         else:
             with step(*position, f"recording {recording.id} on {device}", stream):
                 launch.record(recording, device, root, generated)
@@ -157,13 +165,14 @@ def build_recording(recording, root, generated, included, refresh, check, gpus, 
     return dataclasses.replace(status, problems=(*status.problems, *kept)), checks
 
 
-def standin_with_gpus(recording, meta, gpus):
+def standin_with_gpus(recording: Recording, meta: Meta | None, gpus: int | None) -> bool:
     """Whether ``meta`` is that of a CPU stand-in and this machine has the GPUs to record the run it stands in
     for."""
     return bool(meta and meta.get("cpu_standin")) and launch.default_device(recording, gpus) == "cuda"
 
 
-def build_real_trace(real, root, generated, included, check, vocabulary):
+def build_real_trace(real: RealTrace, root: Path, generated: Path, included: Mapping[str, list[str]], check: bool,
+                     vocabulary: Vocabulary) -> tuple[Status, list[ClaimCheck]]:
     """Render what pages include from a real trace and check its claims; it is never recorded, so never stale."""
     missing = [name for name in (real.files or (real.file,)) if not (Path(root) / name).is_file()]
     if missing:
@@ -177,7 +186,8 @@ def build_real_trace(real, root, generated, included, check, vocabulary):
                             "fresh", "kept", vocabulary)
 
 
-def render_and_check(data, included, root, check, state, action, vocabulary):
+def render_and_check(data: Run, included: Iterable[str], root: Path, check: bool, state: str, action: str,
+                     vocabulary: Vocabulary) -> tuple[Status, list[ClaimCheck]]:
     """Render the fragments pages include from ``data`` into its folder and check its claims (their names looked
     up in their runs and ``vocabulary``): (Status, checks)."""
     recording = data.recording
@@ -194,12 +204,13 @@ def render_and_check(data, included, root, check, state, action, vocabulary):
     return Status(recording.id, state, done if action == "kept" else action, (*unsettled, *problems)), checks
 
 
-def benchmark_results(root, path):
+def benchmark_results(root: Path | str, path: str) -> dict[str, Any]:
     """A benchmark's results file (``benchmarks/results/…``), as its script wrote it."""
-    return json.loads((Path(root) / path).read_text())
+    results: dict[str, Any] = json.loads((Path(root) / path).read_text())  # a JSON object, of any script's age
+    return results
 
 
-def benchmark_files(root):
+def benchmark_files(root: Path | str) -> dict[str, str]:
     """The benchmark's results as a table and sentences, and its scaling figure."""
     results = benchmark_results(root, BENCHMARK_RESULTS)
     svg = f"docs/generated/{SITE}/explain-vs-hta.svg"
@@ -209,7 +220,7 @@ def benchmark_files(root):
     return files
 
 
-def hta_comparison(path, references):
+def hta_comparison(path: Path, references: Mapping[str, Any]) -> render.HtaComparison:
     """A real trace's GPU idle share by HTA (its entry in ``references``, the HTA reference file's traces) beside
     the ones profguide measures. A trace without GPU work has no window to compare, and needs no entry; one with
     GPU work and no entry is a FragmentError."""
@@ -226,7 +237,7 @@ def hta_comparison(path, references):
                                 idle_pct_by_htas_rule(trace, window), found["gpu_idle_pct"], reference)
 
 
-def hta_agreement(root):
+def hta_agreement(root: Path | str) -> str:
     """Every real trace's GPU idle share by HTA beside profguide's, as the reference page shows them."""
     reference = benchmark_results(root, claims.HTA_REFERENCE)
     comparisons = [hta_comparison(path, reference["traces"])
@@ -234,13 +245,13 @@ def hta_agreement(root):
     return render.hta_agreement_fragment(comparisons, reference)
 
 
-def site_files(root, checks, included):
+def site_files(root: Path, checks: list[ClaimCheck], included: Iterable[str]) -> dict[str, str]:
     """The site's own fragments that pages include (every claim's check, the benchmark results, the rules with
     what each measured on its run, and the cheat sheet, which quotes the rules' and the claims' measurements),
     ``claims.json``, which the marks on the pages read, the glossary's abbreviations and verdicts, and the JSON
     Schemas of the commands' ``--json`` with explain's field tables, and the nav, from the pages' front matter."""
-    found = functools.cache(lambda: rule_table.measured_on_runs(root))  # the rules' runs, summarised once
-    makers = {
+    found = functools.cache(functools.partial(rule_table.measured_on_runs, root))  # the rules' runs, summarised once
+    makers: dict[str, Callable[[], dict[str, str]]] = {
         "claims.md": lambda: {"claims.md": claims.claims_table(checks)},
         "rules.md": lambda: {"rules.md": rule_table.reference_table(Path(root), found())},
         verdict_table.FRAGMENT: lambda: {verdict_table.FRAGMENT: verdict_table.verdict_table()},
@@ -264,20 +275,24 @@ def site_files(root, checks, included):
     }
     pages = {marks.checked_fragment(page): page for page in {c.claim.page for c in checks}}
     for name, page in pages.items():
-        makers[name] = lambda page=page: {marks.checked_fragment(page): claims.page_claims(
-            [c for c in checks if c.claim.page == page])}
+        def page_checks(page: str = page) -> dict[str, str]:  # a def: mypy infers no lambda with a default
+            return {marks.checked_fragment(page): claims.page_claims([c for c in checks if c.claim.page == page])}
+        makers[name] = page_checks
     unknown = sorted(set(included) - set(makers))
     if unknown:
         raise FragmentError(f"no site fragment named {', '.join(unknown)} (known: {', '.join(makers)})")
     made = {name: text for fragment in included for name, text in makers[fragment]().items()}
-    page = Path(root) / "docs" / glossary.PAGE
-    tooltips = {glossary.ABBREVIATIONS: glossary.abbreviations(page.read_text())} if page.is_file() else {}
+    glossary_page = Path(root) / "docs" / glossary.PAGE
+    tooltips = ({glossary.ABBREVIATIONS: glossary.abbreviations(glossary_page.read_text())}
+                if glossary_page.is_file() else {})
     schema = {name: summary.schema_text(*shape) for name, shape in SCHEMAS.items()}  # linked, not included
     return {**made, marks.DATA.rpartition("/")[2]: claims.mark_entries(checks), **tooltips, **schema,
             nav.NAV_FILE: nav.nav_yaml(Path(root) / "docs")}
 
 
-def build(recordings, root, generated=None, refresh=False, check=False, gpus=None, stream=None, real_traces=()):
+def build(recordings: Sequence[Recording], root: Path | str, generated: Path | str | None = None, refresh: bool = False,
+          check: bool = False, gpus: int | None = None, stream: TextIO | None = None,
+          real_traces: Sequence[RealTrace] = ()) -> tuple[list[Status], list[ClaimCheck]]:
     """Bring every recording up to date as far as this machine can, render, and check the claims.
 
     With ``refresh``, stale or missing recordings are recorded again on their
@@ -291,8 +306,10 @@ def build(recordings, root, generated=None, refresh=False, check=False, gpus=Non
     includes = page_includes(root / "docs")
     if refresh and not check and gpus is None:
         gpus = launch.gpu_count()
-    statuses, checks = [], []
-    known = {recording.id for recording in (*recordings, *real_traces)} | {SITE}
+    statuses: list[Status] = []
+    checks: list[ClaimCheck] = []
+    runs: list[Recording | RealTrace] = [*recordings, *real_traces]
+    known = {run.id for run in runs} | {SITE}
     for folder in sorted(set(includes) - known):
         statuses.append(Status(folder, "missing", "nothing to render", (f"pages include docs/generated/{folder}/, "
                                                                         "which no recording makes",)))
@@ -318,7 +335,7 @@ def build(recordings, root, generated=None, refresh=False, check=False, gpus=Non
     return statuses, checks
 
 
-def leftovers(generated):
+def leftovers(generated: Path) -> list[str]:
     """Folders an interrupted `profguide record` left in ``generated`` (its staging and set-aside folders, and
     those of a recording's CPU run, inside the recording's folder)."""
     folder = Path(generated)
@@ -327,6 +344,6 @@ def leftovers(generated):
             for path in found]
 
 
-def problems(statuses):
+def problems(statuses: Iterable[Status]) -> list[Status]:
     """The statuses that make ``build --check`` fail."""
     return [s for s in statuses if s.state != "fresh" or s.problems]

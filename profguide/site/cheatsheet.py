@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from profguide.site.claims import DEVICE_WORDS, WAITS, ClaimCheck
-from profguide.site.fragments import FragmentError
+from profguide.site.fragment_run import FragmentError
 from profguide.site.recordings import Measure
 from profguide.text import count_of
 

@@ -15,10 +15,10 @@ import functools
 import json
 import math
 import textwrap
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Annotated, Any, Literal, cast, get_args, get_origin, get_type_hints
+from typing import Annotated, Any, Literal, TypedDict, cast, get_args, get_origin, get_type_hints
 
 from profguide.analysis import stacks
 from profguide.analysis.compile import compile_markers
@@ -33,11 +33,10 @@ from profguide.errors import RecordingError, TraceError
 from profguide.render.fragments import run_words
 from profguide.site import marks, operators
 from profguide.site.data import load_once
-from profguide.site.measures import Measure
 from profguide.site.measures.results import exported_stacks, logged_messages
 from profguide.site.measures.results import from_results as from_results  # fragments.py reads it here
 from profguide.site.measures.summary import HTA_REFERENCE as HTA_REFERENCE  # build.py reads it here
-from profguide.site.recordings import Claim, RealTrace, Recording, Run
+from profguide.site.recordings import Claim, Measure, RealTrace, Recording, Run
 from profguide.text import cell, code, count_of, markdown_table
 
 # What checking a claim can come to. A claim waits only as a prediction about CUDA runs beside a CPU stand-in of
@@ -163,7 +162,8 @@ def allowed(kind: Kind, measure: Measure, data: Run) -> set[str] | frozenset[str
     if kind == "run":
         from profguide.site.catalogue import REAL_TRACES, RECORDINGS
 
-        return {run.id for run in (*RECORDINGS, *REAL_TRACES)}
+        runs: list[Recording | RealTrace] = [*RECORDINGS, *REAL_TRACES]
+        return {run.id for run in runs}
     return None
 
 
@@ -338,7 +338,7 @@ def mark_problems(docs: Path | str, checks: list[ClaimCheck]) -> list[str]:
     """One line for each way the marks on the pages under ``docs`` and the claims disagree: a mark that shows no
     claim (a sentence shown as checked that nothing checks), a mark that shows another page's claim, and a
     claim that more than one mark shows."""
-    entries = [{"says": c.claim.says, "page": c.claim.page, "anchor": c.anchor} for c in checks]
+    entries: list[marks.MarkEntry] = [{"says": c.claim.says, "page": c.claim.page, "anchor": c.anchor} for c in checks]
     lines: list[str] = []
     times_shown: dict[str, int] = {}
     for page in sorted(Path(docs).rglob("*.md")):
@@ -363,13 +363,23 @@ def mark_problems(docs: Path | str, checks: list[ClaimCheck]) -> list[str]:
     return lines
 
 
-def failed(checks: list[ClaimCheck]) -> list[ClaimCheck]:
+def failed(checks: Sequence[ClaimCheck]) -> list[ClaimCheck]:
     """The checks that make the build fail: a claim that does not hold, one that names what nothing holds, one no
     run can check, or one its page no longer makes."""
     return [c for c in checks if c.outcome in FAILING]
 
 
-def counts(checks: list[ClaimCheck]) -> dict[str, int]:
+class ClaimCounts(TypedDict):
+    """The claims by what came of them (``counts``)."""
+
+    claims: int
+    checked: int
+    holding: int
+    failing: int
+    waiting: int
+
+
+def counts(checks: Sequence[ClaimCheck]) -> ClaimCounts:
     """What came of the claims, in numbers: checked (measured and compared with their bounds), holding,
     failing (whatever makes the build fail) and waiting (predictions about GPU runs beside CPU stand-ins)."""
     return {"claims": len(checks), "checked": sum(c.outcome in (HOLDS, FAILS) for c in checks),

@@ -8,7 +8,7 @@ import os
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from profguide import trace as trace_io
 from profguide.analysis.collectives import rank_and_size
@@ -22,6 +22,7 @@ from profguide.errors import RecordingError
 from profguide.site.launch import rank_file, recording_files
 from profguide.site.recordings import Meta, RealTrace, Recording, Run, SummaryRow
 from profguide.site.staleness import CPU_RUN, read_meta
+from profguide.site.staleness import Meta as RecordingMeta
 from profguide.trace.model import Trace
 
 TIMES = ("count", "self_cpu_us", "cpu_total_us", "self_device_us", "device_total_us")
@@ -132,8 +133,8 @@ class RecordingData(RankTraces):
     real = False  # a recording this guide made, not a real trace from another machine
 
     @cached_property
-    def meta(self) -> Meta:
-        found: Meta = read_meta(self.folder)
+    def meta(self) -> RecordingMeta:
+        found = cast(RecordingMeta, read_meta(self.folder))  # this recording's, made: its folder holds a meta.json
         return found
 
     def run_on(self, device: str) -> "RecordingData | None":
@@ -281,6 +282,10 @@ class RealTraceData(RankTraces):
     @property
     def rows(self) -> list[SummaryRow]:
         raise RecordingError(f"{self.recording.file}: a real trace has no summary rows")
+
+    @property
+    def params(self) -> dict[str, Any]:
+        raise RecordingError(f"{self.recording.file}: a real trace has no parameters")
 
     @property
     def results(self) -> Any:

@@ -12,10 +12,12 @@ for the recordings declared there.
 import functools
 import importlib
 import pkgutil
+from collections.abc import Sequence
+from typing import TypedDict, cast
 from xml.sax.saxutils import escape
 
 from profguide.analysis import collectives
-from profguide.analysis.compiled_calls import compiled_calls
+from profguide.analysis.compiled_calls import CompiledCall, compiled_calls
 from profguide.analysis.families import CONVOLUTION, kernel_family
 from profguide.analysis.job import trace_summary
 from profguide.analysis.kernels import gemm_throughput
@@ -50,11 +52,12 @@ from profguide.site.fragment_run import (
     svg_path,
 )
 from profguide.site.measures.results import TimerRatio
+from profguide.site.recordings import Run
 from profguide.stats import median
 from profguide.text import code, code_cell, count_of, format_duration, kernel_name, markdown_table
 
 
-def figure(data):
+def figure(data: Run) -> dict[str, str]:
     """The annotated timeline of rank 0, with its caption, provenance and hand-off."""
     spec, trace = data.recording.figure, data.trace
     callouts = [(number, name) for number, (name, *_) in enumerate(first_spans(trace, spec.callouts), 1)]
@@ -77,11 +80,11 @@ def figure(data):
     return {"timeline.svg": svg, "figure.md": fragment}
 
 
-def provenance(data):
+def provenance(data: Run) -> dict[str, str]:
     return {"provenance.md": render.provenance_note(data.meta)}
 
 
-def steps(data):
+def steps(data: Run) -> dict[str, str]:
     """Each recorded step's duration against the fastest."""
     found = data.facts["steps"]
     if not found:
@@ -89,12 +92,11 @@ def steps(data):
     return {"steps.md": render.steps_table(found) + "\n" + render.provenance_note(data.meta)}
 
 
-def spread(data):
+def spread(data: Run) -> dict[str, str]:
     """Every duration of the top kernel (or of the figure's op on a recording without kernels)."""
     top = data.facts["top_kernels"]
     name = top[0]["name"] if top else data.recording.figure.spread
-    durations = charts.op_durations(data.trace, name) if name else []
-    if len(durations) < 2:
+    if not name or len(durations := charts.op_durations(data.trace, name)) < 2:
         raise FragmentError(f"fewer than two occurrences of {name!r} to spread")
     where = "in the trace" if data.real else "in the recording"
     svg = charts.spread_svg(kernel_name(name), durations, title=attributed(data, f"Spread of {name}"),
@@ -105,7 +107,7 @@ def spread(data):
             "spread.md": render.extra_figure_fragment(svg_path(data, "spread.svg"), caption) + source_note(data)}
 
 
-def breakdown(data):
+def breakdown(data: Run) -> dict[str, str]:
     """Each step's GPU busy time and idle time by cause. A run without GPU work has none to split: a page shows
     a real GPU trace's instead, never a fragment that says there is nothing."""
     if not data.facts["kernel_count"]:
@@ -119,13 +121,13 @@ def breakdown(data):
             + source_note(data)}
 
 
-def explained(data):
+def explained(data: Run) -> dict[str, str]:
     """What ``profguide explain --markdown`` says about rank 0's trace."""
     return {"explain.md": explain.to_markdown(trace_summary(data.trace, data.trace_path()))
             + source_note(data)}
 
 
-def achieved_tflops(data):
+def achieved_tflops(data: Run) -> dict[str, str]:
     """Achieved TFLOP/s of each matrix multiply whose shapes were recorded, against the datasheet's peak. A run
     without kernels joined to such multiplies has none: a page shows a real GPU trace's instead."""
     rows = gemm_throughput(data.trace)
@@ -135,11 +137,11 @@ def achieved_tflops(data):
             + render.provenance_note(data.meta)}
 
 
-def chains(data):
+def chains(data: Run) -> dict[str, str]:
     """The call tree under the first occurrence of each event the figure names (``Figure.trees``), or else
     under each ``record_function`` region of rank 0, in order."""
     trace = data.trace
-    names = data.recording.figure.trees
+    names: Sequence[str] = data.recording.figure.trees
     if not names:
         names = region_names(trace)
     trees = [region_tree(trace, name) for name in names]
@@ -149,7 +151,7 @@ def chains(data):
     return {"chains.md": "```text\n" + "\n".join(blocks) + "```\n\n" + render.provenance_note(data.meta)}
 
 
-def convolution_group(name):
+def convolution_group(name: str) -> str | None:
     """The occupancy table's row for a convolution's kernels, all of one library together (cuDNN names each of its
     many kernels its own way), or None for a GEMM, which has a row of its own."""
     decoded = kernel_family(name)
@@ -158,7 +160,7 @@ def convolution_group(name):
     return f"convolution kernels, {decoded.library}" if decoded.library else "convolution kernels"
 
 
-def occupancy(data):
+def occupancy(data: Run) -> dict[str, str]:
     """Launches by kernel family, and how many came right after an occupancy query."""
     found = occupancy_queries(data.trace)
     if not found["queries"]:
@@ -167,7 +169,7 @@ def occupancy(data):
             + render.provenance_note(data.meta)}
 
 
-def collective_anatomy(data):
+def collective_anatomy(data: Run) -> dict[str, str]:
     """Rank 0's collectives layer by layer: the call, its parameters, the backend's op, the GPU's share, the
     reducer; each with the thread or stream it runs on; then each step's buckets and their sizes."""
     rows = collectives.anatomy(data.trace)
@@ -180,18 +182,18 @@ def collective_anatomy(data):
             + render.provenance_note(data.meta)}
 
 
-def rank_table(data):
+def rank_table(data: Run) -> dict[str, str]:
     """The job's verdict, its straggler and each rank's row, as ``profguide explain DIR --markdown`` gives them."""
-    if data.ranks < 2:
+    if data.ranks < 2 or data.job is None:  # no job of one trace
         raise FragmentError("one trace: a job's table needs the traces of several ranks")
     files = ", ".join(code(data.trace_path(rank).name) for rank in range(data.ranks))
     return {"rank-table.md": explain.job_markdown_body(data.job)
             + f"\nRank files: {files}.\n\n" + render.provenance_note(data.meta)}
 
 
-def ranks_figure(data):
+def ranks_figure(data: Run) -> dict[str, str]:
     """The ranks one above the other on one time axis, aligned on a collective they all ran."""
-    if data.ranks < 2:
+    if data.ranks < 2 or data.job is None:  # no job of one trace
         raise FragmentError("one trace: there are no ranks to draw one above the other")
     job = data.job
     by_file = {data.trace_path(rank).name: loaded for rank, loaded in enumerate(data.traces)}
@@ -206,22 +208,24 @@ def ranks_figure(data):
             + render.provenance_note(data.meta)}
 
 
-def compile_calls(data):
+def compile_calls(data: Run) -> dict[str, str]:
     """Each call of the figure's region in this recording and in the other recordings of its snippet function
     (one column each, named by their ``dynamic``): how long it took, the compiled graph it ran (``F/R``), and
     whether it compiled; the rows are named by what the results call their ``rows`` (``rows_are``; rows of ``x`` by
     default). Without provenance: the page includes each run's ``provenance.md`` under it."""
     region = data.recording.figure.region
     try:
+        if not region:
+            raise KeyError(region)
         runs = [(run, run.results, compiled_calls(run.trace, region)) for run in snippet_runs(data, RECORDINGS)]
         rows = runs[0][1]["rows"]
-        if not region or not all(len(calls) == len(found["rows"]) == len(rows) for _, found, calls in runs):
+        if not all(len(calls) == len(found["rows"]) == len(rows) for _, found, calls in runs):
             raise KeyError(region)
     except (RecordingError, KeyError, TypeError):
         raise FragmentError(f"each run needs results.json with the rows of its calls and one {region!r} per row") \
             from None
 
-    def call_words(call):
+    def call_words(call: CompiledCall) -> str:
         graphs = ", ".join(call["graphs"])
         done = f"**compiled** {graphs} in {format_duration(call['compile_us'])}" if call["compiles"] else graphs
         return f"{format_duration(call['dur_us'])}: {done}"
@@ -236,13 +240,13 @@ def compile_calls(data):
     return {"compile-calls.md": table + "\n" + sentence[0].upper() + sentence[1:] + ".\n"}
 
 
-def op_view(data):
+def op_view(data: Run) -> dict[str, str]:
     """What ``profguide explain --ops --markdown`` says of rank 0's trace: ops, modules, the memory peak."""
     return {"ops.md": render.standin_notice(data.meta) + ops_markdown.to_markdown(ops_view(data.trace, str(
         data.trace_path().name))) + source_note(data)}
 
 
-def diffed(data):
+def diffed(data: Run) -> dict[str, str]:
     """What ``profguide diff --markdown`` says of the run this one is compared with (``compared_with``) against
     this one."""
     if not data.recording.compared_with:
@@ -252,7 +256,7 @@ def diffed(data):
             + diff_view.to_markdown(data.diff) + "\n</div>\n" + source_note(data)}
 
 
-def modules(data):
+def modules(data: Run) -> dict[str, str]:
     """Rank 0's ``nn.Module`` forward calls by class: their device time and its share of all that the trace joins
     to an op, the GPU ops each call launched, and their CPU time."""
     trace = data.trace
@@ -270,15 +274,24 @@ def modules(data):
             + "counts in both rows.\n\n" + source_note(data)}
 
 
-def host_only_ops(data, limit=15):
+class OpTotals(TypedDict):
+    """An op's calls of every input shape added up (``host_only_ops``)."""
+
+    calls: int
+    cpu_us: float
+    device_us: float
+
+
+def host_only_ops(data: Run, limit: int = 15) -> dict[str, str]:
     """The ``aten::`` ops of rank 0's trace that launched no GPU work (no device time, their calls of every
     input shape added up), most CPU time first, with their calls: the views and the allocations."""
-    totals = {}
+    totals: dict[str, OpTotals] = {}
     for row in op_rows(data.trace):
         if row["name"].startswith("aten::"):
             total = totals.setdefault(row["name"], {"calls": 0, "cpu_us": 0.0, "device_us": 0.0})
-            for column in total:
-                total[column] += row[column]
+            total["calls"] += row["calls"]
+            total["cpu_us"] += row["cpu_us"]
+            total["device_us"] += row["device_us"]
     if not any(total["device_us"] for total in totals.values()):
         raise FragmentError("no aten:: op of this trace launched GPU work: every op would be listed")
     idle = sorted((name for name, total in totals.items() if not total["device_us"]),
@@ -293,7 +306,7 @@ def host_only_ops(data, limit=15):
     return {"host-only-ops.md": table + "\n" + sentence + "\n" + source_note(data)}
 
 
-def timer_comparison(data):
+def timer_comparison(data: Run) -> dict[str, str]:
     """The Timer's measurement as it prints, and the profiler's median for the same op beside it: its ops and
     regions of that name, the events the claims' ``TimerRatio`` measures, whose value the sentence prints."""
     op, timer, printed = results_of(data, "a Timer's measurement", "op", "timer", "printed")
@@ -301,9 +314,10 @@ def timer_comparison(data):
     ratio = claims.measured(TimerRatio(op), data)
     if not len(durations) or ratio is None:
         raise FragmentError(f"no {op} in this recording's trace, or no Timer's median to set it against")
+    profiler_us = cast(float, median(durations))  # of one duration or more: checked above
     rows = [("`torch.utils.benchmark.Timer`", format_duration(timer["median_us"]),
              f"{timer['blocks']:,} blocks of {count_of(timer['runs_per_block'], 'run')}"),
-            (f"`torch.profiler`: {code(op)} events", format_duration(median(durations)),
+            (f"`torch.profiler`: {code(op)} events", format_duration(profiler_us),
              count_of(len(durations), "call"))]
     table = markdown_table(("Measured by", "Median", "From"), rows, "lrl")
     sentence = f"The profiler's median over the Timer's: {ratio:.2f}."

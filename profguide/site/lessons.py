@@ -20,7 +20,7 @@ from typing import Literal
 
 import markdown
 
-from profguide.site.fragments import FragmentError
+from profguide.site.fragment_run import FragmentError
 from profguide.site.marks import FENCED, normalised
 from profguide.text import cell, count_of, markdown_table
 

@@ -21,10 +21,13 @@ import ast
 import json
 import posixpath
 import re
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Literal, NotRequired, TypedDict, cast
 
 from profguide.site.catalogue import RECORDINGS
 from profguide.site.nav import folder, page_order
+from profguide.site.recordings import Recording
 
 FOLDER = "notebooks"  # under docs/generated/
 # A fenced block, possibly indented (inside an admonition): its indent, info string and body.
@@ -40,15 +43,31 @@ LEFT_OUT = ("<!-- not-run:", "<!-- skip:")
 NEEDS_CLONE = ("Cells that import `profguide` read files of the guide's repository: run them in a clone, "
                "after `pip install -e .`.")
 
+CellKind = Literal["markdown", "code"]
+Cell = tuple[CellKind, str]  # a notebook cell before it is numbered: its kind and its source
+Definition = tuple[Path, ast.stmt, str]  # a top-level name's snippet file, its statement and the statement's source
 
-def notebook_name(page):
+
+class NotebookCell(TypedDict):
+    """A cell as nbformat 4 writes it; a code cell's outputs are empty until a reader runs it."""
+
+    cell_type: CellKind
+    id: str
+    metadata: dict[str, str]
+    source: list[str]
+    execution_count: NotRequired[None]
+    outputs: NotRequired[list[str]]
+
+
+def notebook_name(page: str) -> str:
     """``basics/first-trace.md`` → ``basics-first-trace.ipynb``."""
     return str(Path(page).with_suffix("")).replace("/", "-") + ".ipynb"
 
 
-def section(path, name):
+def section(path: Path, name: str | None) -> str:
     """A snippet file's section ``name`` (the whole file without ``name``), dedented, its marker lines removed."""
-    lines, inside = [], name is None
+    lines: list[str] = []
+    inside = name is None
     for line in Path(path).read_text().splitlines():
         mark = SECTION_MARK.match(line)
         if mark:
@@ -62,17 +81,17 @@ def section(path, name):
     return "\n".join(line[indent:] for line in lines).strip("\n")
 
 
-def snippet_imports(path):
+def snippet_imports(path: Path) -> list[str]:
     """The top-level import statements of a snippet file, less those of other snippet modules."""
     source = Path(path).read_text()
-    statements = [ast.get_source_segment(source, node) for node in ast.parse(source).body
-                  if isinstance(node, ast.Import | ast.ImportFrom)]
+    statements = [cast(str, ast.get_source_segment(source, node)) for node in ast.parse(source).body
+                  if isinstance(node, ast.Import | ast.ImportFrom)]  # a parsed statement has its source's positions
     return [s for s in statements if not SNIPPET_IMPORT.match(s)]
 
 
-def code_cell(body, root, imported):
+def code_cell(body: str, root: Path | str, imported: set[str]) -> str:
     """A fence's code with each snippet include inlined (after the imports not yet in the notebook)."""
-    lines = []
+    lines: list[str] = []
     for line in body.splitlines():
         include = SNIPPET.match(line)
         if include is None:
@@ -86,12 +105,12 @@ def code_cell(body, root, imported):
     return "\n".join(lines).strip("\n")
 
 
-def line_before(text, position):
+def line_before(text: str, position: int) -> str:
     lines = [line.strip() for line in text[:position].splitlines() if line.strip()]
     return lines[-1] if lines else ""
 
 
-def top_level_names(node):
+def top_level_names(node: ast.stmt) -> set[str]:
     """The names a module-level statement defines."""
     if isinstance(node, ast.FunctionDef | ast.ClassDef):
         return {node.name}
@@ -101,25 +120,28 @@ def top_level_names(node):
     return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
 
 
-def module_definitions(path, root):
+def module_definitions(path: Path, root: Path | str) -> dict[str, Definition]:
     """{name: (the snippet file that defines it, its node, its source)} for the top-level definitions of a
     snippet file and of the snippet modules it imports from, in the order the file has them."""
     source = Path(path).read_text()
-    found = {}
+    found: dict[str, Definition] = {}
     for node in ast.parse(source).body:
-        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("snippets."):
-            other = module_definitions(Path(root) / (node.module.replace(".", "/") + ".py"), root)
+        if isinstance(node, ast.ImportFrom) and (module := node.module or "").startswith("snippets."):
+            other = module_definitions(Path(root) / (module.replace(".", "/") + ".py"), root)
             found.update({a.name: other[a.name] for a in node.names})
-        found.update({name: (Path(path), node, ast.get_source_segment(source, node)) for name in top_level_names(node)})
+        segment = cast(str, ast.get_source_segment(source, node))  # a parsed statement has its source's positions
+        found.update({name: (Path(path), node, segment) for name in top_level_names(node)})
     return found
 
 
-def unshown_definitions(snippet, function, defined, root):
+def unshown_definitions(snippet: Path, function: str, defined: Iterable[str],
+                        root: Path | str) -> tuple[list[str], list[str]]:
     """The definitions that ``function`` needs, directly or through the functions it calls, and that the
     notebook does not define (the page does not show them), with the imports of snippet files other than
     ``snippet`` they need: (import statements, definitions)."""
     by_name = module_definitions(snippet, root)
-    needed, todo = set(), [function]
+    needed: set[str] = set()
+    todo = [function]
     while todo:
         used = {n.id for n in ast.walk(by_name[todo.pop()][1]) if isinstance(n, ast.Name)}
         new = {n for n in used if n in by_name and n not in needed}
@@ -130,13 +152,13 @@ def unshown_definitions(snippet, function, defined, root):
     return list(dict.fromkeys(imports)), list(unshown)
 
 
-def defined_functions(source):
+def defined_functions(source: str) -> dict[str, set[str]]:
     """{name: its parameters} for each function a cell defines at its top level."""
     return {node.name: {a.arg for a in (*node.args.args, *node.args.kwonlyargs)} for node in ast.parse(source).body
             if isinstance(node, ast.FunctionDef)}
 
 
-def table_call(recording, name):
+def table_call(recording: Recording, name: str) -> str:
     """The call that prints ``name`` of the recording's tables (``table.txt`` or ``table-<name>.txt``), as the
     recorder makes it (``profguide.site.record``)."""
     extra = EXTRA_TABLE.fullmatch(name)
@@ -148,7 +170,7 @@ def table_call(recording, name):
             f"{table.group_by_stack_n}).table(sort_by={table.sort_by!r}, row_limit={table.row_limit}))")
 
 
-def needed_cell(recording, imports, unshown, has_torch):
+def needed_cell(recording: Recording, imports: list[str], unshown: list[str], has_torch: bool) -> str:
     """The cell before a run: the imports and the snippets' definitions that the recording's function needs and
     the page does not show ("" when it needs none)."""
     imports = imports if has_torch or "import torch" in imports else ["import torch", *imports]
@@ -159,7 +181,7 @@ def needed_cell(recording, imports, unshown, has_torch):
     return "\n".join(lines).strip("\n")
 
 
-def run_cell(recording, parameters, tables, returns):
+def run_cell(recording: Recording, parameters: set[str], tables: list[str], returns: bool) -> str:
     """The cell that runs ``recording``'s function as the recording did and prints its ``tables``; it shows what
     the function returns where the recording kept that (``results.json``)."""
     on_gpu, on_cpu = recording.params_on("cuda"), recording.params_on("cpu")
@@ -178,16 +200,20 @@ def run_cell(recording, parameters, tables, returns):
     return "\n".join(lines)
 
 
-def page_cells(text, root, recordings=()):
+def page_cells(text: str, root: Path | str, recordings: Iterable[Recording] = ()) -> list[Cell]:
     """The page's headings and Python blocks in order, and a run of each recording the page includes whose
     function the notebook defines, where the page first shows what it made: [("markdown" | "code", source)]."""
-    cells, imported, defined, ran, done = [], set(), {}, set(), 0
-    shown = {}  # recording id: the names of its files the page includes
+    cells: list[Cell] = []
+    imported: set[str] = set()
+    defined: dict[str, set[str]] = {}
+    ran: set[str] = set()
+    done = 0
+    shown: dict[str, list[str]] = {}  # recording id: the names of its files the page includes
     for match in GENERATED.finditer(text):
         shown.setdefault(match["id"], []).append(match["name"])
     runnable = {r.id: r for r in recordings if r.id in shown and r.ranks == 1}
 
-    def run(recording_id):
+    def run(recording_id: str) -> None:
         recording = runnable.get(recording_id)
         if recording is None or recording_id in ran or recording.function not in defined:
             return
@@ -203,7 +229,7 @@ def page_cells(text, root, recordings=()):
         cells.extend(("code", cell) for cell in (needs, run_cell(recording, defined[recording.function], tables,
                                                                   returns)) if cell)
 
-    def between(start, end):
+    def between(start: int, end: int) -> None:
         for match in sorted([*HEADING.finditer(text, start, end), *GENERATED.finditer(text, start, end)],
                             key=re.Match.start):
             if match.re is HEADING:
@@ -229,7 +255,7 @@ def page_cells(text, root, recordings=()):
     return cells
 
 
-def first_cell(title, page, uses_profguide):
+def first_cell(title: str, page: str, uses_profguide: bool) -> str:
     """The title, the page it comes from, and what the notebook needs. It names the page's file rather than
     linking to it: a relative link would lead nowhere once the notebook is downloaded."""
     lines = [f"# {title}", "",
@@ -241,14 +267,15 @@ def first_cell(title, page, uses_profguide):
     return "\n".join(lines)
 
 
-def cell(kind, source, number):
-    made = {"cell_type": kind, "id": f"cell-{number}", "metadata": {}, "source": source.splitlines(keepends=True)}
+def cell(kind: CellKind, source: str, number: int) -> NotebookCell:
+    made: NotebookCell = {"cell_type": kind, "id": f"cell-{number}", "metadata": {},
+                          "source": source.splitlines(keepends=True)}
     if kind == "code":
-        made.update(execution_count=None, outputs=[])
+        made.update({"execution_count": None, "outputs": []})
     return made
 
 
-def notebook(page, text, root, recordings=()):
+def notebook(page: str, text: str, root: Path | str, recordings: Iterable[Recording] = ()) -> str | None:
     """The notebook for ``page`` (relative to docs/), or None when the page has no Python to run."""
     cells = page_cells(text, root, recordings)
     if not any(kind == "code" for kind, _ in cells):
@@ -268,10 +295,10 @@ def notebook(page, text, root, recordings=()):
     return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
 
 
-def notebook_files(root):
+def notebook_files(root: Path | str) -> dict[str, str]:
     """{notebook file name: its text} for every page of the parts and the reference with Python to run."""
     docs = Path(root) / "docs"
-    files = {}
+    files: dict[str, str] = {}
     for page in part_pages(docs):
         made = notebook(page, (docs / page).read_text(), root, RECORDINGS)
         if made is not None:
@@ -279,12 +306,12 @@ def notebook_files(root):
     return files
 
 
-def part_pages(docs):
+def part_pages(docs: Path) -> list[str]:
     """The Markdown pages of the parts and the reference (every folder of the nav), relative to ``docs``."""
     return [page for page in page_order(docs) if page.endswith(".md") and folder(page) != "."]
 
 
-def links(page, notebook_text, repo_url=None):
+def links(page: str, notebook_text: str, repo_url: str | None = None) -> str:
     """The line a page shows under its title: its notebook's file, served beside the pages, and Colab where the
     repository is on GitHub and the notebook runs without a clone of it. ``page`` is relative to docs/."""
     name = notebook_name(page)

@@ -13,7 +13,7 @@ Standard library only: ``profguide record`` imports this on a bare GPU machine.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Protocol, get_type_hints
@@ -227,7 +227,9 @@ class RealTrace:
 
 
 SummaryRow = dict[str, Any]  # a row of ``averages.json``: its ``name``, the ``TIMES`` and the memory columns
-Meta = dict[str, Any]  # ``meta.json``: a run's provenance and cache key (``profguide.site.staleness``)
+# A run's provenance: a recording's ``meta.json`` (``profguide.site.staleness.Meta``), or a real trace's made of its
+# source (``profguide.site.data.RealTraceData.meta``); read, never written.
+Meta = Mapping[str, Any]
 
 
 class Run(Protocol):

@@ -9,7 +9,7 @@ after which a claim fails, is refused, and the workflow opens no pull request.
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal, TypedDict, TypeGuard
+from typing import Literal, TypeGuard
 
 from profguide.errors import UsageError
 from profguide.jsontypes import JSON
@@ -22,15 +22,10 @@ ROWS: tuple[tuple[CountName, str], ...] = (
     ("waiting", "waiting for a GPU run"), ("claims", "in all"))
 
 
-class Counts(TypedDict):
+class Counts(claims.ClaimCounts):
     """What ``profguide claims --json`` writes: the claims by outcome, and each claim's outcome, page and words
     by its anchor (read back from a file, an entry is checked where it is used)."""
 
-    claims: int
-    checked: int
-    holding: int
-    failing: int
-    waiting: int
     outcomes: dict[str, JSON]
 
 

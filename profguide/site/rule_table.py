@@ -11,7 +11,7 @@ from profguide.analysis.rule import SOURCES, RuleText
 from profguide.analysis.rules import JOB_RULES, RULES
 from profguide.analysis.summary import Finding
 from profguide.site.data import run_data
-from profguide.site.fragments import FragmentError
+from profguide.site.fragment_run import FragmentError
 from profguide.text import cell
 
 REFERENCE_PAGE = "reference/explain.md"
