@@ -145,17 +145,12 @@ class BusiestGemmSpread(Measure):
         return f"{self.statistic} / median kernel time of a call, the busiest matrix multiply's calls"
 
     def value(self, run: Run) -> float | None:
-        import numpy as np
+        from profguide.analysis.kernels import busiest_gemm_times, distribution
 
-        from profguide.analysis.kernels import busiest_gemm_times
-        from profguide.stats import median
-
-        times = busiest_gemm_times(run.trace)
-        middle = median(times)  # None where there are none
-        if len(times) < 2 or middle is None or middle <= 0:
+        found = distribution(busiest_gemm_times(run.trace))
+        if found is None or found["count"] < 2 or found["p50"] <= 0:
             return None
-        top = np.percentile(times, 95) if self.statistic == "p95" else times.max()
-        return float(top / middle)
+        return found[self.statistic] / found["p50"]
 
 
 @dataclass(frozen=True)
