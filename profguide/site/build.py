@@ -46,6 +46,7 @@ from profguide.site.claims import ClaimCheck, Vocabulary
 from profguide.site.data import RealTraceData, RecordingData, load_once
 from profguide.site.fragment_run import FragmentError
 from profguide.site.fragments import makers_for
+from profguide.site.measures.summary import HTA_REFERENCE
 from profguide.site.recordings import RealTrace, Recording, Run
 from profguide.site.staleness import CPU_RUN, Meta, cpu_run_state, recording_state
 
@@ -230,7 +231,7 @@ def hta_comparison(path: Path, references: Mapping[str, Any]) -> render.HtaCompa
         return render.HtaComparison(path.name, found["device"], None, 0, None, None, references.get(path.name, {}))
     reference = references.get(path.name)
     if reference is None:
-        raise FragmentError(f"{claims.HTA_REFERENCE} holds no entry for {path.name}: run "
+        raise FragmentError(f"{HTA_REFERENCE} holds no entry for {path.name}: run "
                             "benchmarks/hta_reference.py where HolisticTraceAnalysis is installed")
     window = (found["window"]["start_us"], found["window"]["end_us"])
     return render.HtaComparison(path.name, found["device"], found["window"]["dur_us"], hta_ops_in(trace, window),
@@ -239,7 +240,7 @@ def hta_comparison(path: Path, references: Mapping[str, Any]) -> render.HtaCompa
 
 def hta_agreement(root: Path | str) -> str:
     """Every real trace's GPU idle share by HTA beside profguide's, as the reference page shows them."""
-    reference = benchmark_results(root, claims.HTA_REFERENCE)
+    reference = benchmark_results(root, HTA_REFERENCE)
     comparisons = [hta_comparison(path, reference["traces"])
                    for path in sorted((Path(root) / TRACES).glob("*.json.gz"))]
     return render.hta_agreement_fragment(comparisons, reference)

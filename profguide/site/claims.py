@@ -28,14 +28,11 @@ from profguide.analysis.kernels import device_numbers, gemm_calls
 from profguide.analysis.memory import CATEGORIES as MEMORY_CATEGORIES
 from profguide.analysis.ops import MODULE
 from profguide.analysis.select import event_names
-from profguide.analysis.select import occurrences as occurrences  # fragments.py reads it here
 from profguide.errors import RecordingError, TraceError
 from profguide.render.fragments import run_words
 from profguide.site import marks, operators
 from profguide.site.data import load_once
-from profguide.site.measures.results import exported_stacks, logged_messages
-from profguide.site.measures.results import from_results as from_results  # fragments.py reads it here
-from profguide.site.measures.summary import HTA_REFERENCE as HTA_REFERENCE  # build.py reads it here
+from profguide.site.measures.results import exported_stacks, from_results, logged_messages
 from profguide.site.recordings import Claim, Measure, RealTrace, Recording, Run
 from profguide.text import cell, code, count_of, markdown_table
 

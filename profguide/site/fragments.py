@@ -29,7 +29,7 @@ from profguide.analysis.ops import (
     ops_view,
 )
 from profguide.analysis.regions import region_names, region_tree
-from profguide.analysis.select import first_spans, step_window
+from profguide.analysis.select import first_spans, occurrences, step_window
 from profguide.errors import RecordingError, UsageError
 from profguide.figures import charts
 from profguide.figures.ranks import job_svg
@@ -310,7 +310,7 @@ def timer_comparison(data: Run) -> dict[str, str]:
     """The Timer's measurement as it prints, and the profiler's median for the same op beside it: its ops and
     regions of that name, the events the claims' ``TimerRatio`` measures, whose value the sentence prints."""
     op, timer, printed = results_of(data, "a Timer's measurement", "op", "timer", "printed")
-    durations = claims.occurrences(data.trace, op)
+    durations = occurrences(data.trace, op)
     ratio = claims.measured(TimerRatio(op), data)
     if not len(durations) or ratio is None:
         raise FragmentError(f"no {op} in this recording's trace, or no Timer's median to set it against")

@@ -14,7 +14,7 @@ import importlib
 import pkgutil
 from typing import Annotated, Literal
 
-from profguide.site.recordings import Measure as Measure  # re-exported: each kind's module subclasses it from here
+from profguide.site.recordings import Measure
 
 # What each string a measure holds stands for. The claims check (``profguide.site.claims.unknown_strings``) looks
 # every one up before it measures, because a misspelt name is not an absent one: a count of the events named

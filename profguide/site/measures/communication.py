@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any
 from profguide.site.measures import (
     Event,
     LeastOrMost,
-    Measure,
     NamePart,
 )
 from profguide.site.measures.results import from_results
+from profguide.site.recordings import Measure
 
 if TYPE_CHECKING:
     from profguide.site.recordings import Run

@@ -8,9 +8,8 @@ from typing import TYPE_CHECKING, Literal, cast
 from profguide.site.measures import (
     CompileKey,
     Event,
-    Measure,
 )
-from profguide.site.recordings import RunId
+from profguide.site.recordings import Measure, RunId
 
 if TYPE_CHECKING:
     from profguide.site.recordings import Run

@@ -8,10 +8,9 @@ from typing import TYPE_CHECKING, Literal
 from profguide.analysis.vocabulary import CpuActivity
 from profguide.site.measures import (
     Event,
-    Measure,
     NamePart,
 )
-from profguide.site.recordings import RunId
+from profguide.site.recordings import Measure, RunId
 
 if TYPE_CHECKING:
     from profguide.site.recordings import Run

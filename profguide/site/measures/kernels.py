@@ -13,10 +13,10 @@ from profguide.site.measures import (
     GemmShapes,
     KernelFamily,
     LeastOrMost,
-    Measure,
     Module,
     NamePart,
 )
+from profguide.site.recordings import Measure
 
 if TYPE_CHECKING:
     from profguide.analysis.kernel_resources import Fit, Launch, Limit

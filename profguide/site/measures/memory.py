@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Literal
 from profguide.site.measures import (
     Event,
     FirstOrLast,
-    Measure,
     MemoryCategory,
     Time,
 )
 from profguide.site.measures.results import row_value
+from profguide.site.recordings import Measure
 
 if TYPE_CHECKING:
     from profguide.analysis.intervals import Floats

@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING, Literal, cast, get_args
 
 from profguide.site.measures import (
     Event,
-    Measure,
     Module,
     NamePart,
     Time,
 )
+from profguide.site.recordings import Measure
 
 if TYPE_CHECKING:
     from profguide.analysis.ops import RegionRow

@@ -12,10 +12,10 @@ from profguide.site.measures import (
     Configuration,
     Event,
     LogMessage,
-    Measure,
     PythonFunction,
     TableName,
 )
+from profguide.site.recordings import Measure
 
 if TYPE_CHECKING:
     from profguide.analysis.stacks import Stack

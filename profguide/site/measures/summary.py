@@ -15,8 +15,8 @@ from profguide.site.measures import (
     DiffRow,
     DiffRowKind,
     Event,
-    Measure,
 )
+from profguide.site.recordings import Measure
 
 if TYPE_CHECKING:
     from profguide.analysis.summary import Summary
