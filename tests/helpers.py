@@ -62,12 +62,12 @@ TINY = Recording(
     claims=(Claim("page.md", "The region encloses its ops.", CpuShare("aten::mm", "matmul_bias", self_time=False),
                   at_most=1),),
 )
-TINY_PAGE = """---
-nav_title: Tiny
-nav_order: 1
----
+def nav_page(body, title, order):
+    """A page's text with the front matter that places it in the nav (``profguide.site.nav``)."""
+    return f"---\nnav_title: {title}\nnav_order: {order}\n---\n\n{body}"
 
-# Tiny
+
+TINY_PAGE = nav_page("""# Tiny
 
 [The region encloses its ops.]{.claim}
 
@@ -78,7 +78,7 @@ nav_order: 1
 ```
 
 --8<-- "docs/generated/site/checked-page.md"
-"""
+""", "Tiny", 1)
 
 CATEGORY = {"cpu_op": "cpu_op", "annotation": "user_annotation", "runtime": "cuda_runtime",
             "driver": "cuda_driver", "kernel": "kernel", "memcpy": "gpu_memcpy", "memset": "gpu_memset",

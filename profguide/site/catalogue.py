@@ -23,9 +23,12 @@ DOCS = Path(profguide.__file__).resolve().parents[1] / "docs"  # the checkout th
 
 def page_modules(docs: Path = DOCS) -> list[ModuleType]:
     """The modules of ``profguide.site.parts``, one for each page that has recordings or real traces, in the
-    order of the pages in the nav; ProjectError for a module whose page is not in it."""
+    order of the pages in the nav (in the package's order where it is installed without the guide's docs/ beside
+    it); ProjectError for a module whose page is not in the nav."""
     found = [importlib.import_module(info.name)
              for info in pkgutil.walk_packages(parts.__path__, f"{parts.__name__}.") if not info.ispkg]
+    if not docs.is_dir():  # the package installed without the guide beside it: no pages to order by
+        return found
     order = {page: place for place, page in enumerate(page_order(docs))}
     unknown = [module.__name__ for module in found if getattr(module, "PAGE", None) not in order]
     if unknown:

@@ -14,7 +14,7 @@ from profguide.site.measures.kernels import GpuBusyShare
 from profguide.site.measures.results import CpuShare
 from profguide.site.recordings import Claim, Figure, RealTrace
 from profguide.site.staleness import recording_state
-from tests.helpers import ROOT, TINY, TRACES, run_profguide
+from tests.helpers import ROOT, TINY, TRACES, nav_page, run_profguide
 
 
 def edit_snippet(project):
@@ -80,17 +80,18 @@ def test_fragments_no_page_includes_are_removed_or_reported(project, recorded):
 
 def test_a_fragment_the_recording_cannot_give_is_a_problem(project, recorded):
     recorded()
-    (project / "docs" / "steps.md").write_text('--8<-- "docs/generated/tiny-matmul/steps.md"\n'
-                                               '--8<-- "docs/generated/tiny-matmul/nonsense.md"\n')
+    (project / "docs" / "steps.md").write_text(nav_page('--8<-- "docs/generated/tiny-matmul/steps.md"\n'
+                                                        '--8<-- "docs/generated/tiny-matmul/nonsense.md"\n',
+                                                        "Steps", 2))
     problems = run_build(project, check=True)[0][TINY.id].problems
     assert problems == (f"tiny-matmul: no fragment named nonsense.md (known: {', '.join(FRAGMENTS)})",)
-    (project / "docs" / "steps.md").write_text('--8<-- "docs/generated/tiny-matmul/steps.md"\n')
+    (project / "docs" / "steps.md").write_text(nav_page('--8<-- "docs/generated/tiny-matmul/steps.md"\n', "Steps", 2))
     assert run_build(project, check=True)[0][TINY.id].problems == ("tiny-matmul: no ProfilerStep in this recording",)
 
 
 def test_a_recording_no_page_shows_and_a_page_showing_no_recording_are_problems(project, recorded):
     recorded()
-    (project / "docs" / "page.md").write_text('--8<-- "docs/generated/nobody/figure.md"\n')
+    (project / "docs" / "page.md").write_text(nav_page('--8<-- "docs/generated/nobody/figure.md"\n', "Page", 1))
     statuses, _ = run_build(project, check=True)
     assert statuses[TINY.id].problems == ("tiny-matmul: no page includes anything from it",)
     assert statuses["nobody"].problems == ("pages include docs/generated/nobody/, which no recording makes",)
@@ -239,19 +240,14 @@ REAL = RealTrace(id="real-alexnet", file="docs/traces/alexnet.json.gz", title="A
                  source="HolisticTraceAnalysis", source_url="https://github.com/facebookresearch/HolisticTraceAnalysis",
                  licence="MIT", figure=Figure(brackets=("cudaDeviceSynchronize",)),
                  claims=(Claim("real.md", "The GPU is idle nearly all the time.", GpuBusyShare(), at_most=0.1),))
-REAL_PAGE = """---
-nav_title: AlexNet
-nav_order: 2
----
-
-# AlexNet
+REAL_PAGE = nav_page("""# AlexNet
 
 [The GPU is idle nearly all the time.]{.claim}
 
 --8<-- "docs/generated/real-alexnet/figure.md"
 
 --8<-- "docs/generated/real-alexnet/explain.md"
-"""
+""", "AlexNet", 2)
 
 
 @pytest.fixture

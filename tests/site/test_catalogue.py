@@ -48,3 +48,9 @@ def test_a_parts_module_of_a_page_the_nav_lacks_is_refused(tmp_path):
     (tmp_path / "index.md").write_text("---\nnav_title: Home\nnav_order: 0\n---\n\n# Home\n")
     with pytest.raises(ProjectError, match=r"profguide\.site\.parts\.basics\.\w+: its PAGE is no page of the nav"):
         page_modules(tmp_path)
+
+
+def test_without_the_guides_pages_beside_the_package_every_parts_module_is_found_unordered(tmp_path):
+    # An installed profguide has no docs/: `profguide record` must still load the catalogue to say what it needs.
+    found = page_modules(tmp_path / "no-docs")
+    assert sorted(module.__name__ for module in found) == sorted(module.__name__ for module in MODULES)
