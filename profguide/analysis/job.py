@@ -35,7 +35,7 @@ from profguide.trace.model import Trace
 Result = TypeVar("Result")  # what a worker sends back: a rank's row, a diff's side
 
 if TYPE_CHECKING:  # the pool's modules are imported when a pool starts: a single trace does without their 20 ms
-    from concurrent.futures import Future
+    from concurrent.futures import Executor, Future
 
 
 def step_meaning(step: int | None) -> str | None:
@@ -154,7 +154,7 @@ def results_in_pool(files: list[Path], read: Callable[[Path], Result], progress:
             done = 0
             # Two files a worker at most: the one it reads and the next, waiting so that it never idles while
             # this process takes a result. The queue holds paths; memory still holds one trace a worker.
-            for file, future in in_file_order(lambda file: pool.submit(read, file), files, 2 * workers):
+            for file, future in in_file_order(partial(submitted, pool, read), files, 2 * workers):
                 yield result_of(file, future)
                 done += 1
                 if progress is not None:
@@ -200,6 +200,20 @@ def in_file_order(submit: Callable[[Path], "Future[Result]"], files: list[Path],
         if not submitted:
             return
         wait(running + [future for _, future in started], return_when=FIRST_COMPLETED)
+
+
+def submitted(pool: "Executor", read: Callable[[Path], Result], file: Path) -> "Future[Result]":
+    """``pool.submit(read, file)``; where a worker has died already and broken the pool, a future that raises as
+    the dead worker's does, so that the file it was reading is named in order, in one line (``result_of``)."""
+    from concurrent.futures import Future
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        return pool.submit(read, file)
+    except BrokenProcessPool as broken:
+        failed: Future[Result] = Future()
+        failed.set_exception(broken)
+        return failed
 
 
 def result_of(file: Path, future: "Future[Result]") -> Result:

@@ -200,3 +200,18 @@ def test_jobs_1_reads_the_folder_in_this_process(tmp_path, monkeypatch, capsys):
                         lambda *args, **kwargs: asked.append(kwargs["workers"]) or real(*args, **kwargs))
     assert cli.main(["explain", str(tmp_path), "--jobs", "1", "--json"]) == 0
     assert asked == [1]
+
+
+def test_a_pool_broken_before_a_file_is_submitted_names_the_file_in_one_line():
+    # A worker can die before every file is handed out: the pool then refuses the next submission.
+    from concurrent.futures.process import BrokenProcessPool
+
+    class Broken:
+        def submit(self, read, file):
+            raise BrokenProcessPool("a child process terminated abruptly")
+
+    future = job.submitted(Broken(), len, Path("rank3.json"))
+    with pytest.raises(ProfguideError, match=r"^rank3\.json: the process reading it stopped before it finished") \
+            as raised:
+        job.result_of(Path("rank3.json"), future)
+    assert "\n" not in str(raised.value)
