@@ -17,8 +17,8 @@ from profguide.analysis.select import hta_ops, on_a_stream, unlaunched
 from profguide.analysis.summarise import summarise
 from profguide.render.fragments import HTA_AGREEMENT_POINTS
 from profguide.site import build
-from profguide.site.claims import HTA_REFERENCE
 from profguide.site.fragments import FragmentError
+from profguide.site.measures.summary import HTA_REFERENCE
 from tests.helpers import ROOT, TRACES
 
 REFERENCE = json.loads((ROOT / HTA_REFERENCE).read_text())
