@@ -10,8 +10,6 @@ for the recordings declared there.
 """
 
 import functools
-import importlib
-import pkgutil
 from collections.abc import Sequence
 from typing import TypedDict, cast
 from xml.sax.saxutils import escape
@@ -40,8 +38,8 @@ from profguide.render import fragments as render
 from profguide.render import ops as ops_markdown
 from profguide.render.facts import per_call
 from profguide.render.fragments import percent
-from profguide.site import claims, parts
-from profguide.site.catalogue import RECORDINGS
+from profguide.site import claims
+from profguide.site.catalogue import MODULES, RECORDINGS
 from profguide.site.fragment_run import (
     FragmentError,
     Maker,
@@ -348,13 +346,10 @@ FRAGMENTS = {
 
 @functools.cache
 def page_fragments() -> dict[str, dict[str, Maker]]:
-    """The fragments each parts module makes for its own recordings and real traces alone, by their ids."""
-    found: dict[str, dict[str, Maker]] = {}
-    for module_info in pkgutil.walk_packages(parts.__path__, f"{parts.__name__}."):
-        module = importlib.import_module(module_info.name)
-        for run in (*getattr(module, "RECORDINGS", ()), *getattr(module, "REAL_TRACES", ())):
-            found[run.id] = getattr(module, "FRAGMENTS", {})
-    return found
+    """The fragments each page's parts module (``catalogue.MODULES``) makes for its own recordings and real traces
+    alone, by their ids."""
+    return {run.id: getattr(module, "FRAGMENTS", {}) for module in MODULES
+            for run in (*getattr(module, "RECORDINGS", ()), *getattr(module, "REAL_TRACES", ()))}
 
 
 def makers_for(run_id: str) -> dict[str, Maker]:
