@@ -210,6 +210,21 @@ def communication_by_call(trace: Trace) -> list[dict[str, Any]]:
     return sorted(rows.values(), key=lambda row: -row["us"])
 
 
+def collective_identity(trace: Trace, index: int) -> str | None:
+    """Which collective of which process group event ``index`` is, the same on every rank that ran it
+    (``"<group>#<Seq>"``): Kineto copies ``Seq`` and the process group's name (``Comms Id`` where the name is
+    missing) from ``record_param_comms`` onto NCCL's kernels (kineto#1294, #1483). None where the event has no
+    ``Seq``."""
+    args = trace.comm_args.get(index, {})
+    seq = args.get("Seq")
+    if isinstance(seq, str) and seq.strip().isdigit():
+        seq = int(seq)
+    if not isinstance(seq, int) or isinstance(seq, bool):
+        return None
+    group = next((str(args[key]) for key in ("Process Group Name", "Comms Id") if args.get(key) is not None), "")
+    return f"{group}#{seq}"
+
+
 def ranks_named_in(traces: Sequence[Trace]) -> float | None:
     """``ranks_named`` of the ranks' traces, in rank order."""
     return ranks_named([loaded.distributed_info for loaded in traces])

@@ -5,8 +5,11 @@ has arrived and the data has moved; a rank that arrived early spent the time
 until then waiting inside it. So the rank whose collectives are the shortest
 is the one the others waited for: the straggler. Each other rank waited, in
 each collective the ranks share, for its duration there minus the
-straggler's, from its start; collectives are matched by name, stream and
-order among those of the same name and stream.
+straggler's, from its start. Collectives are matched by their process group
+and sequence number (``Seq``) where every one carries them, as newer Kineto
+writes on NCCL's kernels: ranks that record them in different orders, or one
+that misses the first, still pair the same collective. Else they are matched
+by name, stream and order among those of the same name and stream.
 
 ``rank_summary`` reads one loaded trace and its summary
 (``profguide.analysis.summarise``) and returns plain data, small whatever the
@@ -20,18 +23,20 @@ from pathlib import Path
 
 import numpy as np
 
+from profguide.analysis.collectives import collective_identity
 from profguide.analysis.communication import communication
 from profguide.analysis.host import main_lane
 from profguide.analysis.intervals import Intervals, Mask, Window, union_length
 from profguide.analysis.select import kinds_mask, names_where
 from profguide.analysis.summary import Alignment, Collective, Job, RankFields, RankRow, RankSummary, Stream, Summary
-from profguide.analysis.vocabulary import CollectivesAre, JobVerdict, MeasuredOn
+from profguide.analysis.vocabulary import CollectivesAre, CollectivesMatchedBy, JobVerdict, MeasuredOn
 from profguide.jsontypes import JSONObject
 from profguide.patterns import BACKEND_OP, COMMUNICATION
 from profguide.stats import median
 from profguide.trace.model import KIND, Trace
 
-Key = tuple[str, Stream, int]  # a collective as the ranks match it: (name, stream, occurrence)
+# A collective as the ranks match it: (name, stream, occurrence) by order, or ("<group>#<Seq>", None, occurrence)
+Key = tuple[str, Stream, int]
 
 # Matched collectives whose ends stray from their rank's clock offset by more than this share of the median
 # collective, in the median, do not correspond: the job's traces are sampled or cut unlike each other.
@@ -58,14 +63,16 @@ def collectives(trace: Trace, window: Window | None = None) -> tuple[Mask, Colle
 
 
 def collective_sequence(trace: Trace, mask: Mask) -> list[Collective]:
-    """[(name, stream, start µs, duration µs)] of the collectives in ``mask``, in order of start; the stream
-    of a kernel (ranks number their streams alike), None for a host op (gloo's worker threads take turns)."""
+    """[(name, stream, start µs, duration µs, identity)] of the collectives in ``mask``, in order of start; the
+    stream of a kernel (ranks number their streams alike), None for a host op (gloo's worker threads take
+    turns); the identity ``collective_identity`` gives (None where the trace has no ``Seq``)."""
     indices = np.flatnonzero(mask)
     streams = [trace.lanes[code][1] if kind == KIND["kernel"] else None
                for code, kind in zip(trace.lane[indices].tolist(), trace.kind[indices].tolist(), strict=True)]
-    return [(trace.names[code], stream, start, dur) for code, stream, start, dur in
+    identities = [collective_identity(trace, index) for index in indices.tolist()]
+    return [(trace.names[code], stream, start, dur, identity) for code, stream, start, dur, identity in
             zip(trace.name[indices].tolist(), streams, trace.ts[indices].tolist(), trace.dur[indices].tolist(),
-                strict=True)]
+                identities, strict=True)]
 
 
 def common_length(*interval_sets: Intervals) -> float:
@@ -138,6 +145,7 @@ def rank_summary(trace: Trace, file: Path | str, summary: Summary, window: Windo
         "rank": rank_number(info, "rank"),
         "world_size": rank_number(info, "world_size"),
         "backend": backend if isinstance(backend, str) else None,
+        "host_name": trace.host_name,
         "device": summary["device"],
         "events": len(trace),
         "measured_on": measured_on,
@@ -159,14 +167,31 @@ def label(row: RankFields) -> str:
     return f"rank {row['rank']}" if row["rank"] is not None else row["file"]
 
 
-def keyed(sequence: list[Collective]) -> dict[Key, Window]:
-    """{(name, stream, occurrence): (start, end)}: the n-th collective of each name on each stream, as the
-    ranks match them (every rank calls the same collectives in the same order)."""
+def keyed(sequence: list[Collective], by_seq: bool = False) -> dict[Key, Window]:
+    """{key: (start, end)}, in the sequence's order: with ``by_seq``, (its process group and Seq, None, n) for
+    the n-th event of that collective (a collective may run as several kernels); else (name, stream, n) for the
+    n-th collective of each name on each stream (every rank calls the same collectives in the same order)."""
     seen, keys = Counter[tuple[str, Stream]](), dict[Key, Window]()
-    for name, stream, start, dur in sequence:
-        keys[(name, stream, seen[name, stream])] = (start, start + dur)
-        seen[name, stream] += 1
+    for name, stream, start, dur, identity in sequence:
+        group: tuple[str, Stream] = (identity or "", None) if by_seq else (name, stream)
+        keys[(*group, seen[group])] = (start, start + dur)
+        seen[group] += 1
     return keys
+
+
+def matched_by(ranks: list[RankSummary]) -> CollectivesMatchedBy:
+    """By Seq when every collective of every rank carries one (and there are some), else by order."""
+    sequences = [row["collectives"] for row in ranks]
+    carried = all(sequences) and all(identity is not None for sequence in sequences for *_, identity in sequence)
+    return "seq" if carried else "order"
+
+
+def host_alone(rows: list[RankRow], straggler: int | None) -> bool | None:
+    """Whether no other rank ran on the straggler's machine; None without a straggler or every rank's host."""
+    hosts = [row["host_name"] for row in rows]
+    if straggler is None or any(host is None for host in hosts):
+        return None
+    return hosts.count(hosts[straggler]) == 1
 
 
 def straggler_of(keys: list[dict[Key, Window]], order: list[Key], totals: list[float],
@@ -228,7 +253,8 @@ def job_summary(ranks: list[RankSummary]) -> Job:
     are aligned on, whether the matched collectives stray from ending together
     (then no straggler is named), the straggler's index and the job's verdict.
     """
-    keys = [keyed(row["collectives"]) for row in ranks]
+    by = matched_by(ranks)
+    keys = [keyed(row["collectives"], by == "seq") for row in ranks]
     shared = set(keys[0]).intersection(*keys[1:]) if keys else set[Key]()
     order = sorted(shared, key=lambda key: keys[0][key][0])
     totals = [sum(found[key][1] - found[key][0] for key in order) for found in keys]
@@ -238,7 +264,9 @@ def job_summary(ranks: list[RankSummary]) -> Job:
     stray_us, straggler = 0.0, None
     if order:
         key, stray_us = alignment(keys, order)
-        aligned = {"name": key[0], "stream": key[1], "occurrence": key[2],
+        # Named as rank 0 names it: the n-th of its name on its stream there.
+        name, stream, occurrence = dict(zip(keys[0], keyed(ranks[0]["collectives"]), strict=True))[key]
+        aligned = {"name": name, "stream": stream, "occurrence": occurrence,
                    "end_us": [found[key][1] for found in keys]}
     median_us = median([end - start for found in keys for start, end in (found[k] for k in order)]) or 0.0
     strays = bool(order) and stray_us > STRAY_SHARE * median_us
@@ -255,10 +283,12 @@ def job_summary(ranks: list[RankSummary]) -> Job:
         "ranks": rows,
         "world_size": max(sizes) if sizes else None,
         "shared_collectives": len(order),
+        "matched_by": by,
         "aligned_on": aligned,
         "stray_us": stray_us,
         "strays": strays,
         "straggler": straggler,
+        "straggler_host_alone": host_alone(rows, straggler),
         "verdict": verdict,
         "verdict_text": text,
     }

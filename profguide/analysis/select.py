@@ -286,8 +286,9 @@ def hta_ops(trace: Trace) -> Mask:
 
 
 def on_a_stream(trace: Trace) -> Mask:
-    """Kernels, memcpy, memset, and GPU sync events that sit on a stream (tid != -1)."""
-    off_stream = [code for code, (_, tid) in enumerate(trace.lanes) if tid == -1]
+    """Kernels, memcpy, memset, and GPU sync events that sit on a stream (tid != -1; not on Kineto's rows of
+    stream syncs, ``Trace.sync_rows``, which are no stream)."""
+    off_stream = [code for code, (_, tid) in enumerate(trace.lanes) if tid == -1] + sorted(trace.sync_rows)
     syncs_off_stream = kinds_mask(trace, ("sync",)) & np.isin(trace.lane, off_stream)
     return kinds_mask(trace, ("kernel", "memcpy", "memset", "sync")) & ~syncs_off_stream
 

@@ -24,6 +24,7 @@ from profguide.analysis.vocabulary import (
     Activity,
     Cause,
     CollectivesAre,
+    CollectivesMatchedBy,
     CpuActivity,
     FindingSource,
     JobVerdict,
@@ -403,7 +404,8 @@ class TraceSummary(Summary):
 
 
 Stream = int | str | None  # a kernel's stream (the tid of its lane); None for a host op
-Collective = tuple[str, Stream, float, float]  # (name, stream, start µs, duration µs)
+# (name, stream, start µs, duration µs, which collective of which process group it is where the trace says)
+Collective = tuple[str, Stream, float, float, str | None]
 
 
 class RankFields(TypedDict):
@@ -413,6 +415,8 @@ class RankFields(TypedDict):
     rank: Annotated[int | None, Meta(description="the rank distributedInfo gives")]
     world_size: Annotated[int | None, Meta(description="the world size distributedInfo gives")]
     backend: Annotated[str | None, Meta(description="nccl, gloo…, as distributedInfo gives it")]
+    host_name: Annotated[str | None, Meta(description="the machine the rank ran on, as the trace's host_name "
+                                                      "metadata gives it; null without one")]
     device: Annotated[str | None, Meta(description="the GPU's name")]
     events: Annotated[int, Meta(description="complete events read")]
     measured_on: Annotated[MeasuredOn, Meta(description="GPU, main thread (no GPU work), or nothing")]
@@ -458,11 +462,19 @@ class Job(TypedDict):
     ranks: Annotated[list[RankRow], Meta(description="a row per rank, in rank order")]
     world_size: Annotated[int | None, Meta(description="the largest world size a rank gives")]
     shared_collectives: Annotated[int, Meta(description="collectives every rank ran")]
+    matched_by: Annotated[CollectivesMatchedBy, Meta(description="how a rank's collectives are matched to the "
+                                                                  "others': by their process group and Seq where "
+                                                                  "every one carries them, else by name, stream and "
+                                                                  "order")]
     aligned_on: Annotated[Alignment | None, Meta(description="null when no collective is shared")]
     stray_us: Annotated[float, Meta(description="how far matched collectives' ends stray from the clock "
                                                 "offsets (median)")]
     strays: Annotated[bool, Meta(description="whether they stray too far to match (then no straggler)")]
     straggler: Annotated[int | None, Meta(description="an index into ranks; null when none is named")]
+    straggler_host_alone: Annotated[bool | None, Meta(description="whether no other rank ran on the straggler's "
+                                                                  "machine (host_name): true points at the "
+                                                                  "machine, false at the rank; null without a "
+                                                                  "straggler or host names")]
     verdict: Annotated[JobVerdict, Meta(description="straggler, or what most ranks' verdicts say")]
     verdict_text: Annotated[str, Meta(description="the verdict in a sentence")]
 

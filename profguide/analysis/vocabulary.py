@@ -75,3 +75,4 @@ CpuActivity = Literal["data loading", "ops", "backward", "optimizer", "region", 
 TrafficKind = Literal["memcpy", "memset"]
 MeasuredOn = Literal["GPU", "main thread", "nothing"]  # what a rank's busy and idle time were measured on
 CollectivesAre = Literal["kernels", "host ops"]  # what a rank's collectives are, in its trace
+CollectivesMatchedBy = Literal["seq", "order"]  # how a job's ranks' collectives are paired (``ranks.job_summary``)

@@ -380,7 +380,21 @@ def straggler_sentence(job: FolderJob) -> str:
                f"{format_duration(theirs[0])} to {format_duration(theirs[-1])} on the other ranks")
     return (f"The straggler is {label(rows[straggler])}: the {shared} every rank ran lasted "
             f"{format_duration(rows[straggler]['shared_collective_us'])} on it, their durations added one by one, "
-            f"against {against}, because the others were already waiting in them when it arrived; {others}.")
+            f"against {against}, because the others were already waiting in them when it arrived; {others}."
+            + host_sentence(job))
+
+
+def host_sentence(job: FolderJob) -> str:
+    """Whether the straggler's machine (host_name) is its own or one it shares with ranks that waited."""
+    alone, straggler = job["straggler_host_alone"], job["straggler"]
+    if alone is None or straggler is None:
+        return ""
+    host = cut(job["ranks"][straggler]["host_name"] or "")
+    if alone:
+        return (f" It ran on {host}, a machine no other rank ran on: look at that machine first (its GPUs' "
+                "clocks and temperature, its network links, what else runs on it).")
+    return (f" It ran on {host} beside ranks that waited for it: the machine is shared, so look at what the rank "
+            "itself does differently.")
 
 
 def is_straggler(job: FolderJob, row: RankRow) -> bool:
@@ -409,7 +423,8 @@ def job_notes(job: FolderJob) -> list[str]:
              "thread's ops) overlapped."]
     aligned = job["aligned_on"]
     if aligned:
-        notes.append(f"Collectives matched by name, stream and order: {job['shared_collectives']:,} on every rank; "
+        how = "process group and Seq" if job["matched_by"] == "seq" else "name, stream and order"
+        notes.append(f"Collectives matched by {how}: {job['shared_collectives']:,} on every rank; "
                      f"their ends stray from the ranks' clock offsets by {format_duration(job['stray_us'])} "
                      "(median).")
     left = len(job["ranks"]) - len(shown_ranks(job))

@@ -61,13 +61,25 @@ class _Args(msgspec.Struct, gc=False, frozen=True):
     external_id: int | str | None = msgspec.field(name="External id", default=NO_ID)
     sequence: int | str | None = msgspec.field(name="Sequence number", default=NO_ID)
     bytes: float | str | None = math.nan
-    occupancy: float | str | None = msgspec.field(name="est. achieved occupancy %", default=math.nan)
+    # A number; since kineto#1330 it may be an object that holds it beside the factors that limit it.
+    occupancy: float | str | dict[str, Any] | None = msgspec.field(name="est. achieved occupancy %",
+                                                                    default=math.nan)
+    occupancy_detail: msgspec.Raw = msgspec.field(name="occupancy", default=_NULL)
     # Raw: left undecoded (a reference into the batch) unless the op is a matrix multiply.
     input_dims: msgspec.Raw = msgspec.field(name="Input Dims", default=_NULL)
     input_type: msgspec.Raw = msgspec.field(name="Input type", default=_NULL)
     # What ``record_param_comms`` records of a collective's message; Raw too, decoded for that op alone.
     in_msg_nelems: msgspec.Raw = msgspec.field(name="In msg nelems", default=_NULL)
     dtype: msgspec.Raw = _NULL
+    # What Kineto copies from ``record_param_comms`` onto an NCCL kernel (``appendCollectiveArgs`` in
+    # libkineto's output_json.cpp; Seq and Comms Id since kineto#1294 and #1483): which collective of which
+    # process group it is, the same on every rank.
+    seq: msgspec.Raw = msgspec.field(name="Seq", default=_NULL)
+    comms_id: msgspec.Raw = msgspec.field(name="Comms Id", default=_NULL)
+    group_name: msgspec.Raw = msgspec.field(name="Process Group Name", default=_NULL)
+    group_ranks: msgspec.Raw = msgspec.field(name="Process Group Ranks", default=_NULL)
+    in_split: msgspec.Raw = msgspec.field(name="In split size", default=_NULL)
+    out_split: msgspec.Raw = msgspec.field(name="Out split size", default=_NULL)
 
 
 _NO_ARGS = _Args()
@@ -130,6 +142,12 @@ class _Document(msgspec.Struct, gc=False):
     deviceProperties: object = None
     distributedInfo: object = None
     baseTimeNanoseconds: object = None
+    # ``displayTimeUnit`` ("ms", or "ns" where Kineto is built with DISPLAY_TRACE_IN_NS) only sets how a viewer
+    # shows times: Kineto writes every ts and dur in µs whatever it says (``fmtTs`` in output_json.cpp), so it
+    # is not read.
+    host_name: object = None
+    cuda_runtime_version: object = None  # at the top in torch's streaming exporter's traces
+    cuda_driver_version: object = None
 
 
 _DECODE_BATCH = msgspec.json.Decoder(list[Union[(_Event, _Metadata, _Instant, *_OTHERS)]])  # type: ignore[valid-type]  # noqa: UP007 - a union built from a tuple
@@ -138,6 +156,8 @@ IS_COMPLETE = partial(is_, _Event)
 FIELD = {name: attrgetter(name) for name in ("ts", "dur", "cat", "name", "pid", "tid", "args")}
 ARG = {name: attrgetter(name) for name in ("correlation", "external_id", "sequence", "bytes", "occupancy")}
 INPUT_DIMS = attrgetter("input_dims")
+OCCUPANCY_DETAIL = attrgetter("occupancy_detail")
+COLLECTIVE_MARKS = (attrgetter("seq"), attrgetter("group_name"))  # an event with either carries a collective's fields
 
 FILE_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
               (stat.S_ISSOCK, "a socket"))
@@ -396,14 +416,15 @@ def ends_open(raw: bytes) -> bool:
     return state.depth > 0 or state.in_string
 
 
-def floats(values: Callable[[], Iterable[Any]], count: int) -> npt.NDArray[np.float64]:
+def floats(values: Callable[[], Iterable[Any]], count: int,
+           convert: Callable[[Any], float] | None = None) -> npt.NDArray[np.float64]:
     """A float64 column from the numbers, numeric strings and None (NaN) that ``values()`` yields; NaN for
     anything unreadable. Numbers alone are read in one C loop; anything else takes the slow path, which asks
-    for them again."""
+    for them again and reads each with ``convert`` (default ``number``)."""
     try:
         return np.fromiter(values(), np.float64, count)
     except (TypeError, ValueError, OverflowError):
-        return np.array([number(v) for v in values()], dtype=np.float64)
+        return np.array([(convert or number)(v) for v in values()], dtype=np.float64)
 
 
 def number(value: Any) -> float:
@@ -411,6 +432,29 @@ def number(value: Any) -> float:
         return math.nan if value is None else float(value)
     except (TypeError, ValueError, OverflowError):
         return math.nan
+
+
+def occupancy_value(value: object) -> float:
+    """A kernel's estimated occupancy (%) from what its args hold: a number, or (kineto#1330) an object that
+    holds it beside the factors that limit it, under a key that names occupancy; NaN where neither."""
+    if isinstance(value, dict):
+        found = (v for k, v in value.items() if "occupancy" in str(k).lower() and isinstance(v, (int, float))
+                 and not isinstance(v, bool))
+        return float(next(found, math.nan))
+    return number(scalar(value))
+
+
+def occupancies(args: list[_Args], count: int) -> npt.NDArray[np.float64]:
+    """The occupancy column: ``est. achieved occupancy %``, else the ``occupancy`` object that newer Kineto
+    writes (read for the events that have one)."""
+    column = floats(lambda: map(ARG["occupancy"], args), count, occupancy_value)
+    detailed = np.flatnonzero(np.fromiter(map(is_not, map(OCCUPANCY_DETAIL, args), repeat(_NULL)), bool, count))
+    for index in detailed[np.isnan(column[detailed])].tolist():
+        try:
+            column[index] = occupancy_value(msgspec.json.decode(args[index].occupancy_detail))
+        except (msgspec.DecodeError, RecursionError):
+            continue
+    return column
 
 
 def identifiers(values: Callable[[], Iterable[Any]], count: int) -> npt.NDArray[np.int64]:
@@ -600,11 +644,9 @@ def coerce_args(args: dict[str, Any]) -> _Args:
         external_id=scalar(args.get("External id", NO_ID)),
         sequence=scalar(args.get("Sequence number", NO_ID)),
         bytes=scalar(args.get("bytes", math.nan)),
-        occupancy=scalar(args.get("est. achieved occupancy %", math.nan)),
-        input_dims=raw("Input Dims"),
-        input_type=raw("Input type"),
-        in_msg_nelems=raw("In msg nelems"),
-        dtype=raw("dtype"),
+        occupancy=occupancy_value(args.get("est. achieved occupancy %", math.nan)),
+        occupancy_detail=raw("occupancy"),
+        **{attribute: raw(key) for key, attribute in COMM_ARGS.items()},
     )
 
 
@@ -654,7 +696,7 @@ def batch_columns(events: list[_Event], names: Codes[str], lanes: Codes[Lane], c
         "external_id": identifiers(field("external_id", args), count),
         "sequence": identifiers(field("sequence", args), count),
         "bytes": floats(field("bytes", args), count),
-        "occupancy": floats(field("occupancy", args), count),
+        "occupancy": occupancies(args, count),
         "recorded_shapes": recorded,
         "shape": shape,
     }
@@ -679,11 +721,13 @@ def decode_shapes(args: _Args) -> tuple[list[Any], list[Any]] | None:
 
 
 COMM_ARGS = {"Input Dims": "input_dims", "Input type": "input_type", "In msg nelems": "in_msg_nelems",
-             "dtype": "dtype"}
+             "dtype": "dtype", "Seq": "seq", "Comms Id": "comms_id", "Process Group Name": "group_name",
+             "Process Group Ranks": "group_ranks", "In split size": "in_split", "Out split size": "out_split"}
 
 
 def decode_comm_args(args: _Args) -> dict[str, Any]:
-    """The args that size a collective's message, those present, decoded now (as ``decode_shapes``)."""
+    """The args that size a collective's message and say which collective it is, those present, decoded now
+    (as ``decode_shapes``)."""
     found = {}
     for key, attribute in COMM_ARGS.items():
         raw = getattr(args, attribute)
@@ -692,6 +736,16 @@ def decode_comm_args(args: _Args) -> dict[str, Any]:
                 found[key] = msgspec.json.decode(raw)
             except (msgspec.DecodeError, RecursionError):
                 continue
+    return found
+
+
+def carries_collective(events: list[_Event]) -> npt.NDArray[np.bool_]:
+    """Mask of the events whose args name a collective (``Seq``, ``Process Group Name``): NCCL's kernels in
+    newer traces, whatever their name."""
+    args = list(map(FIELD["args"], events))
+    found = np.zeros(len(events), bool)
+    for mark in COLLECTIVE_MARKS:
+        found |= np.fromiter(map(is_not, map(mark, args), repeat(_NULL)), bool, len(events))
     return found
 
 
@@ -782,7 +836,7 @@ def add_batch(batches: Batches, complete: list[_Event]) -> None:
     for offset in np.flatnonzero(np.isin(chunk["name"], gemm_codes)):
         batches["shapes"][batches["count"] + int(offset)] = decode_shapes(complete[offset].args)
     comm_codes = [code for name, code in batches["names"].items() if sizes_messages(name)]
-    for offset in np.flatnonzero(np.isin(chunk["name"], comm_codes)) if comm_codes else ():
+    for offset in np.flatnonzero(np.isin(chunk["name"], comm_codes) | carries_collective(complete)):
         batches["comm_args"][batches["count"] + int(offset)] = decode_comm_args(complete[offset].args)
     batches["count"] += len(complete)
 
@@ -1028,12 +1082,25 @@ def assemble(path: Path | str, batches: Batches, document: _Document) -> Trace:
         memory_device=np.array(memory["device"], dtype=np.int32),
         memory_devices=tuple(memory["devices"]),
         base_time_ns=0.0 if document.baseTimeNanoseconds is None else number(scalar(document.baseTimeNanoseconds)),
+        host_name=host_name(document),
+        runtime_versions={key: str(value) for key in RUNTIME_VERSIONS
+                          if (value := scalar(getattr(document, key))) is not None},
         device_properties=tuple(d for d in document.deviceProperties or () if isinstance(d, dict))
         if isinstance(document.deviceProperties, list) else (),
         distributed_info=document.distributedInfo if isinstance(document.distributedInfo, dict) else None,
         skipped=skipped,
         unread=unread_categories(batches["categories"], categories, columns["kind"]),
     )
+
+
+RUNTIME_VERSIONS = ("cuda_runtime_version", "cuda_driver_version")
+
+
+def host_name(document: _Document) -> str | None:
+    """The machine the trace was written on: Kineto's top-level ``host_name``, else ``distributedInfo``'s."""
+    info = document.distributedInfo if isinstance(document.distributedInfo, dict) else {}
+    return next((name for name in (document.host_name, info.get("host_name")) if isinstance(name, str) and name),
+                None)
 
 
 def unread_categories(codes: Codes[str | None], categories: np.ndarray, kinds: np.ndarray) -> dict[str, int]:

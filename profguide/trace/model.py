@@ -7,6 +7,7 @@ reuse the CUDA names.
 """
 
 import math
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -40,9 +41,15 @@ CATEGORY_KINDS = {
     "python_function": "python",
     "overhead": "overhead",
 }
-# Categories of kind "other" that say nothing about a device: the profiler's own bars and instants.
+# Categories of kind "other" that say nothing about a device: the profiler's own bars and instants. CUDA 13's
+# ``cuda_event`` marks where a cudaEventRecord reached its stream (kineto#1164): a point in the stream's queue,
+# no work of the GPU's, read as the profiler's bookkeeping.
 BOOKKEEPING_CATEGORIES = frozenset({"trace", "cpu_instant_event", "ac2g", "fwdbwd", "external_correlation",
-                                    "cuda_profiler_range"})
+                                    "cuda_profiler_range", "cuda_event"})
+# Kineto moves each stream's "Stream Sync" events to a row of their own, tid = stream + this offset, named
+# "stream N (sync)" (kineto#1356, ``kSyncStreamTidOffset`` in libkineto's output_json.cpp): a row, not a stream.
+SYNC_TID_OFFSET = 1_000_000
+SYNC_ROW_NAME = re.compile(r"stream \S+ \(sync\)")
 
 
 GPU_KINDS = frozenset({"kernel", "memcpy", "memset", "gpu_annotation", "sync"})
@@ -93,7 +100,9 @@ class Trace:
     (their ``Bytes``, negative for a free, and lane codes into ``memory_lanes``; the allocator's ``Total
     Allocated`` after each, NaN where absent, on its device, a code into ``memory_devices``: (Device Type,
     Device Id) pairs as recorded, c10's DeviceType 0 for the CPU, 1 for CUDA);
-    ``base_time_ns`` is ``baseTimeNanoseconds``, where the trace's clock starts.
+    ``base_time_ns`` is ``baseTimeNanoseconds``, where the trace's clock starts; ``host_name`` the machine
+    that wrote it (Kineto's ``host_name`` metadata, kineto#1323, or ``distributedInfo``'s), None where absent;
+    ``runtime_versions`` the CUDA runtime and driver versions torch's streaming exporter writes at the top.
     """
 
     ts: NDArray[np.float64]
@@ -128,6 +137,8 @@ class Trace:
     memory_device: NDArray[np.int32] = field(default_factory=lambda: np.zeros(0, np.int32))
     memory_devices: tuple[tuple[LaneId, LaneId], ...] = ()  # (Device Type, Device Id), each as a lane id is kept
     base_time_ns: float = 0.0
+    host_name: str | None = None
+    runtime_versions: dict[str, str] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.ts)
@@ -136,6 +147,18 @@ class Trace:
     def end(self) -> NDArray[np.float64]:
         """Each event's end (µs), computed once: the analyses ask for it often."""
         return self.ts + self.dur
+
+    @cached_property
+    def sync_rows(self) -> frozenset[int]:
+        """The lane codes of Kineto's stream-sync rows (``SYNC_TID_OFFSET``): named "stream N (sync)", or,
+        unnamed, a tid past the offset that holds sync events alone. Their events are syncs, not a stream's."""
+        named = {lane for lane, names in self.thread_names.items()
+                 if any(SYNC_ROW_NAME.fullmatch(name.strip()) for name in names)}
+        syncs = self.kind == KIND["sync"]
+        only_syncs = set(np.unique(self.lane[syncs]).tolist()) - set(np.unique(self.lane[~syncs]).tolist())
+        return frozenset(code for code, lane in enumerate(self.lanes)
+                         if lane in named or (code in only_syncs and isinstance(lane[1], int)
+                                              and lane[1] >= SYNC_TID_OFFSET))
 
     def slice(self, index: int) -> Slice:
         """Event ``index`` as a Slice."""
