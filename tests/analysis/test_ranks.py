@@ -131,3 +131,74 @@ def test_a_large_job_shows_the_straggler_and_those_that_waited_longest():
     shown = ranks_to_show({"ranks": rows, "straggler": 7}, 4)
     assert shown == [7, 17, 18, 19]
     assert ranks_to_show({"ranks": rows[:3], "straggler": 0}, 4) == [0, 1, 2]
+
+
+NCCL_ALL_REDUCE = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)"
+
+
+def nccl_rank(number, collectives, host=None, seq=True):
+    """A GPU rank whose NCCL kernels (start, duration, process group, Seq[, stream]) carry the fields newer
+    Kineto copies from record_param_comms (kineto#1294, #1483), or none of them without ``seq``."""
+    kernels = [gpu_event(NCCL_ALL_REDUCE, start, dur, stream=stream[0] if stream else 20,
+                         **({"Seq": number_in_group, "Process Group Name": group, "Comms Id": 7} if seq else {}))
+               for start, dur, group, number_in_group, *stream in collectives]
+    top = {"host_name": host} if host else {}
+    return make_trace(*kernels, distributedInfo={"backend": "nccl", "rank": number, "world_size": 2}, **top)
+
+
+# Rank 1 arrives 150 µs late at each collective, and its profiler started after the first one: it recorded
+# Seq 1 and 2 of process group "0", rank 0 Seq 0, 1 and 2. Each collective ends together on both ranks.
+EARLY = [(100, 100, "0", 0), (300, 200, "0", 1), (700, 200, "0", 2)]
+LATE_MISSING_THE_FIRST = [(450, 50, "0", 1), (850, 50, "0", 2)]
+
+
+def test_collectives_with_a_seq_are_matched_by_it_when_a_rank_misses_the_first():
+    found = job(nccl_rank(0, EARLY), nccl_rank(1, LATE_MISSING_THE_FIRST))
+    assert found["matched_by"] == "seq" and found["shared_collectives"] == 2 and not found["strays"]
+    assert found["straggler"] == 1 and found["ranks"][0]["wait_us"] == 300
+    # Named as rank 0 names it: Seq 1 is its second all-reduce on stream 20 (or Seq 2, its third).
+    aligned = found["aligned_on"]
+    assert (aligned["name"], aligned["stream"]) == (NCCL_ALL_REDUCE, 20) and aligned["occurrence"] in (1, 2)
+    assert aligned["end_us"][0] == aligned["end_us"][1]
+
+
+def test_by_order_the_same_ranks_pair_the_wrong_collectives():
+    # The same times without Seq: rank 0's first two pair with rank 1's two, whose ends stray.
+    found = job(nccl_rank(0, EARLY, seq=False), nccl_rank(1, LATE_MISSING_THE_FIRST, seq=False))
+    assert found["matched_by"] == "order" and found["strays"] and found["straggler"] is None
+
+
+def test_collectives_recorded_in_different_orders_are_paired_by_process_group_and_seq():
+    # The ranks created their process groups' streams in opposite orders: group "a" runs on stream 20 on rank
+    # 0 and on stream 30 on rank 1, group "b" the other way round. Rank 1 is late at both; each collective
+    # ends together on both ranks. By name, stream and order, "a" on rank 0 pairs with "b" on rank 1.
+    first = [(0, 200, "a", 5, 20), (100, 400, "b", 9, 30)]
+    second = [(150, 50, "a", 5, 30), (300, 200, "b", 9, 20)]
+    found = job(nccl_rank(0, first), nccl_rank(1, second))
+    assert found["matched_by"] == "seq" and not found["strays"] and found["shared_collectives"] == 2
+    assert found["straggler"] == 1 and found["ranks"][0]["wait_us"] == 300  # 0-150 in "a", 100-300 in "b"
+    by_order = job(nccl_rank(0, first, seq=False), nccl_rank(1, second, seq=False))
+    assert by_order["matched_by"] == "order" and by_order["strays"] and by_order["straggler"] is None
+
+
+@pytest.mark.parametrize(("hosts", "alone"), [(("node-a", "node-b"), True), (("node-a", "node-a"), False),
+                                              ((None, "node-b"), None)])
+def test_the_job_says_whether_the_stragglers_machine_is_its_own(hosts, alone):
+    found = job(nccl_rank(0, EARLY, host=hosts[0]), nccl_rank(1, LATE_MISSING_THE_FIRST, host=hosts[1]))
+    assert [row["host_name"] for row in found["ranks"]] == list(hosts)
+    assert found["straggler"] == 1 and found["straggler_host_alone"] is alone
+
+
+def test_the_jobs_text_says_where_the_straggler_ran_and_how_the_collectives_were_matched():
+    from profguide.analysis.job import ranks_job
+    from profguide.render.explain import job_to_text
+
+    def text(hosts):
+        traces = [nccl_rank(0, EARLY, host=hosts[0]), nccl_rank(1, LATE_MISSING_THE_FIRST, host=hosts[1])]
+        return job_to_text(ranks_job([(f"rank{index}.json", loaded) for index, loaded in enumerate(traces)], "job"))
+
+    alone, shared = text(("node-a", "node-b")), text(("node-a", "node-a"))
+    assert "It ran on node-b, a machine no other rank ran on" in alone
+    assert "It ran on node-a beside ranks that waited for it" in shared
+    assert "Collectives matched by process group and Seq: 2 on every rank" in alone
+    assert "It ran on" not in text((None, None))
