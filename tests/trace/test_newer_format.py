@@ -167,3 +167,12 @@ def test_the_streaming_loader_reads_the_new_fields_as_the_whole_file_reader_does
         assert loaded.host_name == "node-a" and loaded.runtime_versions == {"cuda_runtime_version": "13.0"}
         assert collective_identity(loaded, int(np.flatnonzero(loaded.name == loaded.names.index(NCCL))[0])) == "3#12"
         assert len(loaded.sync_rows) == 1
+
+
+def test_a_real_trace_that_says_ns_keeps_its_times_in_microseconds_and_names_its_host(real_trace):
+    # Kineto built with DISPLAY_TRACE_IN_NS wrote this V100 trace: displayTimeUnit "ns", host_name at the top.
+    loaded = real_trace("v100_ns_timestamps.json.gz")
+    assert loaded.host_name == "twshared39868.02.pnb3.facebook.com"
+    kernels = loaded.dur[kinds_mask(loaded, ("kernel",))]
+    assert 1 < float(np.median(kernels)) < 1000  # a few µs each, not a few ns nor a few ms
+    assert 2020 < 1970 + float(loaded.ts.min()) / 1e6 / 86400 / 365.25 < 2030  # µs since the epoch: April 2024
