@@ -92,7 +92,9 @@ class Trace:
     Dims``, as the trace writes it, is ``shape_texts[shape]``);
     ``comm_args`` maps the index of each collective's backend op
     (``nccl:all_reduce``) and ``record_param_comms`` to the args that size its
-    message (``Input Dims``, ``Input type``, ``In msg nelems``, ``dtype``).
+    message (``Input Dims``, ``Input type``, ``In msg nelems``, ``dtype``), and of each event whose args
+    say which collective it is (an NCCL kernel's ``Seq``, ``Comms Id``, ``Process Group Name`` and
+    ``Ranks``, ``In split size`` and ``Out split size``) to those.
 
     Besides the complete events: ``phases`` counts every event by phase (``ph``);
     ``thread_names`` holds each (pid, tid)'s ``thread_name`` metadata, in trace
