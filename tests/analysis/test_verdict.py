@@ -318,3 +318,10 @@ def test_a_wait_that_began_in_a_sync_says_how_much_of_it_did():
     summary = summarise(training_loop(item=True, python_us=200))
     assert summary["verdict"] == "sync-bound"
     assert "of its wait for the host; at least 50% makes it sync-bound" in summary["verdict_basis"]
+
+
+def test_the_b200_traces_inductor_wrapper_is_its_compiled_graphs_not_python(real_trace):
+    activities = summarise(real_trace("b200_vllm_moe_tp8_rank0.json.gz"))["idle"]["by_activity"]
+    (label, us), = activities["compiled"]["top"]
+    assert label.startswith("/tmp/torchinductor_root/") and label.endswith(".py(132): call") and us > 0
+    assert all(not name.startswith("/tmp/torchinductor_") for name, _ in activities["python"]["top"])
