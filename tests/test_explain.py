@@ -3,6 +3,7 @@
 import gzip
 import io
 import json
+import re
 import shutil
 from typing import get_args
 
@@ -11,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from profguide import cli
+from profguide import cli, trace
 from profguide.analysis import startup, summarise, verdict
 from profguide.analysis import summary as summary_types
 from profguide.analysis.summary import FolderJob, TraceSummary
@@ -103,11 +104,36 @@ def test_text_puts_the_verdict_first(capsys):
     lines = out.splitlines()
     assert lines[0].startswith("a100_nccl_2rank_rank0.json.gz (NVIDIA A100")
     assert lines[1].startswith("Verdict: ")
-    assert lines[2].startswith("Decided by: the GPU waited for the host")
+    assert lines[2].startswith("Decided by: the GPU waiting for the host while the host was running ops")
     assert "GPU busy" in lines[3] and "idle" in lines[3]
     assert any(line.startswith("Where to look") for line in lines)
     assert "Communication: " in out and "Launch delay (runtime API" in out
-    assert "While the GPU waited for the host, the host was: running ops and launching their kernels" in out
+    assert ("While the GPU waited for the host (waiting for the host to launch and host blocked in a sync: 77.0% of "
+            "the window), the host was, in shares of the window that add up to it: running ops and launching their "
+            "kernels 40.5%") in out
+
+
+def test_the_hosts_shares_say_what_they_split_and_add_up_to_it(capsys):
+    """h100_bert_small_inference: 88.1% waiting for the host to launch and 3.9% blocked in a sync; the host's
+    activities split the two together (92.1%), which the line names, not the first alone."""
+    code, out, _ = explain(capsys, TRACES / "h100_bert_small_inference.json.gz")
+    assert code == 0
+    (line,) = [line for line in out.splitlines() if line.startswith("While the GPU waited for the host")]
+    wait = float(re.search(r": ([\d.]+)% of the window\)", line)[1])
+    shares = [float(share) for share in re.findall(r" ([\d.]+)%(?: \(|;|\.$)", line.split("add up to it: ")[1])]
+    assert wait == 92.1 and sum(shares) == pytest.approx(wait, abs=0.05 * len(shares) + 0.05)
+
+
+def test_the_idle_share_by_htas_rule_is_printed_and_in_the_json(capsys):
+    path = TRACES / "nccl_128rank_sampled_rank0.json.gz"
+    code, out, _ = explain(capsys, path)
+    assert code == 0
+    summary = summarise.summarise(trace.load(path))
+    by_rule = summary["gpu_idle_pct_by_htas_rule"]
+    assert f"GPU idle by HolisticTraceAnalysis's rule (its ops, at the trace's own times): {by_rule:.1f}% " in out
+    assert by_rule == pytest.approx(summary["gpu_idle_pct"], abs=2)
+    code, out, _ = explain(capsys, path, "--json")
+    assert json.loads(out)["gpu_idle_pct_by_htas_rule"] == pytest.approx(by_rule)
 
 
 def test_markdown_has_a_kernel_table(capsys):
@@ -320,13 +346,17 @@ def test_any_bytes_get_an_answer_or_one_line(capsys, tmp_path, data):
 def test_the_reference_page_states_the_thresholds_the_code_uses():
     page = (ROOT / "docs" / "reference" / "explain.md").read_text().replace(
         f'--8<-- "docs/generated/site/{FRAGMENT}"\n', verdict_table())  # the page as the site includes its table
-    assert f"take over {verdict.EXPOSED_COMMUNICATION_PCT}% of the window" in page
+    assert (f"over {verdict.EXPOSED_COMMUNICATION_PCT}% of it on a GPU busy at least "
+            f"{verdict.COMPUTE_BOUND_BUSY_PCT}% of it") in page
     assert f"busy at least {verdict.COMPUTE_BOUND_BUSY_PCT}% of the window" in page
     assert f"at least {verdict.SYNC_STARTS_PCT}% of that wait began while the host sat in a synchronisation" in page
     assert f"less than {summarise.HTA_WINDOW_MIN_BUSY_PCT}% of the\nGPU's busy time" in page
     flat = " ".join(page.split())
     assert f"Device set-up takes at least {startup.STARTUP_PCT}% of the window" in flat
     assert f"When that is at least {startup.STARTUP_PCT}% of the window" in flat
+    assert (f"a GPU busy at least {verdict.COMPUTE_BOUND_BUSY_PCT}% of the window is `compute-bound`, or "
+            f"`communication-bound` where communication that overlaps no computation takes over "
+            f"{verdict.EXPOSED_COMMUNICATION_PCT}% of it") in flat
     assert startup.COLD_START_RATIO == 2 and "the first took at least twice the median of the others" in flat
     assert f"any launch call of {startup.SLOW_LAUNCH_US / 1000:g} ms or more" in flat
     for name in verdict.VERDICTS:

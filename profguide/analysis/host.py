@@ -55,13 +55,15 @@ ACTIVITIES: dict[Activity, str] = {
     "optimizer": "in the optimizer step",
     "backward": "in the backward pass",
     "ops": "running ops and launching their kernels",
+    "compiled": "running a compiled graph's generated code (Inductor's wrapper), which launches its kernels",
     "region": "in a record_function region, between ops",
     "python": "in Python outside any recorded op",
     "setup": "setting up the device (cudaFree, cudaMalloc, module loading, library handles)",
 }
 # Activities an event passes on to everything inside it, strongest first: a sync inside the optimizer
-# step is a sync, an op inside a DataLoader's __next__ is data loading.
-INHERITED = ("sync", "data loading", "optimizer", "backward")
+# step is a sync, an op inside a DataLoader's __next__ is data loading, a launch inside a compiled graph's
+# wrapper is that graph's, in the backward pass too.
+INHERITED = ("sync", "data loading", "optimizer", "compiled", "backward")
 SYNC_OPS = frozenset({"aten::item", "aten::_local_scalar_dense", "aten::nonzero", "aten::is_nonzero", "aten::equal"})
 HOST_EVENT_KINDS = ("cpu_op", "annotation", "runtime", "driver", "python")
 Span = tuple[str, float, float]  # (label, start µs, end µs) of a stretch of host time to split
@@ -71,6 +73,9 @@ OUTSIDE = "outside any op"  # the label of time the launching thread spent in no
 PYTHON_FRAME = re.compile(r"(?P<file>.+)\(\d+\): ")
 TORCH_FILE = re.compile(r"^torch[/\\]|[/\\](?:site|dist)-packages[/\\]torch[/\\]")
 DATA_PIPELINE_FILE = re.compile(r"(?:^|[/\\])torch[/\\]utils[/\\]data[/\\]")
+# Inductor writes each compiled graph's wrapper (its ``call`` launches the graph's kernels) to its cache
+# directory, ``/tmp/torchinductor_<user>/`` by default (torch/_inductor/runtime/cache_dir_utils.py).
+INDUCTOR_FILE = re.compile(r"(?:^|[/\\])torchinductor_[^/\\]*[/\\]")
 # Without a GPU nothing waits for a device (``aten::item`` only reads a number), and ops do the work itself.
 CPU_ACTIVITIES: dict[CpuActivity, str] = {
     "data loading": "loading data (a DataLoader's __next__)",
@@ -97,6 +102,9 @@ def own_activity(name: str, kind: int, device_syncs: bool = True, waits: bool | 
         return "setup"
     if "DataLoader" in name or (kind == KIND["python"] and DATA_PIPELINE_FILE.search(name)):
         return "data loading"
+    if kind == KIND["python"] and INDUCTOR_FILE.search(name):
+        # Without a GPU the wrapper runs the compiled kernels itself: ops, as the forward pass's are.
+        return "compiled" if device_syncs else "ops"
     if name.startswith("Optimizer."):
         return "optimizer"
     if name.startswith("autograd::engine::evaluate_function") or "Backward" in name:
@@ -113,10 +121,11 @@ def own_activity(name: str, kind: int, device_syncs: bool = True, waits: bool | 
 
 def user_frame(name: str) -> bool:
     """Whether a Python frame's name is one of a file outside torch (``train.py(42): step``): not
-    ``torch/…`` or ``…/site-packages/torch/…``, and not a built-in or frozen module (``<built-in method …>``,
-    ``<frozen os>(674): …``), which are no file of the user's."""
+    ``torch/…`` or ``…/site-packages/torch/…``, not a built-in or frozen module (``<built-in method …>``,
+    ``<frozen os>(674): …``), and not Inductor's generated code, which are no file of the user's."""
     frame = PYTHON_FRAME.match(name)
-    return frame is not None and not frame["file"].startswith("<") and TORCH_FILE.search(frame["file"]) is None
+    return (frame is not None and not frame["file"].startswith("<") and TORCH_FILE.search(frame["file"]) is None
+            and INDUCTOR_FILE.search(frame["file"]) is None)
 
 
 def classify(trace: Trace, events: Indices, parents: list[int],

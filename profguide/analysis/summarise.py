@@ -16,7 +16,7 @@ from profguide.analysis.communication import communication
 from profguide.analysis.compile import compile_markers
 from profguide.analysis.families import family_breakdown
 from profguide.analysis.host import host_breakdown
-from profguide.analysis.idle import busy_intervals, idle_breakdown
+from profguide.analysis.idle import busy_intervals, idle_breakdown, idle_pct_by_htas_rule
 from profguide.analysis.intervals import EVERYTHING, Mask, Window, union_length
 from profguide.analysis.kernels import device_name, gemm_throughput, in_window, memory_traffic, occupancy, top_kernels
 from profguide.analysis.launches import clock_skew, launch_delays, profiler_overhead, synchronisations
@@ -117,6 +117,7 @@ def measure(trace: Trace, window: Window | None = None, window_meaning: str | No
         "left_out_of_window": left_out,
         "gpu_busy_pct": None if idle is None else 100 * idle["busy_us"] / length if length else 0.0,
         "gpu_idle_pct": None if idle is None else 100 * idle["idle_us"] / length if length else 0.0,
+        "gpu_idle_pct_by_htas_rule": idle_pct_by_htas_rule(trace, window) if window else None,
         "idle": idle,
         "top_kernels": top_kernels(trace, window) if window else [],
         "kernel_families": family_breakdown(trace, (trace.kind == KIND["kernel"]) & in_window(trace, window))

@@ -146,7 +146,8 @@ class IdleBreakdown(TypedDict):
     idle_us: Annotated[float, Meta(description="time none ran")]
     by_cause: Annotated[dict[Cause, IdleCause], Meta(description="host, sync, profiler, queued, other")]
     by_activity: Annotated[dict[Activity, IdleActivity], Meta(description="the host's and sync causes' time, "
-                                                                     "by host activity")]
+                                                                     "by host activity: the activities' idle_us "
+                                                                     "add up to those two causes' idle_us")]
     longest_gaps: Annotated[list[Gap], Meta(description="the five longest gaps, longest first")]
 
 
@@ -366,6 +367,10 @@ class Measured(TypedDict):
                                                                    "the tool widened it")]
     gpu_busy_pct: Annotated[float | None, Meta(description="the GPU's busy time over the window")]
     gpu_idle_pct: Annotated[float | None, Meta(description="its idle time over the window")]
+    gpu_idle_pct_by_htas_rule: Annotated[float | None, Meta(description=(
+        "the GPU's idle time over the same window with busy time from the ops HolisticTraceAnalysis's temporal "
+        "breakdown counts, at the trace's own times; the reference page checks it against HTA's own; null "
+        "without GPU work"))]
     idle: Annotated[IdleBreakdown | None, Meta(description="the idle time's causes; null without GPU work")]
     top_kernels: Annotated[list[KernelRow], Meta(description="up to ten kernels of the window, most time first")]
     kernel_families: Annotated[list[FamilyRow], Meta(description="the kernels that start in the window by family, "

@@ -8,7 +8,7 @@ verdicts and their words are declared once, in ``WORDS``: when each is given
 from typing import NamedTuple
 
 from profguide.analysis.families import family_sentence
-from profguide.analysis.host import CPU_LABELS
+from profguide.analysis.host import CPU_LABELS, INDUCTOR_FILE, PYTHON_FRAME
 from profguide.analysis.idle import LATE_LAUNCH
 from profguide.analysis.startup import STARTUP_PCT, is_startup
 from profguide.analysis.summary import HostActivity, HostBreakdown, IdleActivity, IdleBreakdown, Measured
@@ -16,7 +16,9 @@ from profguide.analysis.vocabulary import Activity, Cause, CpuActivity, Verdict
 from profguide.patterns import COMMUNICATION
 
 COMPUTE_BOUND_BUSY_PCT = 80  # a GPU busy this much of the window is the bottleneck
-EXPOSED_COMMUNICATION_PCT = 30  # communication not hidden behind computation, as a share of the window
+# Communication not hidden behind computation, as a share of the window, that makes a GPU busy most of it
+# communication-bound; on a GPU idle much of it, exposed communication is weighed against the idle causes.
+EXPOSED_COMMUNICATION_PCT = 30
 SYNC_STARTS_PCT = 50  # late launches after a sync, as a share of the host's idle time, make the run sync-bound
 
 
@@ -24,11 +26,15 @@ class Words(NamedTuple):
     """What a verdict says: when it is given, as the reference page's table puts it (Markdown), and the
     sentence ``explain`` prints, on a trace with GPU work (``text``) and on one without, where it names what
     the host's time went to (``host_text``); None where the verdict is not given. ``{label}`` is what the
-    verdict points at (``{categories}``: the device events it does not read)."""
+    verdict points at (``{categories}``: the device events it does not read). ``named_text`` and
+    ``named_host_text`` replace the two where the label already names the code to change (``names_code``): a
+    Python frame the trace recorded, Inductor's generated wrapper; advice to find it would contradict the trace."""
 
     when: str
     text: str | None
     host_text: str | None = None
+    named_text: str | None = None
+    named_host_text: str | None = None
 
 
 # Every verdict, in the order of the reference page's table.
@@ -49,7 +55,9 @@ WORDS: dict[Verdict, Words] = {
         "(torch.profiler.schedule with wait and warmup steps) to see the steady state."),
     "communication-bound": Words(
         "Communication kernels (NCCL, RCCL, and the [other libraries](#kernels-by-family) of collectives) that "
-        f"overlap no computation take over {EXPOSED_COMMUNICATION_PCT}% of the window.",
+        "overlap no computation take more of the window than any other cause of lost time (see [how the causes "
+        f"are weighed](#causes-weighed)), or over {EXPOSED_COMMUNICATION_PCT}% of it on a GPU busy at least "
+        f"{COMPUTE_BOUND_BUSY_PCT}% of it.",
         "Communication kernels take much of the time without overlapping computation.",
         "The main thread records no op for most of its time while other threads spend most of it in "
         "communication ({label}): the step waits for the other ranks; look at the slowest rank, and overlap "
@@ -86,11 +94,19 @@ WORDS: dict[Verdict, Words] = {
         "The GPU waits while the host runs Python that no op records ({label}): profile with with_stack=True to "
         "find it, and move it out of the step.",
         "Python that no op records takes more of the host's time than anything else ({label}): profile with "
-        "with_stack=True to find it."),
+        "with_stack=True to find it.",
+        "The GPU waits while the host runs Python that no op records, most in {label}: move that work out of the "
+        "step, or make it cheaper.",
+        "Python that no op records takes more of the host's time than anything else, most in {label}: that is "
+        "the code to make cheaper."),
     "launch-bound": Words(
         "The GPU waited for the host most, and the host was mostly running ops and launching their kernels.",
         "The GPU waits while the host issues many small ops ({label}): fewer, larger ops (torch.compile, "
-        "batching) or CUDA graphs cut the launches."),
+        "batching) or CUDA graphs cut the launches.",
+        None,
+        "The GPU waits while a compiled graph's generated code launches its kernels one by one ({label}): that is "
+        "the graph's launch overhead, not your Python; replay it as a CUDA graph (torch.compile's "
+        "mode=\"reduce-overhead\") or give each launch more work (a larger batch)."),
     "profiler-bound": Words(
         "Most of the idle time lies under the profiler's own work (an `Activity Buffer Request`).",
         "The GPU waits on the profiler's own work ({label}): profile more steps and look past it; the run itself "
@@ -113,23 +129,45 @@ HOST_ACTIVITY_VERDICTS: dict[CpuActivity, Verdict] = {
     "optimizer": "optimizer-bound", "region": "python-bound", "python": "python-bound"}
 ACTIVITY_VERDICTS: dict[Activity, Verdict] = {
     "data loading": "input-bound", "sync": "sync-bound", "optimizer": "optimizer-bound", "python": "python-bound",
-    "region": "python-bound", "ops": "launch-bound", "backward": "launch-bound", "setup": "start-up"}
+    "region": "python-bound", "ops": "launch-bound", "backward": "launch-bound", "compiled": "launch-bound",
+    "setup": "start-up"}
 
 
 def top_label(row: HostActivity | IdleActivity) -> str:
     return row["top"][0][0] if row["top"] else "?"
 
 
-def late_launch_verdict(idle: IdleBreakdown) -> tuple[Verdict, str]:
-    """The verdict when the host launched late: named after what the host was doing, with its label."""
+class LostTime(NamedTuple):
+    """One cause of the window's lost time, as the verdict that names it: the verdict, what it points at, the
+    µs its fix could win back, and the cause in words."""
+
+    verdict: Verdict
+    label: str
+    us: float
+    words: str
+
+
+def late_launch_verdict(idle: IdleBreakdown) -> LostTime:
+    """The cause when the host launched late: the verdict of the host activities that held up the GPU the
+    longest (``ACTIVITY_VERDICTS``: ops and backward are launching, a region or unrecorded Python is Python),
+    named after the largest of them; sync-bound instead when most of the wait began in a synchronisation."""
     activities = idle["by_activity"]
-    dominant = max(activities, key=lambda name: activities[name]["idle_us"])
+    by_verdict: dict[Verdict, float] = {}
+    for activity, row in activities.items():
+        by_verdict[ACTIVITY_VERDICTS[activity]] = by_verdict.get(ACTIVITY_VERDICTS[activity], 0.0) + row["idle_us"]
+    name = max(by_verdict, key=lambda verdict_name: by_verdict[verdict_name])
     late_us = sum(idle["by_cause"][cause]["idle_us"] for cause in LATE_LAUNCH)
     after_sync = idle["by_cause"]["sync"]["idle_us"]
-    if dominant != "data loading" and late_us and 100 * after_sync / late_us >= SYNC_STARTS_PCT:
+    if name != "input-bound" and late_us and 100 * after_sync / late_us >= SYNC_STARTS_PCT:
         syncs = activities["sync"]
-        return "sync-bound", top_label(syncs) if syncs["top"] else "the call the gaps began in"
-    return ACTIVITY_VERDICTS[dominant], top_label(activities[dominant])
+        return LostTime("sync-bound", top_label(syncs) if syncs["top"] else "the call the gaps began in", after_sync,
+                        f"the GPU waiting for the host from a synchronisation on ({share_of(after_sync, late_us)} "
+                        f"of its wait for the host; at least {SYNC_STARTS_PCT}% makes it sync-bound)")
+    mine = sorted((activity for activity in activities if ACTIVITY_VERDICTS[activity] == name),
+                  key=lambda activity: -activities[activity]["idle_us"])
+    meanings = " or ".join(activities[activity]["meaning"] for activity in mine if activities[activity]["idle_us"])
+    return LostTime(name, top_label(activities[mine[0]]), by_verdict[name],
+                    f"the GPU waiting for the host while the host was {meanings or activities[mine[0]]['meaning']}")
 
 
 def host_verdict(host: HostBreakdown) -> tuple[Verdict, str]:
@@ -146,9 +184,11 @@ def host_verdict(host: HostBreakdown) -> tuple[Verdict, str]:
     return HOST_ACTIVITY_VERDICTS[dominant], top_label(activities[dominant])
 
 
-# Where the idle time of the causes other than a late launch lies, for the verdict's basis.
+# Where the idle time of the causes other than a late launch lies, for the verdict's basis, and their verdicts.
 IDLE_WHEN: dict[Cause, str] = {"queued": "before ops already queued", "profiler": "under the profiler's own work",
                                "other": "before ops with no launch call in the trace"}
+IDLE_VERDICTS: dict[Cause, Verdict] = {"queued": "idle-queued", "profiler": "profiler-bound",
+                                       "other": "idle-unexplained"}
 
 
 def share_of(part: float, whole: float) -> str:
@@ -158,7 +198,8 @@ def share_of(part: float, whole: float) -> str:
 
 def verdict(summary: Measured) -> tuple[Verdict, str, str]:
     """(the verdict, the name it points at, the measurement that decided it, in words) from what
-    ``summarise`` measured. The rules are tried in this order; the first that holds decides."""
+    ``summarise`` measured. The rules are tried in this order; the first that holds decides. On a GPU idle
+    much of the window, the causes of lost time (``lost_time``) are weighed: the largest decides."""
     window, idle, busy_pct = summary["window"], summary["idle"], summary["gpu_busy_pct"]
     if window is None or idle is None or busy_pct is None:  # no GPU work: the three are None together
         unread = summary["unanalysed_events"]
@@ -180,34 +221,58 @@ def verdict(summary: Measured) -> tuple[Verdict, str, str]:
         return ("start-up", ", ".join(name for name, _ in setup["top"]),
                 f"device set-up {setup['pct']:.0f}% of the window (at least {STARTUP_PCT}%)")
     comm = summary["communication"]
-    if comm["kernel_us"] and comm["exposed_us"] > EXPOSED_COMMUNICATION_PCT / 100 * length:
-        return ("communication-bound", "", f"communication that overlaps no computation "
-                f"{share_of(comm['exposed_us'], length)} of the window (over {EXPOSED_COMMUNICATION_PCT}%)")
+    exposed = comm["exposed_us"] if comm["kernel_us"] else 0.0
     if busy_pct >= COMPUTE_BOUND_BUSY_PCT:
+        if exposed > EXPOSED_COMMUNICATION_PCT / 100 * length:
+            return ("communication-bound", "", f"communication that overlaps no computation "
+                    f"{share_of(exposed, length)} of the window (over {EXPOSED_COMMUNICATION_PCT}%)")
         families = family_sentence(summary["kernel_families"])
         return ("compute-bound", f" {families}" if families else "",
                 f"GPU busy {busy_pct:.0f}% of the window (at least {COMPUTE_BOUND_BUSY_PCT}%)")
-    causes = idle["by_cause"]
-    late = sum(causes[cause]["idle_us"] for cause in LATE_LAUNCH)
-    largest = max(IDLE_WHEN, key=lambda cause: causes[cause]["idle_us"])
-    if late >= causes[largest]["idle_us"]:
-        name, label = late_launch_verdict(idle)
-        busiest = max(idle["by_activity"].values(), key=lambda row: row["idle_us"])
-        basis = (f"the GPU waited for the host {share_of(late, length)} of the window, more than for anything else; "
-                 f"the host was mostly {busiest['meaning']}")
-        if name == "sync-bound":
-            basis += (f", and {share_of(causes['sync']['idle_us'], late)} of the wait began in a synchronisation "
-                      f"(at least {SYNC_STARTS_PCT}% makes it sync-bound)")
-        return name, label, basis
-    basis = (f"the GPU idle {share_of(causes[largest]['idle_us'], length)} of the window {IDLE_WHEN[largest]}, "
-             "more than for any other cause")
-    if largest == "profiler":
-        return "profiler-bound", ", ".join(summary["profiler_overhead"]["by_name"]) or "overhead events", basis
-    return ("idle-queued" if largest == "queued" else "idle-unexplained"), "", basis
+    causes = lost_time(summary)
+    largest = max(causes, key=lambda cause: cause.us)  # the first of equals: the host's late launches
+    # The next two, where they round to a share: "0%" would say nothing.
+    others = sorted((cause for cause in causes if cause is not largest and share_of(cause.us, length) != "0%"),
+                    key=lambda cause: -cause.us)
+    basis = f"{largest.words}: {share_of(largest.us, length)} of the window, the largest cause of lost time"
+    if others:
+        basis += " (then " + "; ".join(f"{cause.words}: {share_of(cause.us, length)}" for cause in others[:2]) + ")"
+    return largest.verdict, largest.label, basis
+
+
+def lost_time(summary: Measured) -> list[LostTime]:
+    """Each cause of a GPU window's lost time, as the verdict that names it, the host's late launches first:
+    the idle time by cause (the late launches by what the host was doing) and the communication that
+    overlaps no computation, each the time its fix could win back."""
+    idle, comm = summary["idle"], summary["communication"]
+    assert idle is not None  # a GPU window has its idle breakdown
+    by_cause = idle["by_cause"]
+    causes = [late_launch_verdict(idle)] if any(by_cause[cause]["idle_us"] for cause in LATE_LAUNCH) else []
+    for cause, where in IDLE_WHEN.items():
+        overhead = ", ".join(summary["profiler_overhead"]["by_name"]) or "overhead events"
+        causes.append(LostTime(IDLE_VERDICTS[cause], overhead if cause == "profiler" else "",
+                               by_cause[cause]["idle_us"], f"the GPU idle {where}"))
+    if comm["kernel_us"]:
+        causes.append(LostTime("communication-bound", "", comm["exposed_us"],
+                               "communication that overlaps no computation"))
+    return causes
+
+
+def names_code(name: Verdict, label: str) -> bool:
+    """Whether the verdict's label already names the code to change: a user's Python frame for python-bound,
+    Inductor's generated wrapper for launch-bound."""
+    frame = PYTHON_FRAME.match(label)
+    return frame is not None and (name == "python-bound" or (name == "launch-bound"
+                                                             and INDUCTOR_FILE.search(frame["file"]) is not None))
 
 
 def verdict_text(name: Verdict, label: str, host_split: bool) -> str:
     """The verdict's sentence, naming ``label``: its words for a trace without GPU work when the summary splits
-    the host's time (``host_split``) and the verdict has such words, else its words for one with."""
-    texts = HOST_VERDICTS if host_split and name in HOST_VERDICTS else VERDICTS
-    return texts[name].format(label=label, categories=label)
+    the host's time (``host_split``) and the verdict has such words, else its words for one with; their
+    ``named`` variants where the label names the code to change."""
+    words = WORDS[name]
+    named = names_code(name, label)
+    host = (words.named_host_text if named else None) or words.host_text
+    text = host if host_split and host is not None else (words.named_text if named else None) or words.text
+    assert text is not None  # every verdict given has its words
+    return text.format(label=label, categories=label)

@@ -68,7 +68,7 @@ FindingSource = Literal["torch's anti-pattern matcher", "the TensorBoard plugin"
 
 Cause = Literal["host", "sync", "profiler", "queued", "other"]  # why the GPU was idle (``idle.IDLE_CAUSES``)
 # What the host was doing while the GPU waited for it (``host.ACTIVITIES``).
-Activity = Literal["data loading", "sync", "optimizer", "backward", "ops", "region", "python", "setup"]
+Activity = Literal["data loading", "sync", "optimizer", "backward", "ops", "compiled", "region", "python", "setup"]
 # What the host's time went to on a trace without GPU work (``host.CPU_ACTIVITIES``).
 CpuActivity = Literal["data loading", "ops", "backward", "optimizer", "region", "python"]
 

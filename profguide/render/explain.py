@@ -14,6 +14,7 @@ import msgspec
 
 from profguide.analysis.families import family_sentence
 from profguide.analysis.host import CPU_LABELS, OUTSIDE
+from profguide.analysis.idle import LATE_LAUNCH
 from profguide.analysis.ranks import label, ranks_to_show
 from profguide.analysis.summary import (
     CompileMarkers,
@@ -111,6 +112,10 @@ def verdict_lines(summary: TraceSummary) -> list[str]:
             f"GPU busy {percent(summary['gpu_busy_pct'])}, idle {percent(summary['gpu_idle_pct'])} "
             f"of {format_duration(window['dur_us'])} ({summary['window_definition']})."
         )
+        by_htas_rule = summary["gpu_idle_pct_by_htas_rule"]
+        if by_htas_rule is not None:
+            lines.append(f"GPU idle by HolisticTraceAnalysis's rule (its ops, at the trace's own times): "
+                         f"{percent(by_htas_rule)} of the same window.")
         causes = idle["by_cause"]
         parts = [
             f"{IDLE_LABELS[cause]} {100 * row['idle_us'] / window['dur_us']:.1f}% ({row['gaps']:,} gaps)"
@@ -126,7 +131,10 @@ def verdict_lines(summary: TraceSummary) -> list[str]:
             if window["dur_us"] and 100 * row["idle_us"] / window["dur_us"] >= 0.05  # 0.0% would say nothing
         ]
         if activities:
-            lines.append("While the GPU waited for the host, the host was: " + "; ".join(activities) + ".")
+            waited = sum(causes[cause]["idle_us"] for cause in LATE_LAUNCH)
+            lines.append(f"While the GPU waited for the host ({' and '.join(IDLE_LABELS[c] for c in LATE_LAUNCH)}: "
+                         f"{100 * waited / window['dur_us']:.1f}% of the window), the host was, in shares of the "
+                         "window that add up to it: " + "; ".join(activities) + ".")
     return lines
 
 

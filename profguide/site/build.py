@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from profguide.analysis import diff, ops, summary
-from profguide.analysis.idle import hta_ops_in, idle_pct_by_htas_rule
+from profguide.analysis.idle import hta_ops_in
 from profguide.analysis.rules import JOB_RULES, RULES
 from profguide.analysis.summarise import summarise
 from profguide.errors import RecordingError, TraceError
@@ -235,7 +235,7 @@ def hta_comparison(path: Path, references: Mapping[str, Any]) -> render.HtaCompa
                             "benchmarks/hta_reference.py where HolisticTraceAnalysis is installed")
     window = (found["window"]["start_us"], found["window"]["end_us"])
     return render.HtaComparison(path.name, found["device"], found["window"]["dur_us"], hta_ops_in(trace, window),
-                                idle_pct_by_htas_rule(trace, window), found["gpu_idle_pct"], reference)
+                                found["gpu_idle_pct_by_htas_rule"], found["gpu_idle_pct"], reference)
 
 
 def hta_agreement(root: Path | str) -> str:

@@ -9,7 +9,14 @@ from torch.profiler import ProfilerActivity, profile
 from torch.utils.data import DataLoader, Dataset
 
 from profguide import trace
-from profguide.analysis.host import CPU_ACTIVITIES, host_breakdown, idle_by_activity, lane_activity, own_activity
+from profguide.analysis.host import (
+    CPU_ACTIVITIES,
+    host_breakdown,
+    idle_by_activity,
+    lane_activity,
+    own_activity,
+    user_frame,
+)
 from profguide.trace.model import KIND
 from tests.helpers import event, gpu_event, make_trace
 
@@ -127,3 +134,11 @@ def test_a_window_splits_the_steps_inside_it_or_itself():
 
 def test_a_trace_without_host_events_has_no_breakdown():
     assert host_breakdown(make_trace(gpu_event("k", 0, 5))) is None
+
+
+def test_inductors_generated_wrapper_is_a_compiled_graph_not_a_users_frame():
+    wrapper = "/tmp/torchinductor_alice/xq/cxqabc7pmumz.py(412): call"
+    assert own_activity(wrapper, KIND["python"]) == "compiled"
+    assert own_activity(wrapper, KIND["python"], device_syncs=False) == "ops"  # on a CPU it runs the kernels
+    assert not user_frame(wrapper) and user_frame("train.py(30): step")
+    assert own_activity("torchinductor_alice.py(3): f", KIND["python"]) == "python"  # a file, not the cache

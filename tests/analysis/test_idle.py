@@ -1,8 +1,11 @@
 """profguide.analysis.idle: busy intervals, gaps and their causes, on traces where the answer is known."""
 
+import pytest
 
 from profguide.analysis import idle
+from profguide.analysis.summarise import summarise
 from tests.analysis.gpu_traces import small_gpu_trace
+from tests.helpers import TRACES
 from tests.helpers import event as cpu
 from tests.helpers import gpu_event as gpu
 from tests.helpers import make_trace as make
@@ -31,3 +34,16 @@ def test_a_gap_before_a_late_launch_is_the_hosts():
     by_cause = idle.idle_breakdown(t, (5, 85))["by_cause"]
     assert by_cause["host"]["idle_us"] == 45  # 15..60: b's launch ended at 52
     assert by_cause["other"]["idle_us"] == 10  # 70..80: c has no launch call in the trace
+
+
+@pytest.mark.parametrize("name", sorted(path.name for path in TRACES.glob("*.json.gz")))
+def test_the_host_activities_partition_the_wait_for_the_host_on_every_real_trace(name, real_trace):
+    """by_activity splits the late-launch causes' idle time (waiting for the host to launch, blocked in a sync):
+    together, exactly that time, never more."""
+    found = summarise(real_trace(name))["idle"]
+    if found is None:  # no GPU work
+        return
+    wait = sum(found["by_cause"][cause]["idle_us"] for cause in idle.LATE_LAUNCH)
+    split = sum(row["idle_us"] for row in found["by_activity"].values())
+    assert split == pytest.approx(wait, rel=1e-9, abs=1e-6)
+    assert all(row["idle_us"] >= 0 for row in found["by_activity"].values())

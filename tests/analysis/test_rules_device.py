@@ -126,6 +126,16 @@ def test_communication_fires_over_10pct_of_the_window(comm_us, fires):
         assert found.at_us == 1000 - comm_us and f"`{NCCL}`" in found.words and "0% of it behind" in found.words
 
 
+@pytest.mark.parametrize(("hidden_us", "fires"), [(960.0, False), (890.0, False), (880.0, True)])
+def test_communication_computation_hides_is_not_told_to_communicate_less(hidden_us, fires):
+    # Expert-parallel dispatch and combine: all-to-alls over 1000 µs of a 1100 µs window (91%), a GEMM on
+    # another stream hiding ``hidden_us`` of them; the rule fires only once over 10% of the window is exposed.
+    trace = make(gpu("ncclDevKernel_SendRecv", 0, 1000, stream=20), gpu("gemm", 0, hidden_us),
+                 gpu("gemm", 1000, 100))
+    found = check(rules.communication_over_10pct, trace)
+    assert (found is not None) == fires
+
+
 def test_communication_on_a_real_run_is_the_summarys_share():
     trace, summary = real("multigpu-a100-16rank-overlap")
     found = rules.communication_over_10pct(trace, summary)
