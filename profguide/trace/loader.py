@@ -60,6 +60,7 @@ class _Args(msgspec.Struct, gc=False, frozen=True):
     correlation: int | str | None = NO_ID
     external_id: int | str | None = msgspec.field(name="External id", default=NO_ID)
     sequence: int | str | None = msgspec.field(name="Sequence number", default=NO_ID)
+    waits_for: int | str | None = msgspec.field(name="wait_on_cuda_event_record_corr_id", default=NO_ID)
     bytes: float | str | None = math.nan
     occupancy: float | str | None = msgspec.field(name="est. achieved occupancy %", default=math.nan)
     # Raw: left undecoded (a reference into the batch) unless the op is a matrix multiply.
@@ -68,6 +69,9 @@ class _Args(msgspec.Struct, gc=False, frozen=True):
     # What ``record_param_comms`` records of a collective's message; Raw too, decoded for that op alone.
     in_msg_nelems: msgspec.Raw = msgspec.field(name="In msg nelems", default=_NULL)
     dtype: msgspec.Raw = _NULL
+    out_msg_nelems: msgspec.Raw = msgspec.field(name="Out msg nelems", default=_NULL)
+    group_size: msgspec.Raw = msgspec.field(name="Group size", default=_NULL)
+    collective_name: msgspec.Raw = msgspec.field(name="Collective name", default=_NULL)
 
 
 _NO_ARGS = _Args()
@@ -136,7 +140,8 @@ _DECODE_BATCH = msgspec.json.Decoder(list[Union[(_Event, _Metadata, _Instant, *_
 PHASE: dict[type, str] = {_Event: "X", _Metadata: "M", _Instant: "i", **dict(zip(_OTHERS, OTHER_PHASES, strict=True))}
 IS_COMPLETE = partial(is_, _Event)
 FIELD = {name: attrgetter(name) for name in ("ts", "dur", "cat", "name", "pid", "tid", "args")}
-ARG = {name: attrgetter(name) for name in ("correlation", "external_id", "sequence", "bytes", "occupancy")}
+ARG = {name: attrgetter(name) for name in ("correlation", "external_id", "sequence", "waits_for", "bytes",
+                                          "occupancy")}
 INPUT_DIMS = attrgetter("input_dims")
 
 FILE_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
@@ -599,12 +604,16 @@ def coerce_args(args: dict[str, Any]) -> _Args:
         correlation=scalar(args.get("correlation", NO_ID)),
         external_id=scalar(args.get("External id", NO_ID)),
         sequence=scalar(args.get("Sequence number", NO_ID)),
+        waits_for=scalar(args.get("wait_on_cuda_event_record_corr_id", NO_ID)),
         bytes=scalar(args.get("bytes", math.nan)),
         occupancy=scalar(args.get("est. achieved occupancy %", math.nan)),
         input_dims=raw("Input Dims"),
         input_type=raw("Input type"),
         in_msg_nelems=raw("In msg nelems"),
         dtype=raw("dtype"),
+        out_msg_nelems=raw("Out msg nelems"),
+        group_size=raw("Group size"),
+        collective_name=raw("Collective name"),
     )
 
 
@@ -653,6 +662,7 @@ def batch_columns(events: list[_Event], names: Codes[str], lanes: Codes[Lane], c
         "correlation": identifiers(field("correlation", args), count),
         "external_id": identifiers(field("external_id", args), count),
         "sequence": identifiers(field("sequence", args), count),
+        "waits_for": identifiers(field("waits_for", args), count),
         "bytes": floats(field("bytes", args), count),
         "occupancy": floats(field("occupancy", args), count),
         "recorded_shapes": recorded,
@@ -679,7 +689,8 @@ def decode_shapes(args: _Args) -> tuple[list[Any], list[Any]] | None:
 
 
 COMM_ARGS = {"Input Dims": "input_dims", "Input type": "input_type", "In msg nelems": "in_msg_nelems",
-             "dtype": "dtype"}
+             "dtype": "dtype", "Out msg nelems": "out_msg_nelems", "Group size": "group_size",
+             "Collective name": "collective_name"}
 
 
 def decode_comm_args(args: _Args) -> dict[str, Any]:

@@ -41,8 +41,7 @@ CATEGORY_KINDS = {
     "overhead": "overhead",
 }
 # Categories of kind "other" that say nothing about a device: the profiler's own bars and instants.
-BOOKKEEPING_CATEGORIES = frozenset({"trace", "cpu_instant_event", "ac2g", "fwdbwd", "external_correlation",
-                                    "cuda_profiler_range"})
+BOOKKEEPING_CATEGORIES = frozenset({"trace", "cpu_instant_event", "ac2g", "fwdbwd", "external_correlation"})
 
 
 GPU_KINDS = frozenset({"kernel", "memcpy", "memset", "gpu_annotation", "sync"})
@@ -79,13 +78,15 @@ class Trace:
     ``name``, ``kind`` and ``lane`` are codes into ``names``, ``KIND_NAMES`` and
     ``lanes`` ((pid, tid) pairs). Ids are -1 where absent (``sequence`` is an op's autograd ``Sequence
     number``, the same on the forward op that made an autograd node and on the backward function that runs
-    it; torch counts them per thread); ``bytes`` and
+    it; torch counts them per thread; ``waits_for`` is a Stream Wait Event's or Event Sync's
+    ``wait_on_cuda_event_record_corr_id``); ``bytes`` and
     ``occupancy`` are NaN where absent. ``shapes`` maps an event index to its
     raw ``Input Dims`` and ``Input type`` for the matrix-multiply operators only (every event's ``Input
     Dims``, as the trace writes it, is ``shape_texts[shape]``);
     ``comm_args`` maps the index of each collective's backend op
     (``nccl:all_reduce``) and ``record_param_comms`` to the args that size its
-    message (``Input Dims``, ``Input type``, ``In msg nelems``, ``dtype``).
+    message (``Input Dims``, ``Input type``, ``In msg nelems``, ``dtype``) and the metadata torch's trace validator
+    asks of it (``Out msg nelems``, ``Group size``, ``Collective name``).
 
     Besides the complete events: ``phases`` counts every event by phase (``ph``);
     ``thread_names`` holds each (pid, tid)'s ``thread_name`` metadata, in trace
@@ -104,6 +105,7 @@ class Trace:
     correlation: NDArray[np.int64]
     external_id: NDArray[np.int64]
     sequence: NDArray[np.int64]
+    waits_for: NDArray[np.int64]
     bytes: NDArray[np.float64]
     occupancy: NDArray[np.float64]
     recorded_shapes: NDArray[np.bool_]  # whether the event's args hold its Input Dims (record_shapes=True)
