@@ -105,7 +105,8 @@ def test_text_puts_the_verdict_first(capsys):
     assert lines[0].startswith("a100_nccl_2rank_rank0.json.gz (NVIDIA A100")
     assert lines[1].startswith("Verdict: ")
     assert lines[2].startswith("Decided by: the GPU waiting for the host while the host was running ops")
-    assert "GPU busy" in lines[3] and "idle" in lines[3]
+    assert lines[3].startswith("Trust: ")
+    assert "GPU busy" in lines[4] and "idle" in lines[4]
     assert any(line.startswith("Where to look") for line in lines)
     assert "Communication: " in out and "Launch delay (runtime API" in out
     assert ("While the GPU waited for the host (waiting for the host to launch and host blocked in a sync: 77.0% of "

@@ -34,6 +34,7 @@ from profguide.analysis.select import (
 )
 from profguide.analysis.startup import device_setup, iterations, steady_window
 from profguide.analysis.summary import KernelRow, LeftOut, Measured, Step, Summary, SyncCall
+from profguide.analysis.trust import trust
 from profguide.analysis.verdict import verdict, verdict_text
 from profguide.trace.model import KIND, Trace
 
@@ -72,13 +73,14 @@ def measured_window(trace: Trace) -> tuple[Mask, Window, str, LeftOut | None]:
 
 def summarise(trace: Trace, window: Window | None = None, window_meaning: str | None = None) -> Summary:
     """Everything ``profguide explain`` reports, for one window (default: ``measured_window``): what the
-    analyses measure, the verdict on it, and what the rules find."""
+    analyses measure, the verdict on it, and what the rules find (nothing, where the trust check leaves no
+    verdict)."""
     measured = measure(trace, window, window_meaning)
     name, label, basis = verdict(measured)
     summary: Summary = {**measured, "verdict": name,
                         "verdict_text": verdict_text(name, label, measured["host"] is not None),
                         "verdict_basis": basis, "findings": []}
-    summary["findings"] = findings(trace, summary)
+    summary["findings"] = findings(trace, summary) if name != "no-verdict" else []  # no advice on what is not judged
     return summary
 
 
@@ -131,6 +133,7 @@ def measure(trace: Trace, window: Window | None = None, window_meaning: str | No
         "occupancy": occupancy(trace, window=span)[:10],
         "compile": compile_markers(trace, asked),
         "gemm": gemm_throughput(trace, span),
+        "trust": trust(trace),
     }
 
 

@@ -25,12 +25,15 @@ from profguide.analysis.vocabulary import (
     Cause,
     CollectivesAre,
     CollectivesMatchedBy,
+    Confidence,
     CpuActivity,
     FindingSource,
     JobVerdict,
     MeasuredOn,
     RuleId,
     TrafficKind,
+    TrustCheck,
+    TrustSource,
     Verdict,
 )
 
@@ -346,6 +349,29 @@ class Finding(TypedDict):
     guide: Annotated[str, Meta(description="the guide's page that shows it, from the site's root")]
 
 
+class TrustReason(TypedDict):
+    """One check of ``profguide.analysis.trust`` that the trace failed."""
+
+    check: Annotated[TrustCheck, Meta(description="the check's id, stable across versions")]
+    source: Annotated[TrustSource, Meta(description="where the check comes from: torch's trace validator or this "
+                                                    "guide")]
+    lowers_to: Annotated[Confidence, Meta(description="the confidence this failure leaves at most: reduced or none")]
+    seen: Annotated[str, Meta(description="what it saw, in words")]
+    count: Annotated[int, Meta(description="how many events it counted: those that fail the check, or, for the "
+                                           "checks of the whole trace, the events (or GPU ops) it holds")]
+    at_us: Annotated[float | None, Meta(description="the first place it saw it, on the trace's clock; null when no "
+                                                    "one place shows it")]
+
+
+class Trust(TypedDict):
+    """Whether the trace can support a verdict: checks of its integrity, run before the verdict."""
+
+    confidence: Annotated[Confidence, Meta(description="high when every check passed; else the lowest that a "
+                                                       "failed check leaves; none gives no verdict")]
+    checks: Annotated[int, Meta(description="how many checks ran")]
+    reasons: Annotated[list[TrustReason], Meta(description="the checks that failed, in the reference page's order")]
+
+
 class Measured(TypedDict):
     """What ``summarise`` measures about one trace, over one window, before it gives the verdict."""
 
@@ -386,6 +412,7 @@ class Measured(TypedDict):
     occupancy: Annotated[list[Occupancy], Meta(description="up to ten kernels' occupancy, most time first")]
     compile: Annotated[CompileMarkers, Meta(description="what torch.compile left")]
     gemm: Annotated[list[GemmRow], Meta(description="matrix multiplies with recorded shapes, most time first")]
+    trust: Annotated[Trust, Meta(description="whether the trace can support a verdict, and why not")]
 
 
 class Summary(Measured):

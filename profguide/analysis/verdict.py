@@ -39,6 +39,10 @@ class Words(NamedTuple):
 
 # Every verdict, in the order of the reference page's table.
 WORDS: dict[Verdict, Words] = {
+    "no-verdict": Words(
+        "The [trust check](#can-the-trace-be-trusted) finds that the trace cannot support a verdict: too little "
+        "GPU work to judge, only metadata, a CUPTI range profiler's trace, or most GPU events dropped.",
+        "This trace cannot support a verdict: {label}."),
     "cpu-only": Words(
         "The trace has no GPU work, and no host events to break down either.",
         "No GPU work in this trace, and no host events to break down."),
@@ -201,6 +205,10 @@ def verdict(summary: Measured) -> tuple[Verdict, str, str]:
     ``summarise`` measured. The rules are tried in this order; the first that holds decides. On a GPU idle
     much of the window, the causes of lost time (``lost_time``) are weighed: the largest decides."""
     window, idle, busy_pct = summary["window"], summary["idle"], summary["gpu_busy_pct"]
+    trust = summary["trust"]
+    if trust["confidence"] == "none":
+        return ("no-verdict", "; ".join(reason["seen"] for reason in trust["reasons"] if reason["lowers_to"] == "none"),
+                "the trust check's confidence, none: " + ", ".join(reason["check"] for reason in trust["reasons"]))
     if window is None or idle is None or busy_pct is None:  # no GPU work: the three are None together
         unread = summary["unanalysed_events"]
         if unread:

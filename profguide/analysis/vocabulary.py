@@ -12,6 +12,7 @@ from typing import Literal
 
 # What limits the run (``verdict.VERDICTS`` says when each is given, in this order).
 Verdict = Literal[
+    "no-verdict",
     "cpu-only",
     "not-analysed",
     "start-up",
@@ -65,6 +66,26 @@ RuleSource = Literal["torch", "tensorboard", "nsight", "guide"]  # where a rule 
 # The same in the words a finding carries.
 FindingSource = Literal["torch's anti-pattern matcher", "the TensorBoard plugin", "Nsight Systems' expert rules",
                         "this guide"]
+
+# How far the trace can be trusted (``profguide.analysis.trust``), and the checks that can lower it, in order.
+Confidence = Literal["high", "reduced", "none"]
+TrustCheck = Literal[
+    # torch's trace validator
+    "kernel-before-launch",
+    "stream-wait-unfilled",
+    "stream-wait-not-in-past",
+    "kernel-running-at-stream-sync",
+    "collective-metadata-missing",
+    "backward-sequence-shared",
+    # this guide's own
+    "gpu-ops-without-launch",
+    "launches-without-gpu-op",
+    "event-cap-reached",
+    "little-gpu-work",
+    "metadata-only",
+    "range-profiler-only",
+]
+TrustSource = Literal["torch's trace validator", "this guide"]
 
 Cause = Literal["host", "sync", "profiler", "queued", "other"]  # why the GPU was idle (``idle.IDLE_CAUSES``)
 # What the host was doing while the GPU waited for it (``host.ACTIVITIES``).

@@ -102,8 +102,19 @@ def host_lines(host: HostBreakdown, steps_shown: int = HOST_STEPS_SHOWN) -> list
     return lines
 
 
+def trust_line(summary: TraceSummary) -> str:
+    """The trust check's confidence, and each check the trace failed, with where it first shows."""
+    trust = summary["trust"]
+    if not trust["reasons"]:
+        return f"Trust: high — every check passed ({trust['checks']} checks)."
+    return f"Trust: {trust['confidence']} — " + "; ".join(
+        reason["seen"] + (f" (first at {at(summary, reason['at_us'])})" if reason["at_us"] is not None else "")
+        for reason in trust["reasons"]) + "."
+
+
 def verdict_lines(summary: TraceSummary) -> list[str]:
-    lines = [f"Verdict: {summary['verdict']}. {summary['verdict_text']}", f"Decided by: {summary['verdict_basis']}."]
+    lines = [f"Verdict: {summary['verdict']}. {summary['verdict_text']}", f"Decided by: {summary['verdict_basis']}.",
+             trust_line(summary)]
     if summary["host"]:
         lines += host_lines(summary["host"])
     window, idle = summary["window"], summary["idle"]

@@ -389,12 +389,13 @@ def benchmark_fragment(results: Mapping[str, Any], svg_path: str) -> str:
 
 
 def real_verdicts_table(summaries: Iterable[tuple[str, Summary]]) -> str:
-    """Each real trace's verdict and the measurement that decided it: [(file name, ``summarise`` of it)]."""
+    """Each real trace's verdict, the trust check's confidence beside it, and the measurement that decided it:
+    [(file name, ``summarise`` of it)]."""
     rows = [(code(name), cell(summary["device"] or "not named"),
              format_duration(summary["window"]["dur_us"]) if summary["window"] else "no GPU work",
-             code(summary["verdict"]), cell(summary["verdict_basis"]))
+             code(summary["verdict"]), code(summary["trust"]["confidence"]), cell(summary["verdict_basis"]))
             for name, summary in summaries]
-    return markdown_table(("Trace", "Device", "Window", "Verdict", "Decided by"), rows, "llrll")
+    return markdown_table(("Trace", "Device", "Window", "Verdict", "Trust", "Decided by"), rows, "llrlll")
 
 
 HTA_AGREEMENT_POINTS = 2.0  # how close the idle share by HTA's rule keeps to HTA's own, in percentage points

@@ -60,6 +60,7 @@ class _Args(msgspec.Struct, gc=False, frozen=True):
     correlation: int | str | None = NO_ID
     external_id: int | str | None = msgspec.field(name="External id", default=NO_ID)
     sequence: int | str | None = msgspec.field(name="Sequence number", default=NO_ID)
+    waits_for: int | str | None = msgspec.field(name="wait_on_cuda_event_record_corr_id", default=NO_ID)
     bytes: float | str | None = math.nan
     # A number; since kineto#1330 it may be an object that holds it beside the factors that limit it.
     occupancy: float | str | dict[str, Any] | None = msgspec.field(name="est. achieved occupancy %",
@@ -80,6 +81,9 @@ class _Args(msgspec.Struct, gc=False, frozen=True):
     group_ranks: msgspec.Raw = msgspec.field(name="Process Group Ranks", default=_NULL)
     in_split: msgspec.Raw = msgspec.field(name="In split size", default=_NULL)
     out_split: msgspec.Raw = msgspec.field(name="Out split size", default=_NULL)
+    out_msg_nelems: msgspec.Raw = msgspec.field(name="Out msg nelems", default=_NULL)
+    group_size: msgspec.Raw = msgspec.field(name="Group size", default=_NULL)
+    collective_name: msgspec.Raw = msgspec.field(name="Collective name", default=_NULL)
 
 
 _NO_ARGS = _Args()
@@ -154,7 +158,8 @@ _DECODE_BATCH = msgspec.json.Decoder(list[Union[(_Event, _Metadata, _Instant, *_
 PHASE: dict[type, str] = {_Event: "X", _Metadata: "M", _Instant: "i", **dict(zip(_OTHERS, OTHER_PHASES, strict=True))}
 IS_COMPLETE = partial(is_, _Event)
 FIELD = {name: attrgetter(name) for name in ("ts", "dur", "cat", "name", "pid", "tid", "args")}
-ARG = {name: attrgetter(name) for name in ("correlation", "external_id", "sequence", "bytes", "occupancy")}
+ARG = {name: attrgetter(name) for name in ("correlation", "external_id", "sequence", "waits_for", "bytes",
+                                          "occupancy")}
 INPUT_DIMS = attrgetter("input_dims")
 OCCUPANCY_DETAIL = attrgetter("occupancy_detail")
 COLLECTIVE_MARKS = (attrgetter("seq"), attrgetter("group_name"))  # an event with either carries a collective's fields
@@ -643,6 +648,7 @@ def coerce_args(args: dict[str, Any]) -> _Args:
         correlation=scalar(args.get("correlation", NO_ID)),
         external_id=scalar(args.get("External id", NO_ID)),
         sequence=scalar(args.get("Sequence number", NO_ID)),
+        waits_for=scalar(args.get("wait_on_cuda_event_record_corr_id", NO_ID)),
         bytes=scalar(args.get("bytes", math.nan)),
         occupancy=occupancy_value(args.get("est. achieved occupancy %", math.nan)),
         occupancy_detail=raw("occupancy"),
@@ -695,6 +701,7 @@ def batch_columns(events: list[_Event], names: Codes[str], lanes: Codes[Lane], c
         "correlation": identifiers(field("correlation", args), count),
         "external_id": identifiers(field("external_id", args), count),
         "sequence": identifiers(field("sequence", args), count),
+        "waits_for": identifiers(field("waits_for", args), count),
         "bytes": floats(field("bytes", args), count),
         "occupancy": occupancies(args, count),
         "recorded_shapes": recorded,
@@ -722,7 +729,8 @@ def decode_shapes(args: _Args) -> tuple[list[Any], list[Any]] | None:
 
 COMM_ARGS = {"Input Dims": "input_dims", "Input type": "input_type", "In msg nelems": "in_msg_nelems",
              "dtype": "dtype", "Seq": "seq", "Comms Id": "comms_id", "Process Group Name": "group_name",
-             "Process Group Ranks": "group_ranks", "In split size": "in_split", "Out split size": "out_split"}
+             "Process Group Ranks": "group_ranks", "In split size": "in_split", "Out split size": "out_split",
+             "Out msg nelems": "out_msg_nelems", "Group size": "group_size", "Collective name": "collective_name"}
 
 
 def decode_comm_args(args: _Args) -> dict[str, Any]:

@@ -45,7 +45,7 @@ CATEGORY_KINDS = {
 # ``cuda_event`` marks where a cudaEventRecord reached its stream (kineto#1164): a point in the stream's queue,
 # no work of the GPU's, read as the profiler's bookkeeping.
 BOOKKEEPING_CATEGORIES = frozenset({"trace", "cpu_instant_event", "ac2g", "fwdbwd", "external_correlation",
-                                    "cuda_profiler_range", "cuda_event"})
+                                    "cuda_event"})
 # Kineto moves each stream's "Stream Sync" events to a row of their own, tid = stream + this offset, named
 # "stream N (sync)" (kineto#1356, ``kSyncStreamTidOffset`` in libkineto's output_json.cpp): a row, not a stream.
 SYNC_TID_OFFSET = 1_000_000
@@ -86,13 +86,15 @@ class Trace:
     ``name``, ``kind`` and ``lane`` are codes into ``names``, ``KIND_NAMES`` and
     ``lanes`` ((pid, tid) pairs). Ids are -1 where absent (``sequence`` is an op's autograd ``Sequence
     number``, the same on the forward op that made an autograd node and on the backward function that runs
-    it; torch counts them per thread); ``bytes`` and
+    it; torch counts them per thread; ``waits_for`` is a Stream Wait Event's or Event Sync's
+    ``wait_on_cuda_event_record_corr_id``); ``bytes`` and
     ``occupancy`` are NaN where absent. ``shapes`` maps an event index to its
     raw ``Input Dims`` and ``Input type`` for the matrix-multiply operators only (every event's ``Input
     Dims``, as the trace writes it, is ``shape_texts[shape]``);
     ``comm_args`` maps the index of each collective's backend op
     (``nccl:all_reduce``) and ``record_param_comms`` to the args that size its
-    message (``Input Dims``, ``Input type``, ``In msg nelems``, ``dtype``), and of each event whose args
+    message (``Input Dims``, ``Input type``, ``In msg nelems``, ``dtype``) and the metadata torch's trace validator
+    asks of it (``Out msg nelems``, ``Group size``, ``Collective name``), and of each event whose args
     say which collective it is (an NCCL kernel's ``Seq``, ``Comms Id``, ``Process Group Name`` and
     ``Ranks``, ``In split size`` and ``Out split size``) to those.
 
@@ -115,6 +117,7 @@ class Trace:
     correlation: NDArray[np.int64]
     external_id: NDArray[np.int64]
     sequence: NDArray[np.int64]
+    waits_for: NDArray[np.int64]
     bytes: NDArray[np.float64]
     occupancy: NDArray[np.float64]
     recorded_shapes: NDArray[np.bool_]  # whether the event's args hold its Input Dims (record_shapes=True)

@@ -84,13 +84,14 @@ def test_a_trace_with_profiler_steps_reports_no_iterations():
 
 
 def test_a_window_of_device_set_up_is_start_up_not_launch_bound():
-    """A warm-up annotation whose seconds go to cudaFree, cudaMalloc and a first launch that loads modules."""
+    """A warm-up annotation whose seconds go to cudaFree, cudaMalloc and a first launch that loads modules (and
+    a millisecond of kernels: less would be too little GPU work to judge, ``trust.little_gpu_work``)."""
     loop = Loop()
-    loop.op(kernel_us=5)
+    loop.op(kernel_us=500)
     for name, us in (("cudaFree", 2 * SECOND), ("cudaMalloc", 0.5 * SECOND), ("cudaLaunchKernel", 1 * SECOND)):
         loop.events.append(cpu(name, loop.now, us, kind="runtime"))
         loop.wait(us)
-    loop.op(kernel_us=5)
+    loop.op(kernel_us=500)
     summary = summarise(loop.trace(cpu("[param|model|warmup|forward]", 0, loop.now, kind="annotation")))
     assert summary["verdict"] == "start-up"
     assert summary["device_setup"]["pct"] > 90

@@ -21,7 +21,9 @@ from tests.test_import_graph import import_graph
     ("events", "expected"),
     [
         ([cpu("aten::mm", 0, 10)], "host-compute-bound"),
-        ([{"ph": "X", "cat": "Trace", "name": "x", "ts": 0, "dur": 5, "pid": 1, "tid": 1}], "cpu-only"),
+        ([cpu("aten::mm", 0, 0)], "cpu-only"),
+        # The profiler's own span alone: metadata only, which the trust check leaves without a verdict.
+        ([{"ph": "X", "cat": "Trace", "name": "x", "ts": 0, "dur": 5, "pid": 1, "tid": 1}], "no-verdict"),
         ([gpu("k", 0, 95), gpu("k", 96, 4)], "compute-bound"),
         ([gpu("ncclKernel_AllReduce", 0, 100, stream=20), gpu("gemm", 90, 20)], "communication-bound"),
     ],
@@ -161,6 +163,8 @@ def lost_time_by_verdict(summary):
 def quoted_measurement(summary):
     """The figure each rule's basis must quote, as the basis formats it."""
     name = summary["verdict"]
+    if name == "no-verdict":
+        return "the trust check's confidence, none"
     if name == "start-up":
         return f"device set-up {summary['device_setup']['pct']:.0f}% of the window"
     if name == "compute-bound":
