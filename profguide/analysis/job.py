@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from profguide import trace
+from profguide.analysis.intervals import Window
 from profguide.analysis.ranks import job_summary, rank_summary
 from profguide.analysis.rules import job_findings
 from profguide.analysis.select import step_window
@@ -28,7 +29,7 @@ from profguide.analysis.summarise import summarise
 from profguide.analysis.summary import SCHEMA_VERSION, FolderJob, RankSummary, TraceSummary
 from profguide.errors import ProfguideError, TraceError, UsageError
 from profguide.limits import MAX_BYTES
-from profguide.text import shown
+from profguide.text import format_duration, shown
 from profguide.trace.loader import Progress
 from profguide.trace.model import Trace
 
@@ -49,12 +50,24 @@ def file_summary(path: Path, step: int | None = None, progress: Progress | None 
     return trace_summary(trace.load(path, progress=progress, max_bytes=max_bytes), path, step)
 
 
-def trace_summary(loaded: Trace, path: Path | str, step: int | None = None) -> TraceSummary:
-    """The summary of a loaded trace; ``path`` names it."""
-    window = step_window(loaded, step) if step is not None else None
+def asked_meaning(window: Window, origin: float) -> str:
+    """What the window of ``--window START:END`` is, in words: its ends as times after the trace's first event
+    (``origin``), as Perfetto and explain's "Where to look" show them."""
+    return (f"the window asked for, +{format_duration(window[0] - origin)} to +{format_duration(window[1] - origin)} "
+            "from the trace's first event")
+
+
+def trace_summary(loaded: Trace, path: Path | str, step: int | None = None,
+                  window: Window | None = None) -> TraceSummary:
+    """The summary of a loaded trace over ``window`` (on the trace's clock), else ``step``'s, else the default
+    window; ``path`` names it."""
+    origin = float(loaded.ts.min())
+    meaning = asked_meaning(window, origin) if window is not None else step_meaning(step)
+    if window is None and step is not None:
+        window = step_window(loaded, step)
     rank = (loaded.distributed_info or {}).get("rank")
-    return {**summarise(loaded, window, step_meaning(step)), "schema_version": SCHEMA_VERSION, "file": str(path),
-            "trace_start_us": float(loaded.ts.min()), "rank": rank if isinstance(rank, int) else None}
+    return {**summarise(loaded, window, meaning), "schema_version": SCHEMA_VERSION, "file": str(path),
+            "trace_start_us": origin, "rank": rank if isinstance(rank, int) else None}
 
 
 def rank_files(folder: Path) -> list[Path]:

@@ -42,7 +42,9 @@ COLD_START_RATIO = 2.0  # a first iteration this many times the median of the ot
 DATALOADER_NEXT = re.compile(r"DataLoader.*__next__")
 MODULE_FORWARD = re.compile(r"^nn\.Module: ")
 OPTIMIZER_STEP = re.compile(r"^Optimizer\.step#")
-SPANS_LOOP_SHARE = 0.5  # a loop's marker spans at least this share of its lane's activity from its second occurrence
+# From its second occurrence on (the first may be a cold start), a loop's marker spans at least this share of its
+# lane's activity, and its occurrences cover at least this share of their span: each one is an iteration.
+LOOP_SHARE = 0.5
 
 
 def setup_calls(trace: Trace) -> np.ndarray:
@@ -81,10 +83,10 @@ def named_on(trace: Trace, on_lane: Mask, kinds: Iterable[str], pattern: re.Patt
 
 def loop_marker(trace: Trace, on_lane: Mask) -> tuple[str, Indices] | None:
     """(what it is, its occurrences) of the annotation or module forward that marks the loop's iterations, or
-    None. Of the names that repeat without overlapping themselves and span most of the lane's activity from
-    their second occurrence on (the first may be a cold start), the one with the most time in it: a region that
-    repeats inside each iteration (a layer's forward, an annotation in a block) spans the loop too, but the one
-    that encloses it holds more time; one that repeats only inside a step spans too little to be the loop."""
+    None. Of the names that repeat without overlapping themselves, span most of the lane's activity and cover
+    most of their span (``LOOP_SHARE``), the one with the most time in it. A region that repeats inside each
+    iteration (a layer's forward, an embedding each layer calls) covers too little of its span; one that repeats
+    only inside one step spans too little of the trace."""
     annotations = kinds_mask(trace, ("annotation",))
     forwards = kinds_mask(trace, ("python",)) & names_where(trace, MODULE_FORWARD.search)
     events = np.flatnonzero(on_lane & (annotations | forwards))
@@ -96,10 +98,11 @@ def loop_marker(trace: Trace, on_lane: Mask) -> tuple[str, Indices] | None:
     best: tuple[float, int, Indices] | None = None
     for code, found in zip(codes.tolist(), np.split(order, firsts[1:]), strict=True):
         starts, ends = trace.ts[found], trace.end[found]
-        overlaps = (starts[1:] < ends[:-1]).any()
-        if len(found) < 2 or overlaps or ends[-1] - starts[1] < SPANS_LOOP_SHARE * (last - starts[1]):
+        if len(found) < 2 or (starts[1:] < ends[:-1]).any():
             continue
-        total = float(trace.dur[found].sum())
+        span, total = ends[-1] - starts[1], float(trace.dur[found].sum())
+        if span < LOOP_SHARE * (last - starts[1]) or total - trace.dur[found[0]] < LOOP_SHARE * span:
+            continue
         if best is None or total > best[0]:
             best = total, code, found
     if best is None:

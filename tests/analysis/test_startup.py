@@ -9,7 +9,7 @@ from profguide.analysis.summarise import summarise
 from profguide.render.explain import to_text
 from tests.analysis.gpu_traces import DATALOADER, SECOND, Loop, old_schema_loop
 from tests.helpers import event as cpu
-from tests.helpers import make_trace
+from tests.helpers import TRACES, make_trace
 
 
 def unscheduled_loop(marker, steps=5, cold=True):
@@ -166,6 +166,17 @@ def test_a_region_repeated_inside_each_iteration_does_not_mark_the_loop():
     found = summarise(layered_loop(per_iteration_forward=True))["iterations"]
     assert (found["found_by"], found["count"]) == ("module forward nn.Module: Net_0", 5)
     assert found["cold_start"] is not None
+
+
+def test_a_module_every_layer_calls_is_not_the_loop_on_a_real_trace():
+    """vLLM's B200 trace is one forward whose 36 layers each call the one rotary embedding module: it spans the
+    trace, but each call is 2 % of a layer, not an iteration; taken for one, the first layer was a cold start and
+    the window lost a fifth of the trace."""
+    from profguide import trace
+
+    loaded = trace.load(TRACES / "b200_vllm_moe_tp8_rank0.json.gz")
+    assert (loaded.name == loaded.names.index("nn.Module: YaRNScalingRotaryEmbedding_0")).sum() == 36
+    assert iterations(loaded) is None
 
 
 def test_a_region_repeated_inside_one_step_does_not_shrink_the_window():
