@@ -8,8 +8,8 @@ from profguide.analysis.startup import iterations
 from profguide.analysis.summarise import summarise
 from profguide.render.explain import to_text
 from tests.analysis.gpu_traces import DATALOADER, SECOND, Loop, old_schema_loop
-from tests.helpers import event as cpu
 from tests.helpers import TRACES, make_trace
+from tests.helpers import event as cpu
 
 
 def unscheduled_loop(marker, steps=5, cold=True):
