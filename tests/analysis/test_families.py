@@ -104,7 +104,8 @@ DECODED = [
     ("void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<cutlass::gemm::GroupProblemShape<cute::tuple<"
      "int, int, int> >, cutlass::gemm::collective::CollectiveMma<cutlass::gemm::MainloopSm100ArrayTmaUmmaWarp"
      "Specialized<4, cute::tuple<cute::C<1>, cute::C<1>, cute::C<1> > >, cute::tuple<cute::C<128>, cute::C<128>, "
-     "cute::C<64> >, cutlass::bfloat16_t", {"family": "gemm", "library": "CUTLASS", "precision": "bf16", "tensor_cores": True}),
+     "cute::C<64> >, cutlass::bfloat16_t",
+     {"family": "gemm", "library": "CUTLASS", "precision": "bf16", "tensor_cores": True}),
     # Triton's matmul_ogs in vLLM on an MI300X (gpt-oss's mixture of experts): bf16 activations times mxfp4 weights,
     # the lower of the two read as the precision, as trtllm-gen's; the MoE's finishing scatter is no GEMM.
     ("_matmul_ogs_NNT_bf16xbf16xmxfp4_128x128x128x1_swiglu",
