@@ -101,9 +101,29 @@ def ranks_job(named_traces: Iterable[tuple[Path | str, Trace]], folder: str, ste
     return job_of((rank_row(file, loaded, step) for file, loaded in named_traces), folder)
 
 
+def one_job(rows: Iterable[RankSummary], folder: str) -> Iterator[RankSummary]:
+    """The rows, as they come, each checked against those before it: a UsageError names the first file that
+    says another world size or backend (torch's distributedInfo, which every rank of one job shares) than an
+    earlier one, or a rank outside its world, and what it says."""
+    said: dict[str, tuple[object, str]] = {}  # what → (the first value a rank gave, that rank's file)
+    for row in rows:
+        for words, value in (("world size", row["world_size"]), ("backend", row["backend"])):
+            if value is None:
+                continue
+            first, file = said.setdefault(words, (value, row["file"]))
+            if value != first:
+                raise UsageError(f"{shown(folder)}: traces of different jobs: {shown(file)} says {words} {first}, "
+                                 f"{shown(row['file'])} {value}; explain each job's folder on its own")
+        if row["rank"] is not None and row["world_size"] is not None and row["rank"] >= row["world_size"]:
+            raise UsageError(f"{shown(row['file'])}: says it is rank {row['rank']} of a world of "
+                             f"{row['world_size']}: a trace of another job or a broken one")
+        yield row
+
+
 def job_of(rows: Iterable[RankSummary], folder: str) -> FolderJob:
-    """The job of the ranks' rows, taken in the order of their files: two files claiming one rank are an error
-    that names them."""
+    """The job of the ranks' rows, taken in the order of their files (``one_job`` checks they are of one job):
+    two files claiming one rank are an error that names them."""
+    rows = one_job(rows, folder)
     owners: dict[int | None, str] = {}
     kept: list[RankSummary] = []
     for row in rows:
