@@ -254,7 +254,7 @@ def test_explain_measures_over_the_window_asked_for_as_perfetto_times_it(capsys)
     summary = explain_json(capsys, source, "--window", "1ms:2500")
     origin = summary["trace_start_us"]
     assert (summary["window"]["start_us"] - origin, summary["window"]["end_us"] - origin) == (1000, 2500)
-    assert summary["window_definition"] == "the window asked for, +1.00 ms to +2.50 ms from the trace's first event"
+    assert summary["window_definition"] == "the window asked for, +1 ms to +2.5 ms from the trace's first event"
     assert summary["gpu_busy_pct"] != whole["gpu_busy_pct"]
 
 

@@ -29,7 +29,7 @@ from profguide.analysis.summarise import summarise
 from profguide.analysis.summary import SCHEMA_VERSION, FolderJob, RankSummary, TraceSummary
 from profguide.errors import ProfguideError, TraceError, UsageError
 from profguide.limits import MAX_BYTES
-from profguide.text import format_duration, shown
+from profguide.text import format_tick, shown
 from profguide.trace.loader import Progress
 from profguide.trace.model import Trace
 
@@ -53,8 +53,8 @@ def file_summary(path: Path, step: int | None = None, progress: Progress | None 
 def asked_meaning(window: Window, origin: float) -> str:
     """What the window of ``--window START:END`` is, in words: its ends as times after the trace's first event
     (``origin``), as Perfetto and explain's "Where to look" show them."""
-    return (f"the window asked for, +{format_duration(window[0] - origin)} to +{format_duration(window[1] - origin)} "
-            "from the trace's first event")
+    return f"the window asked for, +{format_tick(window[0] - origin)} to +{format_tick(window[1] - origin)} from the " \
+        "trace's first event"
 
 
 def trace_summary(loaded: Trace, path: Path | str, step: int | None = None,
@@ -113,7 +113,7 @@ def one_job(rows: Iterable[RankSummary], folder: str) -> Iterator[RankSummary]:
             first, file = said.setdefault(words, (value, row["file"]))
             if value != first:
                 raise UsageError(f"{shown(folder)}: traces of different jobs: {shown(file)} says {words} {first}, "
-                                 f"{shown(row['file'])} {value}; explain each job's folder on its own")
+                                 f"{shown(row['file'])} {value}; put each job's traces in a folder of its own")
         if row["rank"] is not None and row["world_size"] is not None and row["rank"] >= row["world_size"]:
             raise UsageError(f"{shown(row['file'])}: says it is rank {row['rank']} of a world of "
                              f"{row['world_size']}: a trace of another job or a broken one")

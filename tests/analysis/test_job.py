@@ -234,9 +234,10 @@ def rank_trace(folder, rank, world_size, backend):
 def test_a_folder_of_two_jobs_is_refused_in_one_line_saying_what_differs(tmp_path, second, says):
     rank_trace(tmp_path, 0, 2, "nccl")
     rank_trace(tmp_path, *second)
+    message = f"^{re.escape(str(tmp_path))}: traces of different jobs: .*trace-rank0.json {says}; put each job's " \
+        "traces in a folder of its own$"
     for workers in (1, 2):
-        with pytest.raises(UsageError, match=f"^{re.escape(str(tmp_path))}: traces of different jobs: "
-                                             f".*trace-rank0.json {says}; explain each job's folder on its own$"):
+        with pytest.raises(UsageError, match=message):
             job.folder_job(tmp_path, workers=workers)
 
 
