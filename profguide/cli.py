@@ -54,6 +54,7 @@ examples:
 examples:
   profguide explain trace.json.gz               the verdict, the evidence, where to look in Perfetto
   profguide explain trace.json.gz --step 12     over ProfilerStep#12 and the GPU work it launched
+  profguide explain trace.json.gz --window 12ms:15.5ms   over a window, as Perfetto times it
   profguide explain logs/                       a folder of per-rank traces: the job and its straggler
   profguide explain logs/ --jobs 1              the same, reading one rank file at a time (least memory)
   profguide explain trace.json --json > s.json  the summary as JSON, for a script
@@ -123,7 +124,11 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     form = exp.add_mutually_exclusive_group()
     form.add_argument("--json", action="store_true", help="machine-readable output (a stable interface)")
     form.add_argument("--markdown", action="store_true", help="Markdown output")
-    exp.add_argument("--step", type=int, metavar="N", help="measure over ProfilerStep#N only")
+    where = exp.add_mutually_exclusive_group()
+    where.add_argument("--step", type=int, metavar="N", help="measure over ProfilerStep#N only")
+    where.add_argument("--window", metavar="START:END", help="measure over this window only (one trace): times "
+                       "after the trace's first event, as Perfetto and 'Where to look' show them: µs, or with a unit "
+                       "(12ms:15.5ms)")
     exp.add_argument("--ops", action="store_true", help="the op view instead: ops by name and input shapes with "
                      "their CPU and device time, modules, the memory peak (one trace file)")
     add_max_size(exp)
@@ -180,7 +185,19 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     clm.add_argument("--generated", type=Path, help="recordings folder (default: docs/generated in the checkout)")
 
     command("list", "list the guide's recordings")
-    return parser.parse_args(argv)
+    return parser.parse_args(window_attached(argv))
+
+
+def window_attached(argv: Sequence[str]) -> list[str]:
+    """``argv`` with ``--window START:END`` written ``--window=START:END`` where START is negative, so that
+    argparse does not take ``-5:10`` for an option."""
+    joined: list[str] = []
+    for arg in argv:
+        if joined and joined[-1] == "--window" and arg[:1] == "-" and arg[1:2] in set("0123456789."):
+            joined[-1] = f"--window={arg}"
+        else:
+            joined.append(arg)
+    return joined
 
 
 SIZE_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
@@ -337,6 +354,8 @@ def run_explain(args: argparse.Namespace) -> int:
     from profguide.progress import bar
     from profguide.render import explain
 
+    if args.window is not None and (args.ops or (args.trace != STANDARD_STREAM and args.trace.is_dir())):
+        raise UsageError("--window: for one trace's explain, not --ops or a folder of ranks (use --step N)")
     if args.ops:
         from profguide.analysis.ops import ops_view as view_of
         from profguide.render import ops as ops_view
@@ -352,8 +371,11 @@ def run_explain(args: argparse.Namespace) -> int:
                                 progress=bar(f"loading {input_name(args.trace)}"), workers=args.jobs)
         print_found(folder, explain.job_to_markdown if args.markdown else explain.job_to_text, args.json)
     else:
-        summary = job.trace_summary(load_input(args), input_name(args.trace) if args.trace == STANDARD_STREAM
-                                    else args.trace, args.step)  # the summary names a file by its whole path
+        loaded = load_input(args)
+        window = None if args.window is None else parse_window(args.window, (float(loaded.ts.min()),
+                                                                             float(loaded.end.max())))
+        summary = job.trace_summary(loaded, input_name(args.trace) if args.trace == STANDARD_STREAM
+                                    else args.trace, args.step, window)  # the summary names a file by its whole path
         print_found(summary, explain.to_markdown if args.markdown else explain.to_text, args.json)
     return 0
 

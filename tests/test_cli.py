@@ -241,3 +241,50 @@ def test_an_unknown_step_or_window_is_a_usage_error_in_one_line(capsys, tmp_path
     assert capsys.readouterr().err.startswith("profguide: no ProfilerStep#999 in this trace")
     assert cli.main(["draw", source, "--out", str(tmp_path / "a.svg"), "--window", "9:1"]) == 2
     assert capsys.readouterr().err == "profguide: --window '9:1': END must come after START\n"
+
+
+def explain_json(capsys, *argv):
+    assert cli.main(["explain", *map(str, argv), "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_explain_measures_over_the_window_asked_for_as_perfetto_times_it(capsys):
+    source = TRACES / "h100_bert_small_inference.json.gz"
+    whole = explain_json(capsys, source)
+    summary = explain_json(capsys, source, "--window", "1ms:2500")
+    origin = summary["trace_start_us"]
+    assert (summary["window"]["start_us"] - origin, summary["window"]["end_us"] - origin) == (1000, 2500)
+    assert summary["window_definition"] == "the window asked for, +1 ms to +2.5 ms from the trace's first event"
+    assert summary["gpu_busy_pct"] != whole["gpu_busy_pct"]
+
+
+@pytest.mark.parametrize("command", ["explain", "draw"])
+def test_a_window_that_starts_before_the_trace_is_not_taken_for_an_option(capsys, tmp_path, command):
+    """argparse takes ``-5:10`` for an option unless it is attached (``--window=-5:10``): both spellings work,
+    and the window is cut to the trace's start."""
+    source = str(TRACES / "h100_bert_small_inference.json.gz")
+    out = ["--json"] if command == "explain" else ["--out", str(tmp_path / "a.svg")]
+    assert cli.main([command, source, "--window", "-5:10", *out]) == 0
+    if command == "explain":
+        summary = json.loads(capsys.readouterr().out)
+        assert summary["window"]["start_us"] == summary["trace_start_us"]
+    assert cli.window_attached(["explain", "t", "--window", "-5:10", "--step", "-1"]) == \
+        ["explain", "t", "--window=-5:10", "--step", "-1"]
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["--window", "2ms:1ms"], "--window '2ms:1ms': END must come after START"),
+    (["--window", "5:5"], "--window '5:5': END must come after START"),
+    (["--window", ""], "--window '': expected START:END, such as 0:1500 or 12ms:15.5ms"),
+    (["--window", "1:2:3"], "--window '1:2:3': expected START:END, such as 0:1500 or 12ms:15.5ms"),
+    (["--window", "100s:200s"], "--window '100s:200s': the trace spans 0 to 4.97 ms; nothing is there"),
+    (["--window", "0:1", "--ops"], "--window: for one trace's explain, not --ops or a folder of ranks (use --step N)"),
+])
+def test_a_bad_explain_window_is_one_line_and_exit_2(capsys, argv, says):
+    assert cli.main(["explain", str(TRACES / "h100_bert_small_inference.json.gz"), *argv]) == 2
+    assert capsys.readouterr().err == f"profguide: {says}\n"
+
+
+def test_a_window_over_a_folder_of_ranks_is_one_line_and_exit_2(capsys, tmp_path):
+    assert cli.main(["explain", str(tmp_path), "--window", "0:1"]) == 2
+    assert capsys.readouterr().err.startswith("profguide: --window: for one trace's explain")

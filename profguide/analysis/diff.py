@@ -5,7 +5,9 @@ both are files, with ``profguide.analysis.job``'s pool helpers): the worker
 sends back a small ``Side``, never the trace, and the comparing is done here.
 
 Counts and times are per ProfilerStep when both traces have steps, so that a
-run of five steps compares with one of three; else over each trace's window.
+run of five steps compares with one of three; per iteration when both have
+iterations found without them (``profguide.analysis.startup``); else over
+each trace's window.
 The kernels counted are those launched inside the steps (by their launch
 call's start), or, without steps, those that start in explain's window. Every
 share of time (GPU busy, idle by cause, host activities) is a share of the
@@ -131,8 +133,9 @@ class SideFacts(TypedDict):
     verdict: Annotated[str, Meta(description="explain's verdict")]
     verdict_text: Annotated[str, Meta(description="the verdict in a sentence")]
     steps: Annotated[int, Meta(description="how many ProfilerSteps")]
-    step_us: Annotated[float | None, Meta(description="the median ProfilerStep; without steps, the length of "
-                                                      "explain's window; null when there is none")]
+    step_us: Annotated[float | None, Meta(description="the median ProfilerStep; without steps, the median "
+                                                      "iteration in explain's window, else the window's length; "
+                                                      "null when there is none")]
     step_is: Annotated[str, Meta(description="what step_us is, in words")]
     window_us: Annotated[float | None, Meta(description="the length of the window the shares are of")]
 
@@ -179,8 +182,9 @@ class TraceDiff(TypedDict):
     after: Annotated[SideFacts, Meta(description="AFTER, the second trace")]
     same_input: Annotated[bool, Meta(description="whether both name the same file")]
     verdict_changed: Annotated[bool, Meta(description="whether the verdicts differ")]
-    per: Annotated[Literal["step", "window"], Meta(description="what counts and times are per: a ProfilerStep "
-                                                              "when both traces have steps, else the whole window")]
+    per: Annotated[Literal["step", "window"], Meta(description="what counts and times are per: a step when both "
+                                                              "traces have ProfilerSteps or iterations found "
+                                                              "without them, else the whole window")]
     step_us: Annotated[Quantity, Meta(description="the step time (SideFacts.step_us)")]
     gpu_busy_pct: Annotated[Quantity, Meta(description="the GPU's busy time as a share of the window")]
     gpu_busy_us: Annotated[Quantity, Meta(description="that share of the step time, µs per step")]
@@ -218,10 +222,32 @@ def quantity(before: float | None, after: float | None) -> Quantity:
             "change_pct": 100 * change / before if before else None}
 
 
+def steady_iterations(summary: TraceSummary) -> list[float]:
+    """The lengths of the iterations in explain's window, found without ProfilerSteps (``Summary.iterations``):
+    every one, or all but a cold first one, which the window leaves out; empty where none were found."""
+    found = summary["iterations"]
+    if not found:
+        return []
+    starts = found["starts_us"]
+    lengths = [end - start for start, end in zip(starts, [*starts[1:], found["last_end_us"]], strict=True)]
+    return lengths[1:] if found["cold_start"] else lengths
+
+
+def steps_counted(summary: TraceSummary) -> int:
+    """How many steps the counts are divided by: the ProfilerSteps, else the iterations ``steady_iterations``
+    finds; 0 for neither."""
+    return len(summary["steps"]) or len(steady_iterations(summary))
+
+
 def step_time(summary: TraceSummary) -> tuple[float | None, str]:
-    """(the step time, what it is): the median ProfilerStep, else the window's length."""
+    """(the step time, what it is): the median ProfilerStep, else the median iteration in explain's window, so
+    that traces of different lengths compare; else the window's length."""
     if summary["steps"]:
         return median([step["dur_us"] for step in summary["steps"]]), "the median ProfilerStep"
+    if iterations := steady_iterations(summary):
+        found = summary["iterations"]
+        assert found is not None  # ``steady_iterations`` found some
+        return median(iterations), f"the median iteration ({found['found_by']}; no ProfilerSteps)"
     length = window_length(summary)
     return length, "explain's window (no ProfilerSteps)" if length is not None else "nothing measured"
 
@@ -330,8 +356,9 @@ def trace_diff(before: Side, after: Side) -> TraceDiff:
     """What changed from ``before`` to ``after``."""
     first, second = before["summary"], after["summary"]
     facts = side_facts(first), side_facts(second)
-    per: Literal["step", "window"] = "step" if first["steps"] and second["steps"] else "window"
-    divisors = (len(first["steps"]), len(second["steps"])) if per == "step" else (1, 1)
+    counted = steps_counted(first), steps_counted(second)
+    per: Literal["step", "window"] = "step" if all(counted) else "window"
+    divisors = counted if per == "step" else (1, 1)
     scales = tuple(fact["step_us"] if per == "step" else fact["window_us"] for fact in facts)
     kernels_a, kernels_b = before["kernels"], after["kernels"]
     shared = (shared_pct(kernels_a, kernels_b), shared_pct(kernels_b, kernels_a)) if kernels_a or kernels_b else None

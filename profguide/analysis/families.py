@@ -105,12 +105,18 @@ LIBRARY_ELEMENTWISE = (("cuBLASLt", MarkedPattern(("epilogue::impl::globalkernel
 # trtllm-gen's batched GEMMs (TensorRT-LLM's, which FlashInfer runs for mixture-of-experts on Blackwell) name the
 # output's type, the inputs' types, the accumulator's, then the tile: bmm_Bfloat16_MxE2m1MxE4m3_Fp32_t128x16x256…
 TRTLLM_GEN_GEMM = r"^bmm_[a-z0-9]+_[a-z0-9]+_[a-z0-9]+_t\d+x\d+x\d+"
+# Triton's matmul_ogs (triton_kernels, which vLLM and SGLang run for mixture-of-experts, gpt-oss's mxfp4 weights
+# say) names each specialisation _matmul[_o{g}{s} when it gathers or scatters rows][_ptma]_{the layouts of Y, X
+# and W}_{their types, Y x X x W}_{BLOCK_M x BLOCK_N x BLOCK_K x SPLIT_K}, then any fused epilogue (swiglu):
+# make_matmul_repr in triton-lang/triton's python/triton_kernels/triton_kernels/matmul_ogs_details/_common.py.
+TRITON_MATMUL = r"^_matmul(?:_o[gs]+)?(?:_ptma)?_[nt]{3}_[a-z0-9]+x[a-z0-9]+x[a-z0-9]+_(\d+x\d+x\d+)x(\d+)"
 GEMM_NAMES = MarkedPattern(("gemm", "gemv", "cutlass", "xmma", "nvjet", "cublas", "cijk_", "rocblas", "hipblaslt",
-                            "ck::", "bmm_"),
+                            "ck::", "bmm_", "_matmul"),
                            r"(?<!fb)gemm|gemv|cutlass(?!::[a-z0-9_]+_t\b)|xmma|nvjet|cublas|^cijk_|rocblas|"
-                           r"hipblaslt|(?:^|[^a-z_])ck::.*gemm|" + TRTLLM_GEN_GEMM)
+                           r"hipblaslt|(?:^|[^a-z_])ck::.*gemm|" + TRTLLM_GEN_GEMM + "|" + TRITON_MATMUL)
 GEMM_LIBRARIES = (
     ("trtllm-gen", re.compile(TRTLLM_GEN_GEMM)),
+    ("Triton", re.compile(TRITON_MATMUL)),
     ("hipBLASLt/Tensile", re.compile(r"^cijk_")),  # Tensile's kernels, which rocBLAS and hipBLASLt both run
     ("rocBLAS", re.compile(r"rocblas")),
     ("hipBLASLt", re.compile(r"hipblaslt")),
@@ -147,11 +153,18 @@ TENSILE_TYPE = re.compile(r"^cijk_a[a-z]+_b[a-z]+_([a-z0-9]+)")
 TENSILE_PRECISIONS = (("f8", "fp8"), ("b8", "fp8"), ("i8", "int8"), ("4xi8", "int8"), ("x", "tf32"),
                       ("b", "bf16"), ("h", "fp16"), ("s", "fp32"), ("d", "fp64"))
 # trtllm-gen's names give the tensor-core instruction's shape after their tile: …_t128x16x256…_m128x16x32_….
+# CUTLASS's mainloops name the instruction they issue: Hopper's GMMA (…TmaGmmaWarpSpecialized…), Blackwell's
+# UMMA (…TmaUmmaWarpSpecialized…).
 ON_TENSOR_CORES = MarkedPattern(("tensorop", "xmma", "mma", "nvjet", "_mfma", "xdl", "_mi", "tensor", "884",
                                  "1688", "16816", "161616", "16832", "bmm_"),
-                                r"tensorop|xmma|wmma|hmma|imma|dmma|gmma|nvjet|_mfma|xdl|_mi\d+x\d+|"
+                                r"tensorop|xmma|wmma|hmma|imma|dmma|gmma|tmaumma|nvjet|_mfma|xdl|_mi\d+x\d+|"
                                 r"tensor\d+x\d+x\d+|[hsdi](?:884|1688|16816|161616|16832)|"
                                 r"^bmm_.*_m\d+x\d+x\d+_")
+# FP8 and FP4 matrix multiplies run on tensor (or matrix) cores and nowhere else: NVIDIA's FP8 since Hopper and
+# FP4 since Blackwell are tensor-core types only, and CDNA3's FP8 are MFMA types; a kernel that multiplies
+# narrower weights by 16-bit activations (matmul_ogs's bf16 × mxfp4) widens the weights into the same
+# instructions.
+TENSOR_CORE_ONLY = frozenset({"fp8", "fp4"})
 OFF_TENSOR_CORES = MarkedPattern(("sgemm", "simt", "gemv", "gemmsn", "gemmk1", "scudnn"))
 # A GEMM's layout: cuBLAS and CUTLASS end it with two letters, A's then B's, n for as stored, t for transposed
 # (ampere_sgemm_128x64_nn, …_s1688gemm_128x128_16x4_tn_align4, sm90_xmma_gemm_…_tn_n_tilesize…); Tensile writes
@@ -166,8 +179,10 @@ CUTLASS_TILE = re.compile(r"(?:gemm|fprop|dgrad|wgrad)_(?:[a-z0-9]+_)*?(\d+)x(\d
 CUBLAS_TILE = re.compile(r"^(?:maxwell|kepler|volta|turing|ampere|ada|hopper|blackwell)_[a-z0-9_]*?gemm_"
                          r"(?:[a-z0-9]+_)*?(\d+x\d+(?:_sliced\d+x\d+)?)(?:_|$)")
 NAMED_TILE = re.compile(r"tilesize(\d+x\d+x\d+)|^cijk_.*?_mt(\d+x\d+x\d+)_|"
-                        r"scudnn_(?:winograd_)?(\d+x\d+(?:_sliced\d+x\d+)?)_|^bmm_.*?_t(\d+x\d+x\d+)")
+                        r"scudnn_(?:winograd_)?(\d+x\d+(?:_sliced\d+x\d+)?)_|^bmm_.*?_t(\d+x\d+x\d+)|"
+                        + TRITON_MATMUL)
 SPLIT_K = re.compile(r"split_?k")
+TRITON_MATMUL_NAME = re.compile(TRITON_MATMUL)
 SPLIT_K_REDUCTION = re.compile(r"splitkreduce|reducesplitk")
 # ATen's elementwise loops (CUDALoops.cuh): contiguous tensors get vectorized loads where they can, an unrolled
 # loop where they cannot; others go through the strided loop, which computes each element's offsets.
@@ -205,9 +220,10 @@ def first_marked(table: tuple[tuple[str, MarkedPattern], ...], lowered: str) -> 
     return next((label for label, pattern in table if pattern.search_lowered(lowered)), None)
 
 
-def tensor_cores(lowered: str) -> bool | None:
-    """Whether a matrix kernel's name says it runs on tensor (or matrix) cores, says it does not, or neither."""
-    if ON_TENSOR_CORES.search_lowered(lowered):
+def tensor_cores(lowered: str, inputs: str | None) -> bool | None:
+    """Whether a matrix kernel's name says it runs on tensor (or matrix) cores, says it does not, or neither;
+    ``inputs``, the precision it gives, says so for FP8 and FP4 (``TENSOR_CORE_ONLY``)."""
+    if inputs in TENSOR_CORE_ONLY or ON_TENSOR_CORES.search_lowered(lowered):
         return True
     return False if OFF_TENSOR_CORES.search_lowered(lowered) else None
 
@@ -241,12 +257,18 @@ def tile(lowered: str) -> str | None:
     return next(group for group in named.groups() if group) if named else None
 
 
+def splits_k(lowered: str) -> bool | None:
+    """True where a matrix kernel's name says it splits K: in words, or as matmul_ogs's SPLIT_K above 1."""
+    triton = TRITON_MATMUL_NAME.match(lowered)
+    return True if SPLIT_K.search(lowered) or (triton and int(triton.group(2)) > 1) else None
+
+
 def matrix_family(family: str, lowered: str, library: str | None, kind: str | None = None) -> Family:
     """A GEMM or a convolution, with the precision, core use, layout (a GEMM's), tile and split-K its name
     gives."""
-    return Family(family, library, precision(lowered), tensor_cores(lowered), kind=kind,
-                  layout=layout(lowered) if family == GEMM else None, tile=tile(lowered),
-                  split_k=True if SPLIT_K.search(lowered) else None)
+    inputs = precision(lowered)
+    return Family(family, library, inputs, tensor_cores(lowered, inputs), kind=kind,
+                  layout=layout(lowered) if family == GEMM else None, tile=tile(lowered), split_k=splits_k(lowered))
 
 
 def gemm_kind(lowered: str) -> str | None:
@@ -287,7 +309,7 @@ def attention_family(lowered: str, backend: str | None) -> Family:
     inputs = precision(lowered)
     if backend == "cuDNN" and inputs == "fp16":
         inputs = None
-    cores = tensor_cores(lowered)
+    cores = tensor_cores(lowered, inputs)
     if backend in ("flash", "cuDNN") or (backend == "memory-efficient" and inputs in ("fp16", "bf16")):
         cores = True
     return Family(ATTENTION, precision=inputs, tensor_cores=cores, backend=backend)

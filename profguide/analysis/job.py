@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from profguide import trace
+from profguide.analysis.intervals import Window
 from profguide.analysis.ranks import job_summary, rank_summary
 from profguide.analysis.rules import job_findings
 from profguide.analysis.select import step_window
@@ -28,7 +29,7 @@ from profguide.analysis.summarise import summarise
 from profguide.analysis.summary import SCHEMA_VERSION, FolderJob, RankSummary, TraceSummary
 from profguide.errors import ProfguideError, TraceError, UsageError
 from profguide.limits import MAX_BYTES
-from profguide.text import shown
+from profguide.text import format_tick, shown
 from profguide.trace.loader import Progress
 from profguide.trace.model import Trace
 
@@ -49,12 +50,24 @@ def file_summary(path: Path, step: int | None = None, progress: Progress | None 
     return trace_summary(trace.load(path, progress=progress, max_bytes=max_bytes), path, step)
 
 
-def trace_summary(loaded: Trace, path: Path | str, step: int | None = None) -> TraceSummary:
-    """The summary of a loaded trace; ``path`` names it."""
-    window = step_window(loaded, step) if step is not None else None
+def asked_meaning(window: Window, origin: float) -> str:
+    """What the window of ``--window START:END`` is, in words: its ends as times after the trace's first event
+    (``origin``), as Perfetto and explain's "Where to look" show them."""
+    return f"the window asked for, +{format_tick(window[0] - origin)} to +{format_tick(window[1] - origin)} from the " \
+        "trace's first event"
+
+
+def trace_summary(loaded: Trace, path: Path | str, step: int | None = None,
+                  window: Window | None = None) -> TraceSummary:
+    """The summary of a loaded trace over ``window`` (on the trace's clock), else ``step``'s, else the default
+    window; ``path`` names it."""
+    origin = float(loaded.ts.min())
+    meaning = asked_meaning(window, origin) if window is not None else step_meaning(step)
+    if window is None and step is not None:
+        window = step_window(loaded, step)
     rank = (loaded.distributed_info or {}).get("rank")
-    return {**summarise(loaded, window, step_meaning(step)), "schema_version": SCHEMA_VERSION, "file": str(path),
-            "trace_start_us": float(loaded.ts.min()), "rank": rank if isinstance(rank, int) else None}
+    return {**summarise(loaded, window, meaning), "schema_version": SCHEMA_VERSION, "file": str(path),
+            "trace_start_us": origin, "rank": rank if isinstance(rank, int) else None}
 
 
 def rank_files(folder: Path) -> list[Path]:
@@ -88,9 +101,29 @@ def ranks_job(named_traces: Iterable[tuple[Path | str, Trace]], folder: str, ste
     return job_of((rank_row(file, loaded, step) for file, loaded in named_traces), folder)
 
 
+def one_job(rows: Iterable[RankSummary], folder: str) -> Iterator[RankSummary]:
+    """The rows, as they come, each checked against those before it: a UsageError names the first file that
+    says another world size or backend (torch's distributedInfo, which every rank of one job shares) than an
+    earlier one, or a rank outside its world, and what it says."""
+    said: dict[str, tuple[object, str]] = {}  # what → (the first value a rank gave, that rank's file)
+    for row in rows:
+        for words, value in (("world size", row["world_size"]), ("backend", row["backend"])):
+            if value is None:
+                continue
+            first, file = said.setdefault(words, (value, row["file"]))
+            if value != first:
+                raise UsageError(f"{shown(folder)}: traces of different jobs: {shown(file)} says {words} {first}, "
+                                 f"{shown(row['file'])} {value}; put each job's traces in a folder of its own")
+        if row["rank"] is not None and row["world_size"] is not None and row["rank"] >= row["world_size"]:
+            raise UsageError(f"{shown(row['file'])}: says it is rank {row['rank']} of a world of "
+                             f"{row['world_size']}: a trace of another job or a broken one")
+        yield row
+
+
 def job_of(rows: Iterable[RankSummary], folder: str) -> FolderJob:
-    """The job of the ranks' rows, taken in the order of their files: two files claiming one rank are an error
-    that names them."""
+    """The job of the ranks' rows, taken in the order of their files (``one_job`` checks they are of one job):
+    two files claiming one rank are an error that names them."""
+    rows = one_job(rows, folder)
     owners: dict[int | None, str] = {}
     kept: list[RankSummary] = []
     for row in rows:

@@ -16,12 +16,20 @@ top-level module's forward; ``cold_start`` sets a slow first one apart.
 """
 
 import re
+from collections.abc import Iterable
 
 import numpy as np
 
 from profguide.analysis.host import main_lane
-from profguide.analysis.intervals import Window, clip_each, merge, union_length
-from profguide.analysis.select import kinds_mask, launched_until, nesting_depths, overlapping
+from profguide.analysis.intervals import Mask, Window, clip_each, merge, union_length
+from profguide.analysis.select import (
+    STEP_KINDS,
+    Indices,
+    kinds_mask,
+    launched_until,
+    names_where,
+    overlapping,
+)
 from profguide.analysis.summary import ColdStart, DeviceSetup, Iterations
 from profguide.patterns import DEVICE_SETUP_CALL, LAUNCH_CALL
 from profguide.stats import median
@@ -33,6 +41,10 @@ STARTUP_PCT = 50  # device set-up over this share of the window makes the window
 COLD_START_RATIO = 2.0  # a first iteration this many times the median of the others is a cold start
 DATALOADER_NEXT = re.compile(r"DataLoader.*__next__")
 MODULE_FORWARD = re.compile(r"^nn\.Module: ")
+OPTIMIZER_STEP = re.compile(r"^Optimizer\.step#")
+# From its second occurrence on (the first may be a cold start), a loop's marker spans at least this share of its
+# lane's activity, and its occurrences cover at least this share of their span: each one is an iteration.
+LOOP_SHARE = 0.5
 
 
 def setup_calls(trace: Trace) -> np.ndarray:
@@ -64,42 +76,63 @@ def is_startup(setup: DeviceSetup) -> bool:
     return setup["pct"] >= STARTUP_PCT
 
 
-def boundaries(trace: Trace, lane: int) -> tuple[str, list[float], float] | None:
-    """(what marks the iterations, where each starts, where the last ends) on the lane, or None when nothing
-    repeats: a DataLoader's ``__next__`` (each starts one), the optimizer's step (each
-    ends one), a top-level annotation or the top-level module's forward (each is one)."""
-    on_lane = (trace.lane == lane) & kinds_mask(trace, HOST_KINDS)
-    events = np.flatnonzero(on_lane & kinds_mask(trace, ("cpu_op", "annotation", "python")))
+def named_on(trace: Trace, on_lane: Mask, kinds: Iterable[str], pattern: re.Pattern[str]) -> Indices:
+    """The events of ``kinds`` on the lane whose name matches ``pattern``, in order of start."""
+    return np.flatnonzero(on_lane & kinds_mask(trace, kinds) & names_where(trace, pattern.search))
+
+
+def loop_marker(trace: Trace, on_lane: Mask) -> tuple[str, Indices] | None:
+    """(what it is, its occurrences) of the annotation or module forward that marks the loop's iterations, or
+    None. Of the names that repeat without overlapping themselves, span most of the lane's activity and cover
+    most of their span (``LOOP_SHARE``), the one with the most time in it. A region that repeats inside each
+    iteration (a layer's forward, an embedding each layer calls) covers too little of its span; one that repeats
+    only inside one step spans too little of the trace."""
+    annotations = kinds_mask(trace, ("annotation",))
+    forwards = kinds_mask(trace, ("python",)) & names_where(trace, MODULE_FORWARD.search)
+    events = np.flatnonzero(on_lane & (annotations | forwards))
     if not len(events):
         return None
+    last = float(trace.end[on_lane].max())
+    order = events[np.argsort(trace.name[events], kind="stable")]  # by name, each name's in order of start
+    codes, firsts = np.unique(trace.name[order], return_index=True)
+    best: tuple[float, int, Indices] | None = None
+    for code, found in zip(codes.tolist(), np.split(order, firsts[1:]), strict=True):
+        starts, ends = trace.ts[found], trace.end[found]
+        if len(found) < 2 or (starts[1:] < ends[:-1]).any():
+            continue
+        span, total = ends[-1] - starts[1], float(trace.dur[found].sum())
+        if span < LOOP_SHARE * (last - starts[1]) or total - trace.dur[found[0]] < LOOP_SHARE * span:
+            continue
+        if best is None or total > best[0]:
+            best = total, code, found
+    if best is None:
+        return None
+    _, code, found = best
+    what = "annotation" if trace.kind[found[0]] == KIND["annotation"] else "module forward"
+    return f"{what} {trace.names[code]}", found
+
+
+def boundaries(trace: Trace, lane: int) -> tuple[str, list[float], float] | None:
+    """(what marks the iterations, where each starts, where the last ends) on the lane, or None when nothing
+    repeats: a DataLoader's ``__next__`` (each starts one), the optimizer's step (each ends one), or else the
+    annotation or module forward that ``loop_marker`` finds (each is one). The first two are user annotations,
+    or ops in the old schema (torch 1.x writes ``record_function`` regions as ``Operator``)."""
+    on_lane = (trace.lane == lane) & kinds_mask(trace, HOST_KINDS)
+    if not on_lane.any():
+        return None
     first, last = float(trace.ts[on_lane].min()), float(trace.end[on_lane].max())
-    names = [trace.names[code] for code in trace.name[events].tolist()]
-    depths = nesting_depths(trace.ts[events], trace.end[events])
-
-    def named(pattern: re.Pattern[str], kind: str) -> list[int]:
-        return [i for i, name in enumerate(names) if trace.kind[events[i]] == KIND[kind] and pattern.search(name)]
-
-    loads = named(DATALOADER_NEXT, "annotation")
+    loads = named_on(trace, on_lane, STEP_KINDS, DATALOADER_NEXT)
     if len(loads) >= 2:
-        return "DataLoader __next__", [float(trace.ts[events[i]]) for i in loads], last
-    steps = named(re.compile(r"^Optimizer\.step#"), "annotation")
+        return "DataLoader __next__", trace.ts[loads].tolist(), last
+    steps = named_on(trace, on_lane, STEP_KINDS, OPTIMIZER_STEP)
     if len(steps) >= 2:
-        ends = [float(trace.end[events[i]]) for i in steps]
+        ends = trace.end[steps].tolist()
         return "the optimizer step", [first, *ends[:-1]], ends[-1]
-    for kind, pattern, what in (("annotation", re.compile(r"."), "annotation"),
-                                ("python", MODULE_FORWARD, "module forward")):
-        candidates = named(pattern, kind)
-        outermost = min((int(depths[i]) for i in candidates), default=0)
-        top = [i for i in candidates if depths[i] == outermost]
-        counts: dict[str, list[int]] = {}
-        for i in top:
-            counts.setdefault(names[i], []).append(i)
-        repeated = {name: found for name, found in counts.items() if len(found) >= 2}
-        if repeated:
-            name, found = max(repeated.items(), key=lambda item: sum(float(trace.dur[events[i]]) for i in item[1]))
-            starts = [float(trace.ts[events[i]]) for i in found]
-            return f"{what} {name}", starts, float(trace.end[events[found[-1]]])
-    return None
+    marker = loop_marker(trace, on_lane)
+    if marker is None:
+        return None
+    what, found = marker
+    return what, trace.ts[found].tolist(), float(trace.end[found[-1]])
 
 
 def iterations(trace: Trace) -> Iterations | None:

@@ -84,3 +84,33 @@ def training_loop(steps=4, data_us=0.0, python_us=0.0, item=False, optimizer_ops
             loop.item()
         loop.events.insert(step_events, cpu(f"ProfilerStep#{step}", start, loop.now - start, kind="annotation"))
     return loop.trace(*extra)
+
+
+SECOND = 1_000_000.0
+OLD_SCHEMA_CATEGORIES = {"cpu_op": "Operator", "cuda_runtime": "Runtime", "kernel": "Kernel"}  # as torch 1.x wrote
+
+
+def old_schema_loop(workers, iterations=6):
+    """The events of a training loop as torch 1.x's profiler wrote them, profiled without a schedule: no
+    ProfilerStep, ``record_function`` regions (the DataLoader's ``__next__``, ``Optimizer.step#``) as ``Operator``
+    events, and a first iteration of seconds (module loading on the first launch; with ``workers``, starting
+    them). Each iteration loads a batch (30 ms in the main process with ``workers=0``, 0.2 ms from the workers
+    otherwise), copies it to the GPU, runs 10 ms of kernels and an optimizer step, and waits in ``.item()``."""
+    loop = Loop()
+    iterator = "_MultiProcessingDataLoaderIter" if workers else "_SingleProcessDataLoaderIter"
+    for iteration in range(iterations):
+        load_us = (2 * SECOND if iteration == 0 else 200.0) if workers else 30_000.0
+        loop.region(f"enumerate(DataLoader)#{iterator}.__next__", load_us, kind="cpu_op")
+        loop.wait(load_us)
+        loop.op("aten::copy_", host_us=20, kernel_us=300)
+        if iteration == 0:  # the first launch of the model's kernels loads their module
+            loop.events.append(cpu("cudaLaunchKernel", loop.now, 1.2 * SECOND, kind="runtime"))
+            loop.wait(1.2 * SECOND)
+        for _ in range(5):
+            loop.op("aten::conv2d", host_us=40, kernel_us=2000)
+        loop.region("Optimizer.step#SGD.step", 200, kind="cpu_op")
+        for _ in range(5):
+            loop.op("aten::add_", host_us=38, kernel_us=20)
+            loop.wait(2)
+        loop.item()
+    return [{**event, "cat": OLD_SCHEMA_CATEGORIES[event["cat"]]} for event in loop.events]

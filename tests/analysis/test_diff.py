@@ -7,6 +7,7 @@ import pytest
 from profguide.analysis.diff import file_sides, folder_sides, job_diff, paths_diff, side_of, trace_diff
 from profguide.errors import UsageError
 from profguide.text import format_duration
+from tests.analysis.gpu_traces import old_schema_loop
 from tests.helpers import ROOT, TRACES, event, gpu_event, make_trace, real_ranks
 
 GENERATED = ROOT / "docs" / "generated"
@@ -103,6 +104,20 @@ def test_without_steps_counts_compare_over_the_window(tmp_path):
     assert found["per"] == "window" and found["before"]["step_is"].startswith("explain's window")
     (row,) = found["kernels"]
     assert (row["before_count"], row["after_count"]) == (1, 6)  # totals, not per step
+
+
+def test_old_schema_runs_without_steps_compare_per_iteration_the_right_way_round():
+    """workers=0 profiled for 5 iterations, workers=4 for 20: their windows, 4 slow iterations against 19 fast
+    ones, would say the faster run got slower; per steady iteration it is four times faster."""
+    found = trace_diff(side_of(make_trace(*old_schema_loop(0, iterations=5)), "workers0"),
+                       side_of(make_trace(*old_schema_loop(4, iterations=20)), "workers4"))
+    assert (found["before"]["verdict"], found["after"]["verdict"]) == ("input-bound", "compute-bound")
+    assert found["before"]["window_us"] < found["after"]["window_us"]
+    assert found["per"] == "step" and found["before"]["step_is"].startswith("the median iteration")
+    assert found["step_us"]["after"] < found["step_us"]["before"] / 3
+    conv = next(row for row in found["kernels"] if row["name"] == "aten::conv2d_kernel")
+    assert conv["before_count"] == conv["after_count"] == 5  # per iteration, not over the windows
+    assert "step time" in found["sentence"] and "(−" in found["sentence"]
 
 
 def test_one_worker_reads_the_sides_one_after_the_other_to_the_same_answer(tmp_path):

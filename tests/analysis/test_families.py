@@ -78,15 +78,42 @@ DECODED = [
      {"family": "attention", "backend": "cuDNN", "precision": None, "tensor_cores": True}),
     ("attn_fwd", {"family": "attention", "backend": "Triton"}),
     # TensorRT-LLM's generated kernels in vLLM on a B200: attention, and the mixture of experts' GEMMs of FP4 weights
-    # (MxE2m1) and FP8 activations (MxE4m3), whose output is FP8 for the first and bf16 for the second.
+    # (MxE2m1) and FP8 activations (MxE4m3), whose output is FP8 for the first and bf16 for the second. FP8 and FP4
+    # run on tensor cores only, whether or not the name says an instruction.
     ("fmhaSm100aKernel_QkvE4m3OBfloat16H64PagedKvCausalP16VarSeqQ128Kv128PersistentContext",
-     {"family": "attention", "backend": "trtllm-gen", "precision": "fp8"}),
+     {"family": "attention", "backend": "trtllm-gen", "precision": "fp8", "tensor_cores": True}),
     ("bmm_MxE4m3_MxE2m1MxE4m3_Fp32_t128x16x256u2_s3_et128x16_m128x16x32_cga1x1x1_16dp256b_rM_TN_transOut_schedP2x1x2"
      "x3_biasM_bN_tma_tmaOpt_clmp_swiGlu_dynBatch_sm100f",
      {"family": "gemm", "library": "trtllm-gen", "precision": "fp4", "tensor_cores": True}),
     ("bmm_Bfloat16_MxE2m1MxE4m3_Fp32_t128x16x256u2_s3_et128x16_m128x16x32_cga1x1x1_16dp256b_rM_TN_transOut_schedP2x1"
      "x2x3_biasM_bN_tmaOpt_clmp_dynBatch_sm100f",
      {"family": "gemm", "library": "trtllm-gen", "precision": "fp4", "tensor_cores": True}),
+    # CUTLASS's grouped GEMMs for mixture-of-experts (vLLM's cutlass_moe_mm, FlashInfer's): FP8 on Hopper, whose
+    # mainloop names GMMA, and block-scaled FP4 and bf16 on Blackwell, whose mainloop names UMMA.
+    ("void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<cutlass::gemm::GroupProblemShape<cute::tuple<"
+     "int, int, int> >, cutlass::gemm::collective::CollectiveMma<cutlass::gemm::MainloopSm90ArrayTmaGmmaWarpSpecialized"
+     "<3, cute::tuple<cute::C<1>, cute::C<1>, cute::C<1> >, cutlass::gemm::KernelPtrArrayTmaWarpSpecializedCooperative"
+     "FP8FastAccum>, cute::tuple<cute::C<128>, cute::C<128>, cute::C<128> >, cutlass::float_e4m3_t, cute::tuple<long, "
+     "cute::C<1>, cute::C<0> >*, cutlass::float_e4m3_t, cute::tuple<long, cute::C<1>, cute::C<0> >*",
+     {"family": "gemm", "library": "CUTLASS", "precision": "fp8", "tensor_cores": True}),
+    ("void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<cutlass::gemm::GroupProblemShape<cute::tuple<"
+     "int, int, int> >, cutlass::gemm::collective::CollectiveMma<cutlass::gemm::MainloopSm100ArrayTmaUmmaWarp"
+     "SpecializedBlockScaled<4, 8, 2, cute::tuple<cute::C<1>, cute::C<1>, cute::C<1> > >, cute::tuple<cute::C<128>, "
+     "cute::C<128>, cute::C<256> >, cute::tuple<cutlass::float_e2m1_t, cutlass::float_ue4m3_t>, cute::tuple<long, "
+     "cute::C<1>, cute::C<0> >*", {"family": "gemm", "library": "CUTLASS", "precision": "fp4", "tensor_cores": True}),
+    ("void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<cutlass::gemm::GroupProblemShape<cute::tuple<"
+     "int, int, int> >, cutlass::gemm::collective::CollectiveMma<cutlass::gemm::MainloopSm100ArrayTmaUmmaWarp"
+     "Specialized<4, cute::tuple<cute::C<1>, cute::C<1>, cute::C<1> > >, cute::tuple<cute::C<128>, cute::C<128>, "
+     "cute::C<64> >, cutlass::bfloat16_t",
+     {"family": "gemm", "library": "CUTLASS", "precision": "bf16", "tensor_cores": True}),
+    # Triton's matmul_ogs in vLLM on an MI300X (gpt-oss's mixture of experts): bf16 activations times mxfp4 weights,
+    # the lower of the two read as the precision, as trtllm-gen's; the MoE's finishing scatter is no GEMM.
+    ("_matmul_ogs_NNT_bf16xbf16xmxfp4_128x128x128x1_swiglu",
+     {"family": "gemm", "library": "Triton", "precision": "fp4", "tensor_cores": True, "split_k": None}),
+    ("_matmul_ogs_NNT_bf16xbf16xmxfp4_128x128x128x1",
+     {"family": "gemm", "library": "Triton", "precision": "fp4", "tensor_cores": True}),
+    ("_matmul_NNT_bf16xbf16xbf16_64x64x64x1", {"family": "gemm", "library": "Triton", "precision": "bf16"}),
+    ("_finalize_matmul_scatter_bf16", {"family": "other"}),
     ("triton_poi_fused__unsafe_view_gelu_mul_0", {"family": "triton", "library": "Triton", "kind": "pointwise"}),
     ("triton_red_fused_sum_0", {"family": "triton", "kind": "reduction"}),
     ("triton_per_fused_native_layer_norm_0", {"family": "triton", "kind": "persistent reduction"}),
@@ -149,6 +176,9 @@ SHAPES = [
     # trtllm-gen: "t" the tile, M×N×K; no layout the decoder reads.
     ("bmm_Bfloat16_MxE2m1MxE4m3_Fp32_t128x16x256u2_s3_et128x16_m128x16x32_cga1x1x1_16dp256b_rM_TN_transOut_schedP2x1",
      {"family": "gemm", "tile": "128x16x256", "layout": None}),
+    # matmul_ogs: BLOCK_M×N×K, then SPLIT_K; its layouts (of Y, X and W) are not BLAS's.
+    ("_matmul_ogs_NNT_bf16xbf16xmxfp4_128x128x128x1_swiglu", {"tile": "128x128x128", "split_k": None, "layout": None}),
+    ("_matmul_ogs_ptma_NTT_bf16xfp8e4nvxmxfp4_64x256x128x4", {"tile": "64x256x128", "split_k": True, "layout": None}),
     # Split-K: the GEMM that splits K, and the reduction that adds its parts.
     ("void cublasLt::splitKreduce_kernel<32, 16, int, float, float, float, float, true, false, false>(cublasLt::cubl",
      {"family": "gemm", "kind": "split-K reduction", "split_k": True, "layout": None, "tile": None}),

@@ -215,3 +215,43 @@ def test_a_pool_broken_before_a_file_is_submitted_names_the_file_in_one_line():
             as raised:
         job.result_of(Path("rank3.json"), future)
     assert "\n" not in str(raised.value)
+
+
+def rank_trace(folder, rank, world_size, backend):
+    """A small rank trace of a job with ``world_size`` ranks over ``backend``: one launch and its kernel."""
+    events = [{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 10, "dur": 5, "pid": 1, "tid": 1,
+               "args": {"correlation": 1}},
+              {"ph": "X", "cat": "kernel", "name": "gemm_kernel", "ts": 20, "dur": 50, "pid": 0, "tid": 7,
+               "args": {"correlation": 1}}]
+    info = {"rank": rank, "world_size": world_size, "backend": backend}
+    (folder / f"trace-rank{rank}.json").write_text(json.dumps({"traceEvents": events, "distributedInfo": info}))
+
+
+@pytest.mark.parametrize(("second", "says"), [
+    ((1, 4, "nccl"), "says world size 2, .*trace-rank1.json 4"),
+    ((1, 2, "gloo"), "says backend nccl, .*trace-rank1.json gloo"),
+])
+def test_a_folder_of_two_jobs_is_refused_in_one_line_saying_what_differs(tmp_path, second, says):
+    rank_trace(tmp_path, 0, 2, "nccl")
+    rank_trace(tmp_path, *second)
+    message = f"^{re.escape(str(tmp_path))}: traces of different jobs: .*trace-rank0.json {says}; put each job's " \
+        "traces in a folder of its own$"
+    for workers in (1, 2):
+        with pytest.raises(UsageError, match=message):
+            job.folder_job(tmp_path, workers=workers)
+
+
+def test_a_rank_outside_its_world_is_refused(tmp_path):
+    rank_trace(tmp_path, 0, 2, "nccl")
+    rank_trace(tmp_path, 3, 2, "nccl")
+    with pytest.raises(UsageError, match=r"trace-rank3\.json: says it is rank 3 of a world of 2"):
+        job.folder_job(tmp_path, workers=1)
+
+
+def test_ranks_of_one_job_and_ranks_that_do_not_say_are_one_job(tmp_path):
+    rank_trace(tmp_path, 0, 2, "nccl")
+    rank_trace(tmp_path, 1, 2, "nccl")
+    (tmp_path / "trace-rank1.json").write_text((tmp_path / "trace-rank1.json").read_text()
+                                               .replace('"backend": "nccl"', '"backend": null'))
+    found = job.folder_job(tmp_path, workers=1)
+    assert [row["rank"] for row in found["ranks"]] == [0, 1] and found["world_size"] == 2

@@ -3,13 +3,13 @@ without a schedule."""
 
 import pytest
 
+from profguide.analysis.select import gpu_window
 from profguide.analysis.startup import iterations
 from profguide.analysis.summarise import summarise
 from profguide.render.explain import to_text
-from tests.analysis.gpu_traces import DATALOADER, Loop
+from tests.analysis.gpu_traces import DATALOADER, SECOND, Loop, old_schema_loop
+from tests.helpers import TRACES, make_trace
 from tests.helpers import event as cpu
-
-SECOND = 1_000_000.0
 
 
 def unscheduled_loop(marker, steps=5, cold=True):
@@ -122,3 +122,68 @@ def test_a_late_launch_after_device_set_up_is_start_up_even_when_set_up_is_under
     assert summary["device_setup"]["pct"] < 50
     assert summary["idle"]["by_activity"]["setup"]["top"][0][0] == "cudaMalloc"
     assert summary["verdict"] == "start-up"
+
+
+@pytest.mark.parametrize(("workers", "expected"), [(0, "input-bound"), (4, "compute-bound")])
+def test_an_old_schema_loop_is_judged_on_its_steady_state(workers, expected):
+    """torch 1.x writes the DataLoader's ``__next__`` and ``Optimizer.step#`` as ops, not annotations; the
+    seconds-long first iteration is found from them and left out, and the rest judged."""
+    trace = make_trace(*old_schema_loop(workers))
+    # first to last GPU op, the window without iterations: the first iteration's seconds of module loading
+    assert summarise(trace, gpu_window(trace))["verdict"] == "start-up"
+    summary = summarise(trace)
+    found = summary["iterations"]
+    assert (found["found_by"], found["count"]) == ("DataLoader __next__", 6)
+    assert found["cold_start"]["dur_us"] > SECOND
+    assert summary["window"]["start_us"] == found["starts_us"][1]
+    assert summary["verdict"] == expected
+
+
+def layered_loop(per_iteration_forward, iterations=5):
+    """A loop whose only annotation, ``block``, repeats four times in a step, around one op each: in every
+    iteration inside the model's forward (``per_iteration_forward``), or in the first iteration only. The first
+    launch, in the first block, loads the kernels' module (0.8 s); each iteration ends with a 3 ms kernel."""
+    loop = Loop()
+    for iteration in range(iterations):
+        forward = loop.now
+        for block in range(4 if per_iteration_forward or iteration == 0 else 0):
+            start = loop.now
+            loop.wait(2)
+            if iteration == block == 0:
+                loop.events.append(cpu("cudaLaunchKernel", loop.now, 0.8 * SECOND, kind="runtime"))
+                loop.wait(0.8 * SECOND)
+            loop.op("aten::mm", host_us=10, kernel_us=300)
+            loop.wait(2)
+            loop.events.append(cpu("block", start, loop.now - start, kind="annotation"))
+        loop.op("aten::mm", host_us=10, kernel_us=3000)
+        loop.wait(3000)
+        if per_iteration_forward:
+            loop.events.append(cpu("nn.Module: Net_0", forward, loop.now - forward, kind="python"))
+    return loop.trace()
+
+
+def test_a_region_repeated_inside_each_iteration_does_not_mark_the_loop():
+    """Four blocks an iteration inside the model's forward: the forward, which encloses them, marks it."""
+    found = summarise(layered_loop(per_iteration_forward=True))["iterations"]
+    assert (found["found_by"], found["count"]) == ("module forward nn.Module: Net_0", 5)
+    assert found["cold_start"] is not None
+
+
+def test_a_module_every_layer_calls_is_not_the_loop_on_a_real_trace():
+    """vLLM's B200 trace is one forward whose 36 layers each call the one rotary embedding module: it spans the
+    trace, but each call is 2 % of a layer, not an iteration; taken for one, the first layer was a cold start and
+    the window lost a fifth of the trace."""
+    from profguide import trace
+
+    loaded = trace.load(TRACES / "b200_vllm_moe_tp8_rank0.json.gz")
+    assert (loaded.name == loaded.names.index("nn.Module: YaRNScalingRotaryEmbedding_0")).sum() == 36
+    assert iterations(loaded) is None
+
+
+def test_a_region_repeated_inside_one_step_does_not_shrink_the_window():
+    """Four blocks in the first step only: taken for the loop, the window was blocks 2 to 4, 1.2 ms of a
+    0.8-second trace; the window is every GPU op's instead, all five iterations."""
+    trace = layered_loop(per_iteration_forward=False)
+    summary = summarise(trace)
+    assert summary["iterations"] is None
+    assert (summary["window"]["start_us"], summary["window"]["end_us"]) == gpu_window(trace)
