@@ -108,6 +108,14 @@ WORDS: dict[Verdict, Words] = {
 # means a GPU busy most of the window, which such a trace cannot have.
 VERDICTS = {name: words.text for name, words in WORDS.items() if words.text is not None}
 HOST_VERDICTS = {name: words.host_text for name, words in WORDS.items() if words.host_text is not None}
+# The sentences that advise a CUDA graph, for a trace that captures graphs or whose window replays them already.
+WITH_GRAPHS: dict[Verdict, str] = {
+    "optimizer-bound": "The GPU waits while the host runs the optimizer step op by op ({label}): use a fused or "
+                       "foreach optimizer (fused=True).",
+    "launch-bound": "The GPU waits while the host issues many small ops ({label}): this trace already captures or "
+                    "replays CUDA graphs, so look for the ops launched outside them, and make them fewer and larger "
+                    "(torch.compile, batching).",
+}
 HOST_ACTIVITY_VERDICTS: dict[CpuActivity, Verdict] = {
     "data loading": "input-bound", "ops": "host-compute-bound", "backward": "host-compute-bound",
     "optimizer": "optimizer-bound", "region": "python-bound", "python": "python-bound"}
@@ -206,8 +214,11 @@ def verdict(summary: Measured) -> tuple[Verdict, str, str]:
     return ("idle-queued" if largest == "queued" else "idle-unexplained"), "", basis
 
 
-def verdict_text(name: Verdict, label: str, host_split: bool) -> str:
+def verdict_text(name: Verdict, label: str, host_split: bool, uses_graphs: bool = False) -> str:
     """The verdict's sentence, naming ``label``: its words for a trace without GPU work when the summary splits
-    the host's time (``host_split``) and the verdict has such words, else its words for one with."""
+    the host's time (``host_split``) and the verdict has such words, else its words for one with; on a trace
+    that captures or replays CUDA graphs (``uses_graphs``), words that do not advise one."""
     texts = HOST_VERDICTS if host_split and name in HOST_VERDICTS else VERDICTS
+    if uses_graphs and name in WITH_GRAPHS and texts is VERDICTS:
+        texts = WITH_GRAPHS
     return texts[name].format(label=label, categories=label)

@@ -75,3 +75,6 @@ CpuActivity = Literal["data loading", "ops", "backward", "optimizer", "region", 
 TrafficKind = Literal["memcpy", "memset"]
 MeasuredOn = Literal["GPU", "main thread", "nothing"]  # what a rank's busy and idle time were measured on
 CollectivesAre = Literal["kernels", "host ops"]  # what a rank's collectives are, in its trace
+Engine = Literal["vLLM", "SGLang"]  # the serving engine whose step annotations a trace carries (``serving``)
+# What a serving step runs: prompts only (prefill), new tokens of running requests only (decode), or both.
+Phase = Literal["prefill", "decode", "mixed"]

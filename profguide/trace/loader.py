@@ -62,6 +62,8 @@ class _Args(msgspec.Struct, gc=False, frozen=True):
     sequence: int | str | None = msgspec.field(name="Sequence number", default=NO_ID)
     bytes: float | str | None = math.nan
     occupancy: float | str | None = msgspec.field(name="est. achieved occupancy %", default=math.nan)
+    graph_id: int | str | None = msgspec.field(name="graph id", default=NO_ID)
+    graph_node: int | str | None = msgspec.field(name="graph node id", default=NO_ID)
     # Raw: left undecoded (a reference into the batch) unless the op is a matrix multiply.
     input_dims: msgspec.Raw = msgspec.field(name="Input Dims", default=_NULL)
     input_type: msgspec.Raw = msgspec.field(name="Input type", default=_NULL)
@@ -136,7 +138,8 @@ _DECODE_BATCH = msgspec.json.Decoder(list[Union[(_Event, _Metadata, _Instant, *_
 PHASE: dict[type, str] = {_Event: "X", _Metadata: "M", _Instant: "i", **dict(zip(_OTHERS, OTHER_PHASES, strict=True))}
 IS_COMPLETE = partial(is_, _Event)
 FIELD = {name: attrgetter(name) for name in ("ts", "dur", "cat", "name", "pid", "tid", "args")}
-ARG = {name: attrgetter(name) for name in ("correlation", "external_id", "sequence", "bytes", "occupancy")}
+ARG = {name: attrgetter(name) for name in ("correlation", "external_id", "sequence", "bytes", "occupancy", "graph_id",
+                                           "graph_node")}
 INPUT_DIMS = attrgetter("input_dims")
 
 FILE_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
@@ -601,6 +604,8 @@ def coerce_args(args: dict[str, Any]) -> _Args:
         sequence=scalar(args.get("Sequence number", NO_ID)),
         bytes=scalar(args.get("bytes", math.nan)),
         occupancy=scalar(args.get("est. achieved occupancy %", math.nan)),
+        graph_id=scalar(args.get("graph id", NO_ID)),
+        graph_node=scalar(args.get("graph node id", NO_ID)),
         input_dims=raw("Input Dims"),
         input_type=raw("Input type"),
         in_msg_nelems=raw("In msg nelems"),
@@ -655,6 +660,8 @@ def batch_columns(events: list[_Event], names: Codes[str], lanes: Codes[Lane], c
         "sequence": identifiers(field("sequence", args), count),
         "bytes": floats(field("bytes", args), count),
         "occupancy": floats(field("occupancy", args), count),
+        "graph_id": identifiers(field("graph_id", args), count),
+        "graph_node": identifiers(field("graph_node", args), count),
         "recorded_shapes": recorded,
         "shape": shape,
     }
