@@ -71,10 +71,12 @@ def graph_nodes(trace: Trace) -> tuple[Indices, Indices, Indices]:
     launch = replay_of(trace, ops)
     has_id = trace.graph_id[ops] != NO_ID
     graph = np.where(has_id, trace.graph_id[ops], launch)
-    node = trace.graph_node[ops].copy()
-    for call in np.unique(launch[~has_id & (launch >= 0)]).tolist():
-        of_call = np.flatnonzero(~has_id & (launch == call))
-        node[of_call] = np.arange(len(of_call))
+    # Without ids: the place of each op among its launch's, counted in start order (ops are in start order).
+    by_launch = np.argsort(launch, kind="stable")
+    group_start = np.searchsorted(launch[by_launch], launch[by_launch])
+    place = np.empty(len(ops), np.int64)
+    place[by_launch] = np.arange(len(ops)) - group_start
+    node = np.where(has_id, trace.graph_node[ops], place)
     return ops, graph, node
 
 

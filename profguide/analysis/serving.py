@@ -3,7 +3,8 @@ and tokens each holds, and the span over which each phase is judged.
 
 vLLM's model runner names each step ``execute_[T_]context_N(…)_generation_M(…)`` (``record_function``, a
 ``user_annotation``): N requests in prefill (their context), M decoding, and, in newer versions, T tokens
-scheduled. SGLang's scheduler names it ``step[EXTEND bs=B toks=T]`` (prefill) or ``step[DECODE bs=B …]``.
+scheduled; each part's parentheses begin with its query tokens (``888_…``, ``sq8155sk…``), which add up to
+T. SGLang's scheduler names it ``step[EXTEND bs=B toks=T]`` (prefill) or ``step[DECODE bs=B …]``.
 An SGLang trace can carry vLLM's annotation too (SGLang runs vLLM's layers): SGLang's wins there.
 """
 
@@ -17,7 +18,9 @@ from profguide.analysis.summary import ServingStep
 from profguide.analysis.vocabulary import Engine, Phase
 from profguide.trace.model import Trace
 
-VLLM_STEP = re.compile(r"^execute_(?:(?P<tokens>\d+)_)?context_(?P<prefill>\d+)\(.*\)_generation_(?P<decode>\d+)\(")
+VLLM_STEP = re.compile(r"^execute_(?:(?P<tokens>\d+)_)?context_(?P<prefill>\d+)\((?P<prefill_sizes>[^)]*)\)"
+                       r"_generation_(?P<decode>\d+)\((?P<decode_sizes>[^)]*)\)")
+FIRST_NUMBER = re.compile(r"\d+")
 SGLANG_STEP = re.compile(r"^step\[(?P<mode>EXTEND|DECODE|MIXED|PREFILL)\b(?P<fields>[^\]]*)\]")
 SGLANG_FIELD = re.compile(r"\b(bs|toks)=(\d+)")
 SGLANG_PHASES: dict[str, Phase] = {"EXTEND": "prefill", "PREFILL": "prefill", "DECODE": "decode", "MIXED": "mixed"}
@@ -37,8 +40,16 @@ def vllm_step(name: str) -> tuple[Phase, int, int, int | None] | None:
     if found is None:
         return None
     prefill, decode = int(found["prefill"]), int(found["decode"])
-    tokens = found["tokens"]
-    return vllm_phase(prefill, decode), prefill, decode, None if tokens is None else int(tokens)
+    return vllm_phase(prefill, decode), prefill, decode, vllm_tokens(found)
+
+
+def vllm_tokens(found: re.Match[str]) -> int | None:
+    """The tokens a vLLM step runs: the number after ``execute_``, else the first number in each part's
+    parentheses (its query tokens: ``context_1(888_…)``, ``generation_37(sq37sk…)``) added up."""
+    if found["tokens"] is not None:
+        return int(found["tokens"])
+    parts = [FIRST_NUMBER.search(found[sizes]) for sizes in ("prefill_sizes", "decode_sizes")]
+    return None if None in parts else sum(int(part[0]) for part in parts if part)
 
 
 def sglang_step(name: str) -> tuple[Phase, int | None, int | None] | None:

@@ -377,8 +377,9 @@ class ServingStep(TypedDict):
     decode_requests: Annotated[int | None, Meta(description="requests decoding (vLLM's generation_M); null where "
                                                             "the annotation does not say")]
     batch: Annotated[int | None, Meta(description="requests in the step (SGLang's bs=, vLLM's N+M)")]
-    tokens: Annotated[int | None, Meta(description="tokens the step runs (SGLang's toks=, the number after vLLM's "
-                                                   "execute_); null where the annotation does not say")]
+    tokens: Annotated[int | None, Meta(description="tokens the step runs (SGLang's toks=; vLLM's number after "
+                                                   "execute_, else the query tokens that open each part's "
+                                                   "parentheses, added); null where the annotation does not say")]
 
 
 class ServingPhase(TypedDict):

@@ -19,7 +19,8 @@ SGLANG = "mi300x_sglang_qwen3_8b_prefill_decode.json.gz"
 
 
 @pytest.mark.parametrize(("name", "expected"), [
-    ("execute_context_1(888_788544)_generation_0(0)", ("prefill", 1, 0, None)),
+    ("execute_context_1(888_788544)_generation_0(0)", ("prefill", 1, 0, 888)),
+    ("execute_context_0()_generation_2(2_4)", ("decode", 0, 2, None)),
     ("execute_8192_context_9(sq8155sk8430)_generation_37(sq37sk34489)", ("mixed", 9, 37, 8192)),
     ("execute_64_context_0(0)_generation_64(sq64sk9000)", ("decode", 0, 64, 64)),
     ("execute_model", None),
@@ -97,6 +98,11 @@ def test_a_real_vllm_trace_gives_its_steps_from_the_annotation(name, real_trace)
         assert (step["prefill_requests"], step["decode_requests"]) == tuple(map(int, counts.groups()))
         expected = {(True, False): "prefill", (False, True): "decode", (True, True): "mixed"}
         assert step["phase"] == expected[(step["prefill_requests"] > 0, step["decode_requests"] > 0)]
+        # The logits' matrix multiply has a row per request; the layers' (where not inside a graph) a row per token.
+        dims = [gemm["input_dims"] for gemm in found["gemm"]]
+        assert any(text.startswith(f"[[{step['batch']}, ") for text in dims)
+        assert step["name"].startswith(f"execute_{step['tokens']}_") or any(f"[{step['tokens']}, " in text
+                                                                             for text in dims)
     for phase in found["serving"]["phases"]:
         window = phase["window"]
         assert phase["verdict"] == verdict(measure(t, (window["start_us"], window["end_us"])))[0]
