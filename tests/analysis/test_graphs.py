@@ -8,6 +8,7 @@ from profguide.analysis import graphs
 from profguide.analysis.idle import idle_breakdown
 from profguide.analysis.select import gpu_work
 from profguide.analysis.summarise import summarise
+from profguide.analysis.verdict import verdict_text
 from profguide.render.explain import graph_lines
 from profguide.trace.model import KIND, NO_ID
 from tests.analysis.gpu_traces import Loop
@@ -161,3 +162,10 @@ def test_every_graph_launch_call_replays(name):
     t = make(cpu(name, 0, 5, kind="runtime" if name != "cuGraphLaunch" else "driver", correlation=1),
              gpu("k", 10, 5, correlation=1))
     assert graphs.replayed(t).sum() == 1
+
+
+@pytest.mark.parametrize("name", ["launch-bound", "optimizer-bound"])
+def test_the_verdicts_that_advise_a_graph_do_not_where_graphs_are_in_use(name):
+    assert "CUDA graph" in verdict_text(name, "x", host_split=False)
+    assert "capture the step" not in verdict_text(name, "x", host_split=False, uses_graphs=True)
+    assert "CUDA graphs cut" not in verdict_text(name, "x", host_split=False, uses_graphs=True)
