@@ -169,3 +169,10 @@ def test_the_verdicts_that_advise_a_graph_do_not_where_graphs_are_in_use(name):
     assert "CUDA graph" in verdict_text(name, "x", host_split=False)
     assert "capture the step" not in verdict_text(name, "x", host_split=False, uses_graphs=True)
     assert "CUDA graphs cut" not in verdict_text(name, "x", host_split=False, uses_graphs=True)
+
+
+def test_unreadable_graph_ids_read_as_absent_and_replay_nothing():
+    t = make(gpu("a", 0, 5, **{"graph id": [1, 2], "graph node id": {"x": 1}}),
+             gpu("b", 10, 5, **{"graph id": 2**70, "graph node id": "zz"}))
+    assert (t.graph_id == NO_ID).all() and (t.graph_node == NO_ID).all()
+    assert summarise(t)["graphs"] is None
