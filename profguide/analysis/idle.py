@@ -3,6 +3,7 @@
 import numpy as np
 import numpy.typing as npt
 
+from profguide.analysis.graphs import replayed_after_first
 from profguide.analysis.host import idle_by_activity
 from profguide.analysis.intervals import Floats, Intervals, Mask, Window, clip, inside_any, merge
 from profguide.analysis.select import Indices, gpu_work, host_syncs, hta_ops, kinds_mask, launch_of
@@ -48,8 +49,8 @@ IDLE_CAUSES: dict[Cause, str] = {
     "sync": "the host was blocked in a synchronisation or a blocking copy (cudaMemcpy, hipMemcpyWithStream) when the "
     "GPU ran out of work",
     "profiler": "the profiler's own work (an Activity Buffer Request, a Buffer Flush) covered the gap",
-    "queued": "the next op was already queued (back-to-back launches, a wait on another stream, or an op "
-    "launched before the trace began)",
+    "queued": "the next op was already queued (back-to-back launches, a later node of a CUDA graph already "
+    "launched, a wait on another stream, or an op launched before the trace began)",
     "other": "the next op has no launch call in the trace to explain the gap",
 }
 # The causes in which the GPU waited for the host: split by host activity.
@@ -91,6 +92,9 @@ def gap_causes(trace: Trace, gap_starts: Floats, gap_ends: Floats, next_op: Indi
     causes[(launch >= 0) & (launch_end <= gap_starts)] = "queued"
     causes[(launch >= 0) & (launch_end > gap_starts)] = "host"
     causes[(launch >= 0) & (launch_end > gap_starts) & in_sync] = "sync"
+    # A graph launch queues every node at once: a gap before a later node is the graph's own, even while the
+    # launch call still runs (HolisticTraceAnalysis#290 read a replayed graph as idle on a saturated GPU).
+    causes[replayed_after_first(trace, next_op)] = "queued"
     overhead = np.flatnonzero(trace.kind == KIND["overhead"])
     causes[inside_any(trace.ts[overhead], trace.end[overhead], (gap_starts + gap_ends) / 2)] = "profiler"
     return causes

@@ -8,6 +8,7 @@ summary does not keep, over distinct names and numpy masks.
 import numpy as np
 
 from profguide.analysis.compile import COMPILE_ID, compile_ids, host_named, is_region
+from profguide.analysis.graphs import uses_graphs
 from profguide.analysis.idle import LATE_LAUNCH, busy_intervals
 from profguide.analysis.intervals import Window, clip_each, covered
 from profguide.analysis.kernels import in_window
@@ -174,10 +175,11 @@ def graph_breaks(trace: Trace, summary: Summary) -> Evidence | None:
 
 def tiny_launches(trace: Trace, summary: Summary) -> Evidence | None:
     """The GPU waited for the host at least half the window, the host launched at least 100 kernels a step, and
-    the median kernel ran shorter than the median time between launches."""
+    the median kernel ran shorter than the median time between launches; on a trace that neither captures nor
+    replays CUDA graphs."""
     window, idle = summary["window"], summary["idle"]
-    if window is None or idle is None or not window["dur_us"]:
-        return None
+    if window is None or idle is None or not window["dur_us"] or uses_graphs(summary["graphs"]):
+        return None  # a capture's launches are recorded, not run, and a replaying step already has its graphs
     late = sum(idle["by_cause"][cause]["idle_us"] for cause in LATE_LAUNCH)
     if 100 * late / window["dur_us"] < LAUNCH_BOUND_IDLE_PCT:
         return None

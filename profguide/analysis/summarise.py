@@ -15,6 +15,7 @@ import numpy as np
 from profguide.analysis.communication import communication
 from profguide.analysis.compile import compile_markers
 from profguide.analysis.families import family_breakdown
+from profguide.analysis.graphs import graph_use, uses_graphs
 from profguide.analysis.host import host_breakdown
 from profguide.analysis.idle import busy_intervals, idle_breakdown, idle_pct_by_htas_rule
 from profguide.analysis.intervals import EVERYTHING, Mask, Window, union_length
@@ -32,8 +33,9 @@ from profguide.analysis.select import (
     profiler_steps,
     unlaunched,
 )
+from profguide.analysis.serving import phase_windows, serving_steps
 from profguide.analysis.startup import device_setup, iterations, steady_window
-from profguide.analysis.summary import KernelRow, LeftOut, Measured, Step, Summary, SyncCall
+from profguide.analysis.summary import KernelRow, LeftOut, Measured, Serving, ServingPhase, Step, Summary, SyncCall
 from profguide.analysis.trust import trust
 from profguide.analysis.verdict import verdict, verdict_text
 from profguide.trace.model import KIND, Trace
@@ -78,10 +80,27 @@ def summarise(trace: Trace, window: Window | None = None, window_meaning: str | 
     measured = measure(trace, window, window_meaning)
     name, label, basis = verdict(measured)
     summary: Summary = {**measured, "verdict": name,
-                        "verdict_text": verdict_text(name, label, measured["host"] is not None),
-                        "verdict_basis": basis, "findings": []}
+                        "verdict_text": verdict_text(name, label, measured["host"] is not None,
+                                                     uses_graphs(measured["graphs"])),
+                        "verdict_basis": basis, "findings": [], "serving": serving(trace)}
     summary["findings"] = findings(trace, summary) if name != "no-verdict" else []  # no advice on what is not judged
     return summary
+
+
+def serving(trace: Trace) -> Serving | None:
+    """A serving engine's steps, and the verdict over each phase's span (``measure`` and ``verdict`` there)."""
+    found = serving_steps(trace)
+    if found is None:
+        return None
+    engine, steps = found
+    phases: list[ServingPhase] = []
+    for phase, count, window in phase_windows(trace, steps):
+        measured = measure(trace, window, f"the {phase} steps")
+        name, _, basis = verdict(measured)
+        phases.append({"phase": phase, "steps": count, "window": measured["window"] or
+                       {"start_us": window[0], "end_us": window[1], "dur_us": window[1] - window[0]},
+                       "gpu_busy_pct": measured["gpu_busy_pct"], "verdict": name, "verdict_basis": basis})
+    return {"engine": engine, "steps": steps, "phases": phases}
 
 
 def measure(trace: Trace, window: Window | None = None, window_meaning: str | None = None) -> Measured:
@@ -134,6 +153,7 @@ def measure(trace: Trace, window: Window | None = None, window_meaning: str | No
         "compile": compile_markers(trace, asked),
         "gemm": gemm_throughput(trace, span),
         "trust": trust(trace),
+        "graphs": graph_use(trace, span),
     }
 
 

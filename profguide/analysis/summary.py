@@ -27,9 +27,11 @@ from profguide.analysis.vocabulary import (
     CollectivesMatchedBy,
     Confidence,
     CpuActivity,
+    Engine,
     FindingSource,
     JobVerdict,
     MeasuredOn,
+    Phase,
     RuleId,
     TrafficKind,
     TrustCheck,
@@ -372,6 +374,64 @@ class Trust(TypedDict):
     reasons: Annotated[list[TrustReason], Meta(description="the checks that failed, in the reference page's order")]
 
 
+class GraphUse(TypedDict):
+    """CUDA (HIP) graphs in the trace: the captures that recorded graphs, and the replays in the window."""
+
+    captures: Annotated[int, Meta(description="stream captures (cudaStreamBeginCapture, hipStreamBeginCapture) in "
+                                              "the trace: a trace with any records graphs, whose kernels do not run "
+                                              "while they are captured")]
+    captured_calls: Annotated[int, Meta(description="launch, copy and set calls made inside those captures: the "
+                                                    "nodes they recorded")]
+    launches: Annotated[int, Meta(description="graph launches (cudaGraphLaunch, hipGraphLaunch) whose ops run in "
+                                              "the window")]
+    replayed_ops: Annotated[int, Meta(description="GPU ops in the window that a graph launch replayed: by their "
+                                                  "`graph id`, else by the correlation id of their launch")]
+    replayed_us: Annotated[float, Meta(description="their time added")]
+    replayed_pct: Annotated[float | None, Meta(description="their share of all GPU ops' time in the window; null "
+                                                           "without GPU ops")]
+    graphs: Annotated[int | None, Meta(description="distinct `graph id`s among them; null where the trace writes "
+                                                   "none (older Kineto, ROCm)")]
+
+
+class ServingStep(TypedDict):
+    """One step of a serving engine, as its own annotation names it."""
+
+    name: Annotated[str, Meta(description="the annotation, as the trace writes it")]
+    start_us: Annotated[float, Meta(description="its start on the host")]
+    dur_us: Annotated[float, Meta(description="its length on the host")]
+    phase: Annotated[Phase, Meta(description="prefill, decode, or mixed, from the annotation")]
+    prefill_requests: Annotated[int | None, Meta(description="requests in prefill (vLLM's context_N); null where "
+                                                             "the annotation does not say")]
+    decode_requests: Annotated[int | None, Meta(description="requests decoding (vLLM's generation_M); null where "
+                                                            "the annotation does not say")]
+    batch: Annotated[int | None, Meta(description="requests in the step (SGLang's bs=, vLLM's N+M)")]
+    tokens: Annotated[int | None, Meta(description="tokens the step runs (SGLang's toks=; vLLM's number after "
+                                                   "execute_, else the query tokens that open each part's "
+                                                   "parentheses, added); null where the annotation does not say")]
+
+
+class ServingPhase(TypedDict):
+    """The verdict over one phase's steps."""
+
+    phase: Annotated[Phase, Meta(description="prefill, decode or mixed")]
+    steps: Annotated[int, Meta(description="its steps")]
+    window: Annotated[MeasuredWindow, Meta(description="the span judged: the GPU work its steps launched, first "
+                                                       "start to last end (the steps themselves where they launched "
+                                                       "none); only its longest step's where steps of another phase "
+                                                       "lie between")]
+    gpu_busy_pct: Annotated[float | None, Meta(description="the GPU's busy time over that span")]
+    verdict: Annotated[Verdict, Meta(description="the verdict over that span, by the same rules as the trace's")]
+    verdict_basis: Annotated[str, Meta(description="the measurement that decided it")]
+
+
+class Serving(TypedDict):
+    """A serving engine's steps, found from its own annotations, and a verdict per phase."""
+
+    engine: Annotated[Engine, Meta(description="the engine whose annotations name the steps")]
+    steps: Annotated[list[ServingStep], Meta(description="its steps, in order of start")]
+    phases: Annotated[list[ServingPhase], Meta(description="one per phase the steps run, prefill first")]
+
+
 class Measured(TypedDict):
     """What ``summarise`` measures about one trace, over one window, before it gives the verdict."""
 
@@ -413,6 +473,8 @@ class Measured(TypedDict):
     compile: Annotated[CompileMarkers, Meta(description="what torch.compile left")]
     gemm: Annotated[list[GemmRow], Meta(description="matrix multiplies with recorded shapes, most time first")]
     trust: Annotated[Trust, Meta(description="whether the trace can support a verdict, and why not")]
+    graphs: Annotated[GraphUse | None, Meta(description="CUDA graphs captured in the trace or replayed in the "
+                                                        "window; null when it does neither")]
 
 
 class Summary(Measured):
@@ -424,6 +486,8 @@ class Summary(Measured):
                                                    "threshold, in words")]
     findings: Annotated[list[Finding], Meta(description="what the rules found, in the order of the reference "
                                                         "page's table")]
+    serving: Annotated[Serving | None, Meta(description="a serving engine's steps and a verdict per phase; null "
+                                                        "when the trace has no engine's step annotations")]
 
 
 class TraceSummary(Summary):

@@ -128,6 +128,14 @@ WORDS: dict[Verdict, Words] = {
 # means a GPU busy most of the window, which such a trace cannot have.
 VERDICTS = {name: words.text for name, words in WORDS.items() if words.text is not None}
 HOST_VERDICTS = {name: words.host_text for name, words in WORDS.items() if words.host_text is not None}
+# The sentences that advise a CUDA graph, for a trace that captures graphs or whose window replays them already.
+WITH_GRAPHS: dict[Verdict, str] = {
+    "optimizer-bound": "The GPU waits while the host runs the optimizer step op by op ({label}): use a fused or "
+                       "foreach optimizer (fused=True).",
+    "launch-bound": "The GPU waits while the host issues many small ops ({label}): this trace already captures or "
+                    "replays CUDA graphs, so look for the ops launched outside them, and make them fewer and larger "
+                    "(torch.compile, batching).",
+}
 HOST_ACTIVITY_VERDICTS: dict[CpuActivity, Verdict] = {
     "data loading": "input-bound", "ops": "host-compute-bound", "backward": "host-compute-bound",
     "optimizer": "optimizer-bound", "region": "python-bound", "python": "python-bound"}
@@ -274,13 +282,20 @@ def names_code(name: Verdict, label: str) -> bool:
                                                              and INDUCTOR_FILE.search(frame["file"]) is not None))
 
 
-def verdict_text(name: Verdict, label: str, host_split: bool) -> str:
+def verdict_text(name: Verdict, label: str, host_split: bool, uses_graphs: bool = False) -> str:
     """The verdict's sentence, naming ``label``: its words for a trace without GPU work when the summary splits
     the host's time (``host_split``) and the verdict has such words, else its words for one with; their
-    ``named`` variants where the label names the code to change."""
+    ``named`` variants where the label names the code to change; on a trace that captures or replays CUDA graphs
+    (``uses_graphs``), words that do not advise one."""
     words = WORDS[name]
     named = names_code(name, label)
     host = (words.named_host_text if named else None) or words.host_text
-    text = host if host_split and host is not None else (words.named_text if named else None) or words.text
+    text: str | None
+    if host_split and host is not None:
+        text = host
+    elif uses_graphs and name in WITH_GRAPHS:
+        text = WITH_GRAPHS[name]
+    else:
+        text = (words.named_text if named else None) or words.text
     assert text is not None  # every verdict given has its words
     return text.format(label=label, categories=label)

@@ -54,7 +54,7 @@ def drawn_part(trace: Trace, window: Window, collectives: Mask) -> Trace:
     of their own, so that a job of many ranks keeps only what it draws."""
     keep = np.isin(trace.lane, lanes_drawn(trace, collectives)) & (trace.end >= window[0]) & (trace.ts <= window[1])
     columns = ("ts", "dur", "kind", "name", "lane", "correlation", "external_id", "sequence", "bytes", "occupancy",
-               "recorded_shapes", "shape")
+               "recorded_shapes", "shape", "graph_id", "graph_node")
     return replace(trace, **{column: getattr(trace, column)[keep] for column in columns}, shapes={}, comm_args={})
 
 

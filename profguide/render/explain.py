@@ -21,8 +21,10 @@ from profguide.analysis.summary import (
     DeviceSetup,
     Finding,
     FolderJob,
+    GraphUse,
     HostBreakdown,
     RankRow,
+    Serving,
     TraceSummary,
 )
 from profguide.render.facts import (
@@ -115,6 +117,9 @@ def trust_line(summary: TraceSummary) -> str:
 def verdict_lines(summary: TraceSummary) -> list[str]:
     lines = [f"Verdict: {summary['verdict']}. {summary['verdict_text']}", f"Decided by: {summary['verdict_basis']}.",
              trust_line(summary)]
+    lines += graph_lines(summary["graphs"])
+    if summary["serving"]:
+        lines += serving_lines(summary["serving"])
     if summary["host"]:
         lines += host_lines(summary["host"])
     window, idle = summary["window"], summary["idle"]
@@ -146,6 +151,42 @@ def verdict_lines(summary: TraceSummary) -> list[str]:
             lines.append(f"While the GPU waited for the host ({' and '.join(IDLE_LABELS[c] for c in LATE_LAUNCH)}: "
                          f"{100 * waited / window['dur_us']:.1f}% of the window), the host was, in shares of the "
                          "window that add up to it: " + "; ".join(activities) + ".")
+    return lines
+
+
+def graph_lines(graphs: GraphUse | None) -> list[str]:
+    """What the trace does with CUDA graphs: a line for its captures (then it is a capture trace), one for the
+    replays in the window; none when it does neither."""
+    if graphs is None:
+        return []
+    lines = []
+    if graphs["captures"]:
+        lines.append(f"A capture trace: {count_of(graphs['captures'], 'stream capture')} recorded "
+                     f"{count_of(graphs['captured_calls'], 'launch call')} into CUDA graphs; those kernels did not "
+                     "run while captured, so the times here are the capture's, not the replay's.")
+    if graphs["replayed_ops"]:
+        distinct = "" if graphs["graphs"] is None else f" of {count_of(graphs['graphs'], 'graph')}"
+        lines.append(f"CUDA graph replay: {count_of(graphs['replayed_ops'], 'GPU op')} "
+                     f"({percent(graphs['replayed_pct'])} of the GPU ops' time in the window) replayed by "
+                     f"{count_of(graphs['launches'], 'graph launch call')}{distinct}.")
+    return lines
+
+
+def total(values: list[int | None]) -> int | None:
+    """The steps' requests or tokens added up; None where a step's annotation does not give them."""
+    return None if any(value is None for value in values) else sum(value or 0 for value in values)
+
+
+def serving_lines(serving: Serving) -> list[str]:
+    """A line per phase of a serving trace: its steps, requests and tokens, and its verdict."""
+    lines = []
+    for phase in serving["phases"]:
+        steps = [step for step in serving["steps"] if step["phase"] == phase["phase"]]
+        requests, tokens = total([step["batch"] for step in steps]), total([step["tokens"] for step in steps])
+        sizes = "".join(f", {count_of(n, what)}" for n, what in ((requests, "request"), (tokens, "token"))
+                        if n is not None)
+        lines.append(f"Serving ({serving['engine']}), {phase['phase']}: {count_of(phase['steps'], 'step')}{sizes}; "
+                     f"{phase['verdict']} over {format_duration(phase['window']['dur_us'])}: {phase['verdict_basis']}.")
     return lines
 
 

@@ -66,6 +66,8 @@ class _Args(msgspec.Struct, gc=False, frozen=True):
     occupancy: float | str | dict[str, Any] | None = msgspec.field(name="est. achieved occupancy %",
                                                                     default=math.nan)
     occupancy_detail: msgspec.Raw = msgspec.field(name="occupancy", default=_NULL)
+    graph_id: int | str | None = msgspec.field(name="graph id", default=NO_ID)
+    graph_node: int | str | None = msgspec.field(name="graph node id", default=NO_ID)
     # Raw: left undecoded (a reference into the batch) unless the op is a matrix multiply.
     input_dims: msgspec.Raw = msgspec.field(name="Input Dims", default=_NULL)
     input_type: msgspec.Raw = msgspec.field(name="Input type", default=_NULL)
@@ -159,7 +161,7 @@ PHASE: dict[type, str] = {_Event: "X", _Metadata: "M", _Instant: "i", **dict(zip
 IS_COMPLETE = partial(is_, _Event)
 FIELD = {name: attrgetter(name) for name in ("ts", "dur", "cat", "name", "pid", "tid", "args")}
 ARG = {name: attrgetter(name) for name in ("correlation", "external_id", "sequence", "waits_for", "bytes",
-                                          "occupancy")}
+                                          "occupancy", "graph_id", "graph_node")}
 INPUT_DIMS = attrgetter("input_dims")
 OCCUPANCY_DETAIL = attrgetter("occupancy_detail")
 COLLECTIVE_MARKS = (attrgetter("seq"), attrgetter("group_name"))  # an event with either carries a collective's fields
@@ -652,6 +654,8 @@ def coerce_args(args: dict[str, Any]) -> _Args:
         bytes=scalar(args.get("bytes", math.nan)),
         occupancy=occupancy_value(args.get("est. achieved occupancy %", math.nan)),
         occupancy_detail=raw("occupancy"),
+        graph_id=scalar(args.get("graph id", NO_ID)),
+        graph_node=scalar(args.get("graph node id", NO_ID)),
         **{attribute: raw(key) for key, attribute in COMM_ARGS.items()},
     )
 
@@ -704,6 +708,8 @@ def batch_columns(events: list[_Event], names: Codes[str], lanes: Codes[Lane], c
         "waits_for": identifiers(field("waits_for", args), count),
         "bytes": floats(field("bytes", args), count),
         "occupancy": occupancies(args, count),
+        "graph_id": identifiers(field("graph_id", args), count),
+        "graph_node": identifiers(field("graph_node", args), count),
         "recorded_shapes": recorded,
         "shape": shape,
     }

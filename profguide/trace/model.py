@@ -122,6 +122,8 @@ class Trace:
     occupancy: NDArray[np.float64]
     recorded_shapes: NDArray[np.bool_]  # whether the event's args hold its Input Dims (record_shapes=True)
     shape: NDArray[np.int32]  # a code into ``shape_texts``: the event's Input Dims as written, -1 where absent
+    graph_id: NDArray[np.int64]  # the CUDA graph a replayed GPU op belongs to (Kineto's ``graph id``), -1 where absent
+    graph_node: NDArray[np.int64]  # its node in that graph (``graph node id``), -1 where absent
     names: tuple[str, ...]
     lanes: tuple[Lane, ...]
     shape_texts: tuple[str, ...] = ()
