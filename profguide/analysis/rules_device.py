@@ -184,10 +184,16 @@ def communication_over_10pct(trace: Trace, summary: Summary) -> Evidence | None:
     return Evidence(share, words, None if at is None else float(trace.ts[at]))
 
 
+def idle_is_the_capture(summary: Summary) -> bool:
+    """Whether the window only captures CUDA graphs (verdict ``graph-capture``): its GPU idles while launches are
+    recorded, not run, so advice on that idle time would be advice on a step the trace does not hold."""
+    return summary["verdict"] == "graph-capture"
+
+
 def gpu_utilisation_under_50pct(trace: Trace, summary: Summary) -> Evidence | None:
     """The GPU's busy time over the window."""
     busy, idle, window = summary["gpu_busy_pct"], summary["idle"], summary["window"]
-    if busy is None or idle is None or window is None or busy >= GPU_BUSY_PCT:
+    if busy is None or idle is None or window is None or busy >= GPU_BUSY_PCT or idle_is_the_capture(summary):
         return None
     words = (f"GPU busy {busy:.1f}% of the window ({format_duration(idle['busy_us'])} of "
              f"{format_duration(window['dur_us'])})")
@@ -309,7 +315,7 @@ def sync_inside_steps(trace: Trace, summary: Summary) -> Evidence | None:
 def long_gpu_gaps(trace: Trace, summary: Summary) -> Evidence | None:
     """The GPU's longest idle gap in the window, against Nsight's 500 ms and a fifth of the window."""
     idle, window = summary["idle"], summary["window"]
-    if idle is None or window is None or not idle["longest_gaps"]:
+    if idle is None or window is None or not idle["longest_gaps"] or idle_is_the_capture(summary):
         return None
     length = window["dur_us"]
 
@@ -331,7 +337,8 @@ def low_gpu_utilisation_stretch(trace: Trace, summary: Summary) -> Evidence | No
     """The emptiest of the window's equal stretches, on a GPU busy at least half the window as a whole (else
     ``gpu-utilisation-under-50pct`` says it)."""
     busy_pct, window = summary["gpu_busy_pct"], summary["window"]
-    if busy_pct is None or window is None or busy_pct < GPU_BUSY_PCT or window["dur_us"] <= 0:
+    if (busy_pct is None or window is None or busy_pct < GPU_BUSY_PCT or window["dur_us"] <= 0
+            or idle_is_the_capture(summary)):
         return None
     edges = np.linspace(window["start_us"], window["end_us"], STRETCHES + 1)
     busy = busy_intervals(trace, (window["start_us"], window["end_us"]), on_a_stream(trace))

@@ -14,6 +14,7 @@ from profguide.analysis.startup import STARTUP_PCT, is_startup
 from profguide.analysis.summary import HostActivity, HostBreakdown, IdleActivity, IdleBreakdown, Measured
 from profguide.analysis.vocabulary import Activity, Cause, CpuActivity, Verdict
 from profguide.patterns import COMMUNICATION
+from profguide.text import count_of
 
 COMPUTE_BOUND_BUSY_PCT = 80  # a GPU busy this much of the window is the bottleneck
 # Communication not hidden behind computation, as a share of the window, that makes a GPU busy most of it
@@ -50,6 +51,14 @@ WORDS: dict[Verdict, Words] = {
         "No GPU work the tool reads, but events of another device (MTIA's `mtia_ccp_events`, for one).",
         "This trace holds device events profguide does not analyse ({categories}): it can say nothing about that "
         "device's busy or idle time."),
+    "graph-capture": Words(
+        "The trace captures CUDA (HIP) graphs (`cudaStreamBeginCapture`, `hipStreamBeginCapture`), records more "
+        "launches into them than kernels run in its window, and replays none: a captured launch runs no kernel, "
+        "so the window's time is the capture's, paid once.",
+        "This trace records CUDA graphs being captured ({label}) and replays none: a captured launch runs no "
+        "kernel, so the GPU's idle time here is the capture's, paid once when the engine starts, and says nothing "
+        "of a step. Profile a replayed step after warm-up to judge the steady state; beside this capture, "
+        "`profguide.analysis.graphs.captured_by` names the op that captured each replayed kernel."),
     "start-up": Words(
         f"Device set-up takes at least {STARTUP_PCT}% of the window: creating the CUDA context, growing the "
         "allocator (`cudaMalloc`, `cudaFree`), a first launch that loads its kernel's module, cuDNN and cuBLAS "
@@ -231,6 +240,14 @@ def verdict(summary: Measured) -> tuple[Verdict, str, str]:
         if name == "communication-bound":
             basis += ", while other threads spent at least half of it in communication"
         return name, label, basis
+    graphs = summary["graphs"]
+    kernels_run = sum(row["count"] for row in summary["kernel_families"])
+    if graphs and not graphs["replayed_ops"] and graphs["captured_calls"] > kernels_run:
+        return ("graph-capture", f"{count_of(graphs['captures'], 'stream capture')}, "
+                f"{count_of(graphs['captured_calls'], 'launch call')}",
+                f"{count_of(graphs['captures'], 'stream capture')} recorded "
+                f"{count_of(graphs['captured_calls'], 'launch call')} into CUDA graphs, more than the "
+                f"{count_of(kernels_run, 'kernel')} the window ran, and no graph is replayed in it")
     length = window["dur_us"]
     setup = summary["device_setup"]
     if setup and is_startup(setup):

@@ -15,6 +15,7 @@ Verdict = Literal[
     "no-verdict",
     "cpu-only",
     "not-analysed",
+    "graph-capture",
     "start-up",
     "communication-bound",
     "compute-bound",

@@ -146,6 +146,12 @@ def test_the_real_capture_is_recognised_and_matches_its_replay(real_trace):
     advice = [summary["verdict_text"]] + [row["change"] for row in summary["findings"]]
     assert not any("capture the step in a CUDA graph" in text for text in advice)
     assert "tiny-launches" not in [row["rule"] for row in summary["findings"]]
+    # Judged as a capture: it records more launches than kernels run, and no advice reads its idle time.
+    kernels_run = sum(row["count"] for row in summary["kernel_families"])
+    assert summary["graphs"]["captured_calls"] > kernels_run and summary["graphs"]["replayed_ops"] == 0
+    assert summary["verdict"] == "graph-capture" and summary["gpu_busy_pct"] < 50
+    assert {row["rule"] for row in summary["findings"]}.isdisjoint(
+        {"gpu-utilisation-under-50pct", "long-gpu-gaps", "low-gpu-utilisation-stretch"})
 
 
 def test_every_real_replayed_node_is_joined_to_the_op_that_captured_it(real_trace):

@@ -165,6 +165,8 @@ def quoted_measurement(summary):
     name = summary["verdict"]
     if name == "no-verdict":
         return "the trust check's confidence, none"
+    if name == "graph-capture":
+        return f"{summary['graphs']['captured_calls']:,} launch calls into CUDA graphs"
     if name == "start-up":
         return f"device set-up {summary['device_setup']['pct']:.0f}% of the window"
     if name == "compute-bound":
