@@ -230,7 +230,7 @@ BAD_INPUT = [
     ("truncated.json", doc(event())[:-5], "not valid JSON (the file ends early: truncated?)"),
     ("words.txt", b"this is not json", "not valid JSON"),
     ("empty.json", b"", "not valid JSON"),
-    ("list.json", b"[]", "the trace holds no complete events"),
+    ("list.json", b"[]", "the trace holds no complete events, at most metadata: nothing a verdict could rest on"),
     ("no-events.json", b'{"schemaVersion": 1}', "no traceEvents list"),
     ("zero-events.json", doc(), "the trace holds no complete events"),
     ("only-negative.json", doc(event(dur=-5)), "no complete events with valid times"),

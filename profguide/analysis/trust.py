@@ -39,7 +39,7 @@ from profguide.analysis.select import (
 from profguide.analysis.summary import Trust, TrustReason
 from profguide.analysis.vocabulary import Confidence, TrustCheck, TrustSource
 from profguide.patterns import LAUNCH_CALL
-from profguide.text import format_duration
+from profguide.text import count_of, format_duration
 from profguide.trace.model import GPU_KINDS, HOST_KINDS, KIND, NO_ID, Trace
 
 TORCH: TrustSource = "torch's trace validator"
@@ -254,7 +254,7 @@ def metadata_only(trace: Trace) -> Seen | None:
     if kinds_mask(trace, HOST_KINDS | GPU_KINDS).any() or trace.unread:
         return None
     return Seen("none", f"no host or GPU events: the trace holds only metadata and the profiler's own bookkeeping "
-                f"({len(trace):,} events)", len(trace))
+                f"({count_of(len(trace), 'event')})", len(trace))
 
 
 def range_profiler_only(trace: Trace) -> Seen | None:

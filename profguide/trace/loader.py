@@ -1066,7 +1066,8 @@ def assemble(path: Path | str, batches: Batches, document: _Document) -> Trace:
     chunks, skipped, memory = batches["chunks"], batches["skipped"], batches["memory"]
     columns = {key: np.concatenate([chunk.pop(key) for chunk in chunks]) for key in (list(chunks[0]) if chunks else ())}
     if not columns or not len(columns["ts"]):
-        raise TraceError(f"{shown(path)}: the trace holds no complete events")
+        raise TraceError(f"{shown(path)}: the trace holds no complete events, at most metadata: nothing a verdict "
+                         "could rest on")
     valid = valid_times(columns, skipped)
     kept = np.flatnonzero(valid)
     if not len(kept):
