@@ -19,7 +19,7 @@ import numpy as np
 from profguide.analysis.compile import CUDA_GRAPH_LAUNCHES
 from profguide.analysis.intervals import Mask, Window
 from profguide.analysis.select import Indices, gpu_work, kinds_mask, launch_of, names_where
-from profguide.analysis.summary import GraphUse
+from profguide.analysis.summary import CaptureJoin, GraphUse, ReplayedByOp
 from profguide.trace.model import KIND, NO_ID, Trace
 
 CAPTURE_BEGINS = frozenset({"cudaStreamBeginCapture", "cudaStreamBeginCapture_v2", "cudaStreamBeginCaptureToGraph",
@@ -111,6 +111,7 @@ class CapturedOp(TypedDict):
 
     kernel: str  # the replayed op's name
     start_us: float  # its start, on the replay trace's clock
+    dur_us: float  # its duration
     graph: int  # the k-th graph replayed, from 0
     node: int  # its node in that graph
     captured_by: str | None  # the op (cpu_op) whose launch call recorded it; None where the capture does not match
@@ -132,9 +133,25 @@ def captured_by(replay: Trace, capture: Trace) -> list[CapturedOp]:
         for member, place in zip(members.tolist(), rank.tolist(), strict=True):
             op = capturing_op(capture, int(calls[place])) if matches else None
             rows.append({"kernel": replay.names[replay.name[ops[member]]], "start_us": float(replay.ts[ops[member]]),
+                         "dur_us": float(replay.dur[ops[member]]),
                          "graph": ordinal, "node": int(node[member]),
                          "captured_by": None if op is None else capture.names[capture.name[op]]})
     return rows
+
+
+def capture_join(rows: list[CapturedOp], capture_file: str, limit: int = 10) -> CaptureJoin:
+    """``captured_by``'s rows put together: the replayed GPU time by the op that captured it, the ``limit`` ops
+    with the most first, and how many replayed ops no capture matched."""
+    by_op: dict[str, ReplayedByOp] = {}
+    for row in rows:
+        if row["captured_by"] is None:
+            continue
+        entry = by_op.setdefault(row["captured_by"], {"op": row["captured_by"], "ops": 0, "us": 0.0})
+        entry["ops"] += 1
+        entry["us"] += row["dur_us"]
+    matched = sum(entry["ops"] for entry in by_op.values())
+    return {"file": capture_file, "replayed_ops": len(rows), "unmatched_ops": len(rows) - matched,
+            "by_op": sorted(by_op.values(), key=lambda entry: -entry["us"])[:limit]}
 
 
 def graph_use(trace: Trace, window: Window) -> GraphUse | None:

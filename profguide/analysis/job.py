@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from profguide import trace
+from profguide.analysis.graphs import capture_join, captured_by
 from profguide.analysis.intervals import Window
 from profguide.analysis.ranks import job_summary, rank_summary
 from profguide.analysis.rules import job_findings
@@ -58,16 +59,18 @@ def asked_meaning(window: Window, origin: float) -> str:
 
 
 def trace_summary(loaded: Trace, path: Path | str, step: int | None = None,
-                  window: Window | None = None) -> TraceSummary:
+                  window: Window | None = None, capture: tuple[Trace, str] | None = None) -> TraceSummary:
     """The summary of a loaded trace over ``window`` (on the trace's clock), else ``step``'s, else the default
-    window; ``path`` names it."""
+    window; ``path`` names it. ``capture`` (the capture trace of its graphs, and its path) joins the replayed
+    GPU ops to the ops that captured them."""
     origin = float(loaded.ts.min())
     meaning = asked_meaning(window, origin) if window is not None else step_meaning(step)
     if window is None and step is not None:
         window = step_window(loaded, step)
     rank = (loaded.distributed_info or {}).get("rank")
     return {**summarise(loaded, window, meaning), "schema_version": SCHEMA_VERSION, "file": str(path),
-            "trace_start_us": origin, "rank": rank if isinstance(rank, int) else None}
+            "trace_start_us": origin, "rank": rank if isinstance(rank, int) else None,
+            "capture": None if capture is None else capture_join(captured_by(loaded, capture[0]), capture[1])}
 
 
 def rank_files(folder: Path) -> list[Path]:

@@ -393,6 +393,24 @@ class GraphUse(TypedDict):
                                                    "none (older Kineto, ROCm)")]
 
 
+class ReplayedByOp(TypedDict):
+    """The replayed GPU ops that one op of the capture trace recorded."""
+
+    op: Annotated[str, Meta(description="the op (cpu_op) whose launch calls recorded them, in the capture trace")]
+    ops: Annotated[int, Meta(description="how many replayed GPU ops it recorded")]
+    us: Annotated[float, Meta(description="their time in the replay, added")]
+
+
+class CaptureJoin(TypedDict):
+    """A replay joined to the capture trace of its graphs (``explain --capture``)."""
+
+    file: Annotated[str, Meta(description="the capture trace's path")]
+    replayed_ops: Annotated[int, Meta(description="GPU ops the replay's graph launches ran")]
+    unmatched_ops: Annotated[int, Meta(description="those no capture matched: their graph's capture recorded "
+                                                   "another number of nodes, or is missing")]
+    by_op: Annotated[list[ReplayedByOp], Meta(description="up to ten capturing ops, the most replayed time first")]
+
+
 class ServingStep(TypedDict):
     """One step of a serving engine, as its own annotation names it."""
 
@@ -497,6 +515,8 @@ class TraceSummary(Summary):
     file: Annotated[str, Meta(description="the trace's path")]
     trace_start_us: Annotated[float, Meta(description="the first event's start: Perfetto's zero")]
     rank: Annotated[int | None, Meta(description="the rank distributedInfo gives; null without one")]
+    capture: Annotated[CaptureJoin | None, Meta(description="with --capture, the replay's GPU ops joined to the ops "
+                                                            "that captured them; null otherwise")]
 
 
 Stream = int | str | None  # a kernel's stream (the tid of its lane); None for a host op

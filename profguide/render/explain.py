@@ -17,6 +17,7 @@ from profguide.analysis.host import CPU_LABELS, OUTSIDE
 from profguide.analysis.idle import LATE_LAUNCH
 from profguide.analysis.ranks import label, ranks_to_show
 from profguide.analysis.summary import (
+    CaptureJoin,
     CompileMarkers,
     DeviceSetup,
     Finding,
@@ -117,7 +118,7 @@ def trust_line(summary: TraceSummary) -> str:
 def verdict_lines(summary: TraceSummary) -> list[str]:
     lines = [f"Verdict: {summary['verdict']}. {summary['verdict_text']}", f"Decided by: {summary['verdict_basis']}.",
              trust_line(summary)]
-    lines += graph_lines(summary["graphs"])
+    lines += graph_lines(summary["graphs"]) + capture_lines(summary["capture"])
     if summary["serving"]:
         lines += serving_lines(summary["serving"])
     if summary["host"]:
@@ -170,6 +171,18 @@ def graph_lines(graphs: GraphUse | None) -> list[str]:
                      f"({percent(graphs['replayed_pct'])} of the GPU ops' time in the window) replayed by "
                      f"{count_of(graphs['launches'], 'graph launch call')}{distinct}.")
     return lines
+
+
+def capture_lines(join: CaptureJoin | None) -> list[str]:
+    """With ``--capture``: the replayed GPU time by the op that captured it."""
+    if join is None:
+        return []
+    unmatched = (f"; {count_of(join['unmatched_ops'], 'op')} matched no capture (another number of nodes)"
+                 if join["unmatched_ops"] else "")
+    ops = "; ".join(f"{cut(row['op'], 60)} {format_duration(row['us'])} ({count_of(row['ops'], 'op')})"
+                    for row in join["by_op"])
+    return [f"Replayed GPU time by the op that captured it ({shown(join['file'])}, "
+            f"{count_of(join['replayed_ops'], 'replayed op')}{unmatched}): {ops or 'none joined'}."]
 
 
 def total(values: list[int | None]) -> int | None:

@@ -119,6 +119,17 @@ def test_captured_by_joins_each_replayed_node_to_the_op_that_recorded_it():
     # A capture of another graph (one node fewer) joins nothing rather than the wrong op.
     rows = graphs.captured_by(make(*one_launch(kernels=3)), capture)
     assert [row["captured_by"] for row in rows] == [None, None, None]
+    assert graphs.capture_join(rows, "c.json") == {"file": "c.json", "replayed_ops": 3, "unmatched_ops": 3,
+                                                   "by_op": []}
+
+
+def test_capture_join_adds_each_capturing_ops_replayed_time_most_first():
+    rows = [{"kernel": "k", "start_us": 0.0, "dur_us": dur, "graph": 0, "node": node, "captured_by": op}
+            for node, (op, dur) in enumerate([("aten::mm", 5.0), ("aten::relu", 2.0), ("aten::mm", 7.0),
+                                              (None, 9.0), ("aten::add", 1.0)])]
+    join = graphs.capture_join(rows, "c.json", limit=2)
+    assert join["replayed_ops"] == 5 and join["unmatched_ops"] == 1
+    assert join["by_op"] == [{"op": "aten::mm", "ops": 2, "us": 12.0}, {"op": "aten::relu", "ops": 1, "us": 2.0}]
 
 
 def test_the_real_replay_is_attributed_to_its_launches(real_trace):
@@ -156,6 +167,11 @@ def test_the_real_capture_is_recognised_and_matches_its_replay(real_trace):
 
 def test_every_real_replayed_node_is_joined_to_the_op_that_captured_it(real_trace):
     rows = graphs.captured_by(real_trace(REPLAY), real_trace(CAPTURE))
+    # Joined, the capturing ops' replayed time is the replay's own graph time, counted from the other trace.
+    join = graphs.capture_join(rows, CAPTURE, limit=len(rows))
+    use = summarise(real_trace(REPLAY))["graphs"]
+    assert join["unmatched_ops"] == 0 and join["replayed_ops"] == use["replayed_ops"]
+    assert sum(row["us"] for row in join["by_op"]) == pytest.approx(use["replayed_us"])
     assert rows and all(row["captured_by"] is not None for row in rows)
     assert len({row["graph"] for row in rows}) == len(graphs.captures(real_trace(CAPTURE)))
     # Inductor names a Triton kernel's launcher op after the kernel: there the two names must agree.

@@ -52,7 +52,7 @@ def test_a_cold_first_iteration_is_set_apart_and_the_verdict_is_on_the_rest(mark
     assert summary["window"]["start_us"] == found["starts_us"][1]
     assert summary["verdict"] == "compute-bound"  # the steady state: one long kernel per short iteration
     assert "Cold start: the first iteration took" in to_text({**summary, "file": "t.json", "trace_start_us": 0.0,
-                                                              "rank": None, "schema_version": 1})
+                                                              "rank": None, "schema_version": 1, "capture": None})
 
 
 def test_the_whole_trace_says_launch_bound_without_the_iterations():
