@@ -28,7 +28,10 @@ def test_draw_command(tmp_path, capsys):
 
 
 def draw(capsys, *args):
-    code = cli.main(["draw", *map(str, args)])
+    try:
+        code = cli.main(["draw", *map(str, args)])
+    except SystemExit as exited:  # argparse's refusal (an empty --out), one line and status 2 as well
+        code = exited.code
     out, err = capsys.readouterr()
     return code, out, err
 

@@ -37,6 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 from profguide.errors import TraceError
+from profguide.files import is_folder
 from profguide.limits import COPY_BYTES_LIMIT, DUR_FLOOR, DUR_LIMIT, MAX_BYTES, TS_LIMIT
 from profguide.patterns import BACKEND_OP, GEMM_OPS
 from profguide.text import format_size, shown
@@ -700,18 +701,47 @@ def sizes_messages(name: str) -> bool:
     return name == "record_param_comms" or BACKEND_OP.match(name) is not None
 
 
+TRACE_SUFFIXES = (".json", ".json.gz")
+
+
 def trace_files(path: Path | str) -> list[Path]:
-    """The trace files at ``path``: the file itself, or every trace in a folder (one per rank)."""
+    """The trace files at ``path``: the file itself, or every trace in a folder (one per rank).
+
+    In a folder, an entry named like a trace that is not a regular file (a FIFO, a device, a link to nothing,
+    a folder) is refused in one line, not skipped: a rank left out unsaid would change the job's verdict.
+    """
     path = Path(path)
-    if not path.is_dir():
+    if not is_folder(path):
         return [path]
     try:
-        files = sorted(p for p in path.iterdir() if p.name.endswith((".json", ".json.gz")) and p.is_file())
+        entries = sorted(path.iterdir())
+        named = [entry for entry in entries if entry.name.endswith(TRACE_SUFFIXES)]
+        for entry in named:
+            refuse_unless_file(entry)
+        folders = [entry.name for entry in entries if not entry.name.endswith(TRACE_SUFFIXES) and is_folder(entry)]
     except OSError as error:
         raise TraceError(f"{shown(path)}: {error.strerror or error}") from None
-    if not files:
-        raise TraceError(f"{shown(path)}: no .json or .json.gz trace files in this folder")
-    return files
+    if not named:
+        inside = f"; it holds folders ({', '.join(map(shown, folders[:5]))}{', …' if len(folders) > 5 else ''}): " \
+            "name one of them" if folders else ""
+        raise TraceError(f"{shown(path)}: no .json or .json.gz trace files in this folder{inside}")
+    return named
+
+
+def refuse_unless_file(entry: Path) -> None:
+    """A one-line TraceError unless ``entry``, in a folder of rank traces, is a regular file (through links)."""
+    try:
+        mode = os.stat(entry).st_mode
+    except FileNotFoundError:
+        raise TraceError(f"{shown(entry)}: a symbolic link to nothing, named like a trace; remove it or "
+                         "point it at the rank's trace") from None
+    except OSError as error:  # a loop of links, a name too long to follow
+        raise TraceError(f"{shown(entry)}: {error.strerror or error}, named like a trace") from None
+    if stat.S_ISREG(mode):
+        return
+    kind = "a folder" if stat.S_ISDIR(mode) else next((name for test, name in FILE_KINDS if test(mode)),
+                                                       "not a regular file")
+    raise TraceError(f"{shown(entry)}: {kind}, named like a trace; a folder of rank traces holds trace files")
 
 
 def load(path: Path | str, progress: Progress | None = None, max_bytes: int = MAX_BYTES) -> Trace:

@@ -2,6 +2,7 @@
 
 import gzip
 import json
+import os
 import sys
 
 import numpy as np
@@ -382,3 +383,28 @@ def test_an_error_reading_a_trace_file_is_one_line_with_the_path(tmp_path, monke
     with pytest.raises(trace.TraceError) as raised:
         trace.load(path)
     assert str(raised.value) == f"{path}: Input/output error"
+
+
+@pytest.mark.parametrize(("kind", "says"), [("fifo", "a FIFO, named like a trace"),
+                                            ("dangling link", "a symbolic link to nothing, named like a trace"),
+                                            ("link to a device", "a character device, named like a trace"),
+                                            ("folder", "a folder, named like a trace")])
+def test_an_entry_named_like_a_trace_that_is_no_file_is_refused_in_one_line(tmp_path, kind, says):
+    (tmp_path / "rank0_trace.json").write_text('{"traceEvents": []}')
+    entry = tmp_path / "rank1_trace.json"
+    {"fifo": lambda: os.mkfifo(entry), "dangling link": lambda: entry.symlink_to(tmp_path / "gone.json"),
+     "link to a device": lambda: entry.symlink_to("/dev/null"), "folder": entry.mkdir}[kind]()
+    with pytest.raises(trace.TraceError) as caught:
+        loader.trace_files(tmp_path)  # never opens the FIFO: it would block
+    assert str(caught.value) == f"{entry}: {says}; " + (
+        "remove it or point it at the rank's trace" if kind == "dangling link"
+        else "a folder of rank traces holds trace files")
+
+
+def test_a_folder_of_folders_names_them(tmp_path):
+    for name in ("rank0", "rank1", "notes.txt"):
+        (tmp_path / name).mkdir() if "." not in name else (tmp_path / name).write_text("")
+    with pytest.raises(trace.TraceError) as caught:
+        loader.trace_files(tmp_path)
+    assert str(caught.value) == (f"{tmp_path}: no .json or .json.gz trace files in this folder; it holds folders "
+                                 "(rank0, rank1): name one of them")
