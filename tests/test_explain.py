@@ -208,7 +208,8 @@ BAD_INPUT = [
     ("zero-events.json", doc(), "the trace holds no complete events"),
     ("only-negative.json", doc(event(dur=-5)), "no complete events with valid times"),
     ("no-times.json", doc({"ph": "X", "name": "k"}), "no complete events with valid times"),
-    ("utf8.json", doc(event(name="NAME")).replace(b"NAME", b"\xff\xfe"), "not UTF-8 text"),
+    ("random.bin", bytes(range(256)) * 64, "binary data, not JSON text: not a torch.profiler trace"),
+    ("two-lists.json", doc(event())[:-1] + b', "traceEvents": []}', "holds 2 traceEvents lists"),
 ]
 
 
