@@ -115,3 +115,14 @@ def test_a_hundred_thousand_levels_of_nesting_take_a_few_rounds_each():
     parents, (owners, _, _) = host.nesting(starts, ends)
     assert parents.tolist() == list(range(-1, count - 1)) and len(owners) == 2 * count - 1
     assert host.path_min(parents, np.arange(count, dtype=np.int64)).tolist() == [0] * count  # the root is least
+
+
+@pytest.mark.parametrize("path", ["a100_80gb_nccl_16rank_rank0.json.gz", "h100_qwen1.5_0.5b_inference.json.gz"])
+def test_the_block_search_alone_gives_the_same_answer(real_trace, monkeypatch, path):
+    # No jumps, no steps up the parents, blocks of 4: every query the jumps settle goes through the search.
+    monkeypatch.setattr(host, "ROUNDS", 1)
+    monkeypatch.setattr(host, "HOPS", 0)
+    monkeypatch.setattr(host, "BLOCK", 4)
+    loaded = real_trace(path)
+    for lane in np.unique(loaded.lane[host.kinds_mask(loaded, host.HOST_EVENT_KINDS)]).tolist():
+        same_as_reference(loaded, host.lane_events(loaded, lane))
