@@ -9,6 +9,7 @@ the one --root names. Each command's --help gives examples.
 import argparse
 import math
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -184,7 +185,22 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     clm.add_argument("--generated", type=Path, help="recordings folder (default: docs/generated in the checkout)")
 
     command("list", "list the guide's recordings")
-    return parser.parse_args(argv)
+    return parser.parse_args(negative_windows_joined(argv))
+
+
+NEGATIVE_TIME = re.compile(r"-[\d.]")
+
+
+def negative_windows_joined(argv: Sequence[str]) -> list[str]:
+    """``argv`` with ``--window -5:10`` written ``--window=-5:10``: argparse takes a value that starts with '-'
+    for an option unless it is a plain negative number, and a window may start before the trace."""
+    joined: list[str] = []
+    for arg in argv:
+        if joined and joined[-1] == "--window" and NEGATIVE_TIME.match(arg):
+            joined[-1] = f"--window={arg}"
+        else:
+            joined.append(arg)
+    return joined
 
 
 def output_path(text: str) -> Path:
