@@ -9,12 +9,14 @@ the one --root names. Each command's --help gives examples.
 import argparse
 import math
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TextIO, TypeVar
 
-from profguide.errors import ProfguideError, UsageError
+from profguide.errors import OutputError, ProfguideError, UsageError
+from profguide.files import is_folder
 from profguide.text import format_tick
 
 if TYPE_CHECKING:  # the command imports what each subcommand needs when it runs
@@ -93,7 +95,10 @@ class Version(argparse.Action):
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
                  values: str | Sequence[object] | None, option_string: str | None = None) -> None:
-        print(f"profguide {installed_version()}")
+        try:
+            write_stdout(f"profguide {installed_version()}\n")
+        except OutputError as error:
+            parser.exit(2, f"profguide: {error}\n")
         parser.exit()
 
 
@@ -137,8 +142,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     drw = command("draw", "draw a trace as an SVG timeline")
     drw.add_argument("trace", type=Path, help="a .json or .json.gz trace, - for standard input, or a folder of "
                      "per-rank traces (drawn one above the other, aligned on a collective)")
-    drw.add_argument("--out", type=Path, required=True, help="the SVG file to write (a new file or a regular one; "
-                     "never the trace itself), or - for standard output")
+    drw.add_argument("--out", type=output_path, required=True, help="the SVG file to write (a new file or a "
+                     "regular one; never the trace itself), or - for standard output")
     add_max_size(drw)
     add_jobs(drw)
     where = drw.add_mutually_exclusive_group()
@@ -200,6 +205,13 @@ def window_attached(argv: Sequence[str]) -> list[str]:
     return joined
 
 
+def output_path(text: str) -> Path:
+    """``--out``'s file: any name but an empty one (which Path would read as the working folder)."""
+    if not text:
+        raise argparse.ArgumentTypeError("the file name is empty: name the file to write, or - for standard output")
+    return Path(text)
+
+
 SIZE_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
@@ -249,6 +261,22 @@ def require_torch(what: str) -> None:
         raise UsageError(f"{what} runs torch.profiler, and torch is not installed: pip install 'profguide[record]'")
 
 
+def needs_docs(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """``handler`` (build, claims: they render the guide's Markdown), with a module missing from outside
+    profguide, whenever it is imported, a UsageError that names the extra to install."""
+
+    def checked(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except ModuleNotFoundError as error:
+            if not error.name or error.name.partition(".")[0] == "profguide":
+                raise  # our own module missing is a broken install: a bug, with its traceback
+            raise UsageError(f"profguide {args.command} renders the guide's pages, and {error.name} is not "
+                             "installed: pip install 'profguide[docs]'") from None
+
+    return checked
+
+
 def run_record(args: argparse.Namespace) -> int:
     from profguide.site import launch
     from profguide.site.catalogue import RECORDINGS, by_id
@@ -271,10 +299,8 @@ def run_build(args: argparse.Namespace) -> int:
         require_torch("profguide build --refresh")
     statuses, _ = build.build(RECORDINGS, root, args.generated, refresh=args.refresh, check=args.check,
                               real_traces=REAL_TRACES)
-    for status in statuses:
-        print(f"{status.id:<28} {status.state:<8} {status.action}")
-        for line in status.problems:
-            print(f"  {line}")
+    write_stdout("".join(f"{status.id:<28} {status.state:<8} {status.action}\n"
+                         + "".join(f"  {line}\n" for line in status.problems) for status in statuses))
     failing = build.problems(statuses)
     if args.check and failing:
         print(f"profguide: {len(failing)} of {len(statuses)} checks failed: a stale recording needs "
@@ -292,24 +318,26 @@ def run_claims(args: argparse.Namespace) -> int:
     before = refresh.read_counts(args.since) if args.since else None
     _, checks = build.build(RECORDINGS, root, args.generated, check=True, real_traces=REAL_TRACES)
     if args.json:
-        sys.stdout.write(refresh.counts_document(checks))
+        write_stdout(refresh.counts_document(checks))
         return 0
     if before is not None:
         text, refused = refresh.report(before, refresh.counts_of(checks))
-        print(text)
+        write_stdout(text + "\n")
         return 1 if refused else 0
     found = refresh.counts_of(checks)
-    print(f"{found['claims']} claims: {found['checked']} checked ({found['holding']} hold), "
-          f"{found['failing']} fail, {found['waiting']} wait for a GPU run")
+    write_stdout(f"{found['claims']} claims: {found['checked']} checked ({found['holding']} hold), "
+                 f"{found['failing']} fail, {found['waiting']} wait for a GPU run\n")
     return 1 if found["failing"] else 0
 
 
 def run_list(_args: argparse.Namespace) -> int:
     from profguide.site.catalogue import RECORDINGS
 
-    for recording in RECORDINGS:
-        processes = f" ({recording.ranks} processes)" if recording.ranks > 1 else ""
-        print(f"{recording.id:<28} {recording.device:<5} {recording.title_with(recording.params)}{processes}")
+    def processes(count: int) -> str:
+        return f" ({count} processes)" if count > 1 else ""
+
+    write_stdout("".join(f"{recording.id:<28} {recording.device:<5} {recording.title_with(recording.params)}"
+                         f"{processes(recording.ranks)}\n" for recording in RECORDINGS))
     return 0
 
 
@@ -330,7 +358,10 @@ def load_input(args: argparse.Namespace, doing: str = "loading") -> "Trace":
     progress = bar(f"{doing} {input_name(args.trace)}")
     if args.trace != STANDARD_STREAM:
         return trace.load(args.trace, progress=progress, max_bytes=args.max_size)
-    if sys.stdin is None or sys.stdin.isatty():
+    if sys.stdin is None:  # the shell closed it (`<&-`): Python had no descriptor 0 to open
+        raise UsageError("standard input is closed, so there is no trace to read: pipe one in "
+                         "(zcat trace.json.gz | profguide explain -) or name the file")
+    if sys.stdin.isatty():
         raise UsageError("standard input is a terminal, not a trace: pipe one in "
                          "(zcat trace.json.gz | profguide explain -) or name the file")
     return load_stream(sys.stdin.buffer, progress=progress, max_bytes=args.max_size)
@@ -343,10 +374,21 @@ def print_found(found: Found, render: Callable[[Found], str], as_json: bool) -> 
     """Print ``found`` as JSON (``--json``), or as ``render`` writes it."""
     from profguide.render import explain
 
-    if as_json:
-        print(explain.to_json(found))
-    else:
-        print(render(found), end="")
+    write_stdout(explain.to_json(found) + "\n" if as_json else render(found))
+
+
+def write_stdout(text: str) -> None:
+    """Write ``text`` to standard output now; a write that fails (a full disk, a closed descriptor) is a
+    one-line OutputError, after which standard output goes nowhere, so that the interpreter's last flush of
+    what is still buffered does not fail once more."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise  # the reader stopped early: main leaves quietly
+    except OSError as error:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise OutputError(f"standard output: {error.strerror or error}") from None
 
 
 def run_explain(args: argparse.Namespace) -> int:
@@ -361,12 +403,12 @@ def run_explain(args: argparse.Namespace) -> int:
         from profguide.render import ops as ops_view
         from profguide.text import shown
 
-        if args.trace != STANDARD_STREAM and args.trace.is_dir():
+        if args.trace != STANDARD_STREAM and is_folder(args.trace):
             raise UsageError(f"{shown(args.trace)}: --ops reads one trace file, not a folder of rank traces")
         view = view_of(load_input(args), input_name(args.trace) if args.trace == STANDARD_STREAM
                        else shown(args.trace), args.step)
         print_found(view, ops_view.to_markdown if args.markdown else ops_view.to_text, args.json)
-    elif args.trace != STANDARD_STREAM and args.trace.is_dir():
+    elif args.trace != STANDARD_STREAM and is_folder(args.trace):
         folder = job.folder_job(args.trace, args.step, max_bytes=args.max_size,
                                 progress=bar(f"loading {input_name(args.trace)}"), workers=args.jobs)
         print_found(folder, explain.job_to_markdown if args.markdown else explain.job_to_text, args.json)
@@ -427,8 +469,7 @@ def write_svg(out: Path, svg: str, inputs: Sequence[Path]) -> tuple[str, TextIO]
     from profguide.text import shown
 
     if out == STANDARD_STREAM:
-        sys.stdout.write(svg)
-        sys.stdout.flush()
+        write_stdout(svg)
         return "standard output", sys.stderr
     replace_file(out, svg, inputs)
     return shown(out), sys.stdout
@@ -439,7 +480,7 @@ def run_draw(args: argparse.Namespace) -> int:
     from profguide.figures.timeline import timeline_svg
     from profguide.text import count_of
 
-    if args.trace != STANDARD_STREAM and args.trace.is_dir():
+    if args.trace != STANDARD_STREAM and is_folder(args.trace):
         return draw_folder(args)
     inputs = [] if args.trace == STANDARD_STREAM else [args.trace]
     check_output(args.out, inputs)  # before the work, not after
@@ -509,7 +550,7 @@ def diff_with_stdin(args: argparse.Namespace) -> "TraceDiff":
     if args.before == args.after:
         raise UsageError("standard input can be only one side of a diff: name the other trace's file")
     other = args.after if args.before == STANDARD_STREAM else args.before
-    if other.is_dir():
+    if is_folder(other):
         raise UsageError(f"{input_name(other)} is a folder: diff standard input against a trace file")
     piped = facts.side_of(load_input(argparse.Namespace(trace=STANDARD_STREAM, max_size=args.max_size)),
                           input_name(STANDARD_STREAM))
@@ -518,8 +559,8 @@ def diff_with_stdin(args: argparse.Namespace) -> "TraceDiff":
 
 
 HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
-    "record": run_record, "build": run_build, "claims": run_claims, "list": run_list, "explain": run_explain,
-    "draw": run_draw, "diff": run_diff}
+    "record": run_record, "build": needs_docs(run_build), "claims": needs_docs(run_claims), "list": run_list,
+    "explain": run_explain, "draw": run_draw, "diff": run_diff}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -529,7 +570,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     try:
         code = HANDLERS[args.command](args)
-        sys.stdout.flush()
+        write_stdout("")  # what print left in the buffer
         return code
     except BrokenPipeError:
         # The reader stopped early (`| head`): leave quietly, as other command-line tools do.

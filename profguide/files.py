@@ -9,8 +9,20 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from profguide.errors import OutputError
+from profguide.errors import OutputError, TraceError
 from profguide.text import shown
+
+
+def is_folder(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a folder (through links); False where nothing is there. A path the system cannot
+    look up at all (a name longer than it allows, a folder on the way one may not search) is a one-line
+    TraceError: ``Path.is_dir`` raises those as they are."""
+    try:
+        return stat.S_ISDIR(os.stat(path).st_mode)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError as error:
+        raise TraceError(f"{shown(path)}: {error.strerror or error}") from None
 
 
 def check_target(path: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]] = ()) -> os.stat_result | None:
@@ -22,18 +34,20 @@ def check_target(path: str | os.PathLike[str], inputs: Iterable[str | os.PathLik
     a file with other hard links (the new one would be separated from them)
     is never replaced.
     """
+    if not os.fspath(path):
+        raise OutputError("the file name is empty: name the file to write")
     path = Path(path)
-    if not str(path) or str(path) in (".", os.sep):
-        raise OutputError(f"{shown(path) or repr('')}: not a file name")
-    if path.is_symlink():
-        raise OutputError(f"{shown(path)}: is a symbolic link; not replacing it")
+    if str(path) in (".", os.sep):
+        raise OutputError(f"{shown(path)}: not a file name")
     try:
-        status = path.stat()
+        status: os.stat_result | None = os.lstat(path)
     except FileNotFoundError:
         status = None
-    except OSError as error:
+    except OSError as error:  # a name longer than the system allows, a folder one may not search
         raise OutputError(f"{shown(path)}: {error.strerror or error}") from None
-    if not path.parent.is_dir():
+    if status is not None and stat.S_ISLNK(status.st_mode):
+        raise OutputError(f"{shown(path)}: is a symbolic link; not replacing it")
+    if not is_folder(path.parent):
         raise OutputError(f"{shown(path.parent)}: no such folder")
     if status is None:
         return None

@@ -7,6 +7,7 @@ import os
 import re
 import shlex
 import shutil
+import subprocess
 import sys
 
 import pytest
@@ -288,3 +289,60 @@ def test_a_bad_explain_window_is_one_line_and_exit_2(capsys, argv, says):
 def test_a_window_over_a_folder_of_ranks_is_one_line_and_exit_2(capsys, tmp_path):
     assert cli.main(["explain", str(tmp_path), "--window", "0:1"]) == 2
     assert capsys.readouterr().err.startswith("profguide: --window: for one trace's explain")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full, where every write fails")
+@pytest.mark.parametrize("argv", [["explain", "{trace}"], ["explain", "{trace}", "--json"],
+                                  ["explain", "{trace}", "--ops"], ["draw", "{trace}", "--out", "-"],
+                                  ["diff", "{trace}", "{trace}"], ["list"], ["draw", "{trace}", "--out", "{svg}"]])
+def test_a_failed_write_to_standard_output_is_one_line_and_exit_2(capsys, monkeypatch, tmp_path, argv):
+    source = TRACES / "a100_alexnet_cuda_sync.json.gz"
+    with open("/dev/full", "w", encoding="utf-8") as full:  # a real descriptor, as a redirect gives one
+        monkeypatch.setattr(sys, "stdout", full)
+        code = cli.main([part.format(trace=source, svg=tmp_path / "a.svg") for part in argv])
+        full.flush()  # what the interpreter does at exit: nothing is left to fail
+    err = capsys.readouterr().err
+    assert code == 2 and err.splitlines()[-1] == "profguide: standard output: No space left on device", err
+    assert "Traceback" not in err
+
+
+def test_a_closed_standard_input_is_named_closed(capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", None)  # what Python sets when the shell closed descriptor 0 (`<&-`)
+    assert cli.main(["explain", "-"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("profguide: standard input is closed"), err
+
+
+def test_an_empty_output_name_is_called_empty(capsys):
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["draw", str(TRACES / "a100_alexnet_cuda_sync.json.gz"), "--out", ""])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--out: the file name is empty" in err, err
+
+
+NAME_MAX = os.pathconf("/", "PC_NAME_MAX") if hasattr(os, "pathconf") else 255
+
+
+@pytest.mark.parametrize("argv", [["explain", "{long}"], ["explain", "{long}", "--ops"], ["diff", "{long}", "{trace}"],
+                                  ["diff", "-", "{long}"], ["draw", "{long}", "--out", "{svg}"],
+                                  ["draw", "{trace}", "--out", "{long}"], ["explain", "{long}/{long}"]])
+def test_a_name_longer_than_the_system_allows_is_one_line(capsys, monkeypatch, tmp_path, argv):
+    with_input(monkeypatch, b"")
+    long = tmp_path / ("a" * (NAME_MAX + 1))
+    code = cli.main([part.format(long=long, trace=TRACES / "a100_alexnet_cuda_sync.json.gz", svg=tmp_path / "a.svg")
+                     for part in argv])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and err.endswith("File name too long\n"), err
+
+
+def test_build_without_the_docs_extra_names_it_in_one_line(tmp_path):
+    # markdown (which mkdocs brings) made absent, as where profguide was installed without [docs].
+    code = ("import sys; sys.modules['markdown'] = None\n"
+            "from profguide import cli\n"
+            f"sys.exit(cli.main(['build', '--check', '--root', {str(ROOT)!r}]))\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == ("profguide: profguide build renders the guide's pages, and markdown is not installed: "
+                           "pip install 'profguide[docs]'\n")

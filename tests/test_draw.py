@@ -28,7 +28,10 @@ def test_draw_command(tmp_path, capsys):
 
 
 def draw(capsys, *args):
-    code = cli.main(["draw", *map(str, args)])
+    try:
+        code = cli.main(["draw", *map(str, args)])
+    except SystemExit as exited:  # argparse's refusal (an empty --out), one line and status 2 as well
+        code = exited.code
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -197,3 +200,12 @@ def test_a_folder_whose_ranks_have_nothing_to_draw_is_one_line(capsys, tmp_path,
     code, stdout, err = draw(capsys, folder, "--out", tmp_path / "ranks.svg")
     assert (code, stdout) == (2, "") and err.startswith("profguide: ") and err.count("\n") == 1, err
     assert not (tmp_path / "ranks.svg").exists()
+
+
+def test_a_window_that_starts_below_zero_is_a_window_not_an_option(capsys, tmp_path):
+    source = TRACES / "a100_cuda_event_sync.json.gz"
+    assert draw(capsys, source, "--out", tmp_path / "negative.svg", "--window", "-5:2ms")[0] == 0
+    assert draw(capsys, source, "--out", tmp_path / "zero.svg", "--window", "0:2ms")[0] == 0
+    assert (tmp_path / "negative.svg").read_text() == (tmp_path / "zero.svg").read_text()  # cut to the trace
+    code, _, err = draw(capsys, source, "--out", tmp_path / "x.svg", "--window", "-5:-10")
+    assert (code, err) == (2, "profguide: --window '-5:-10': END must come after START\n")

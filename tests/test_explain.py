@@ -235,7 +235,8 @@ BAD_INPUT = [
     ("zero-events.json", doc(), "the trace holds no complete events"),
     ("only-negative.json", doc(event(dur=-5)), "no complete events with valid times"),
     ("no-times.json", doc({"ph": "X", "name": "k"}), "no complete events with valid times"),
-    ("utf8.json", doc(event(name="NAME")).replace(b"NAME", b"\xff\xfe"), "not UTF-8 text"),
+    ("random.bin", bytes(range(256)) * 64, "binary data, not JSON text: not a torch.profiler trace"),
+    ("two-lists.json", doc(event())[:-1] + b', "traceEvents": []}', "holds 2 traceEvents lists"),
 ]
 
 
@@ -474,13 +475,14 @@ def test_a_folder_with_bad_rank_traces_is_one_line_and_exit_2(capsys, tmp_path, 
             "missing step": "trace-rank0.json: no ProfilerStep#9"}[case] in err
 
 
-def test_symbolic_link_loops_are_skipped_or_one_line(capsys, tmp_path):
+def test_symbolic_link_loops_are_one_line(capsys, tmp_path):
     folder = tmp_path / "ranks"
     folder.mkdir()
     rank_file(folder, 0, 0)
     (folder / "trace-loop.json").symlink_to(folder / "trace-loop.json")
-    code, out, _ = explain(capsys, folder, "--json")
-    assert code == 0 and len(json.loads(out)["ranks"]) == 1
+    code, out, err = explain(capsys, folder, "--json")  # not a rank left out unsaid
+    assert (code, out) == (2, "") and err == (f"profguide: {folder / 'trace-loop.json'}: Too many levels of "
+                                              "symbolic links, named like a trace\n")
     (tmp_path / "loop").symlink_to(tmp_path / "loop")
     code, out, err = explain(capsys, tmp_path / "loop")
     assert (code, out) == (2, "") and err.count("\n") == 1

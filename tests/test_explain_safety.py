@@ -79,3 +79,23 @@ def test_json_writes_what_a_terminal_acts_on_as_escapes(capsys, tmp_path):
     out = capsys.readouterr().out
     assert not TERMINAL_UNSAFE.search(out), TERMINAL_UNSAFE.findall(out)
     assert any(TERMINAL_UNSAFE.search(row["name"]) for row in json.loads(out)["top_kernels"])
+
+
+PATH_HOSTILE = "\x1b]0;owned\x07\n\x1b[2J\r"  # a title change, a newline, a screen wipe and a carriage return
+
+
+@pytest.mark.parametrize("argv", [["explain", "{file}"], ["explain", "{file}", "--markdown"],
+                                  ["explain", "{file}", "--ops"], ["explain", "{folder}"], ["diff", "{file}", "{file}"],
+                                  ["diff", "{folder}", "{folder}"],
+                                  ["draw", "{file}", "--out", "{out}"], ["draw", "{folder}", "--out", "{out}"],
+                                  ["explain", "{folder}/absent{hostile}.json"], ["draw", "{file}", "--out", "{file}"]])
+def test_no_path_prints_what_a_terminal_acts_on(capsys, tmp_path, argv):
+    folder = tmp_path / f"ranks{PATH_HOSTILE}"
+    folder.mkdir()
+    for rank in (0, 1):
+        hostile_trace(folder, rank).rename(folder / f"rank{rank}{PATH_HOSTILE}_trace.json")
+    file = folder / f"rank0{PATH_HOSTILE}_trace.json"
+    cli.main([part.format(file=file, folder=folder, out=tmp_path / f"out{PATH_HOSTILE}.svg", hostile=PATH_HOSTILE)
+              for part in argv])
+    out, err = capsys.readouterr()
+    assert (out + err).strip() and not TERMINAL_UNSAFE.search(out + err), TERMINAL_UNSAFE.findall(out + err)

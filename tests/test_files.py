@@ -5,8 +5,8 @@ import stat
 
 import pytest
 
-from profguide.errors import OutputError
-from profguide.files import check_target, replace_file
+from profguide.errors import OutputError, TraceError
+from profguide.files import check_target, is_folder, replace_file
 
 
 def test_a_new_or_regular_file_is_written_whole_with_ordinary_permissions(tmp_path):
@@ -104,3 +104,19 @@ def test_a_replaced_file_keeps_its_permission_bits(tmp_path, mode):
     replace_file(target, "new")
     assert target.read_text() == "new" and stat.S_IMODE(target.stat().st_mode) == mode
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.svg"]
+
+
+def test_an_empty_name_is_called_empty(tmp_path):
+    with pytest.raises(OutputError, match="^the file name is empty"):
+        check_target("")
+
+
+def test_a_name_longer_than_the_system_allows_is_one_line(tmp_path):
+    long = tmp_path / ("a" * (os.pathconf(tmp_path, "PC_NAME_MAX") + 1))
+    with pytest.raises(TraceError, match="File name too long$"):
+        is_folder(long)
+    with pytest.raises(TraceError, match="File name too long$"):
+        is_folder(long / "x")
+    with pytest.raises(OutputError, match="File name too long$"):
+        check_target(long)
+    assert is_folder(tmp_path) and not is_folder(tmp_path / "absent") and not is_folder(tmp_path / "absent" / "x")

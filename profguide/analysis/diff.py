@@ -30,6 +30,7 @@ from profguide.analysis.ops import memory_peak, op_rows
 from profguide.analysis.select import kinds_mask, launch_of
 from profguide.analysis.summary import SCHEMA_VERSION, FolderJob, RankRow, SchemaVersion, TraceSummary
 from profguide.errors import UsageError
+from profguide.files import is_folder
 from profguide.limits import MAX_BYTES
 from profguide.stats import median
 from profguide.text import count_of, format_duration, shown
@@ -592,10 +593,10 @@ def folder_sides(before: Path, after: Path, max_bytes: int = MAX_BYTES,
 def paths_diff(before: Path, after: Path, max_bytes: int = MAX_BYTES,
                workers: int | None = None) -> TraceDiff | JobDiff:
     """The diff of two trace files or of two folders of rank traces; a folder against a file is a UsageError."""
-    if before.is_dir() != after.is_dir():
-        folder, file = (before, after) if before.is_dir() else (after, before)
+    if is_folder(before) != is_folder(after):
+        folder, file = (before, after) if is_folder(before) else (after, before)
         raise UsageError(f"{shown(folder)} is a folder and {shown(file)} is not: diff two trace files, or two "
                          "folders of rank traces")
-    if before.is_dir():
+    if is_folder(before):
         return job_diff(*folder_sides(before, after, max_bytes, workers))
     return trace_diff(*file_sides(before, after, max_bytes, workers))

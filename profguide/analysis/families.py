@@ -17,6 +17,7 @@ import numpy as np
 from profguide.analysis.intervals import Mask
 from profguide.analysis.summary import FamilyRow
 from profguide.patterns import COMMUNICATION, MarkedPattern
+from profguide.trace.loader import Codes
 from profguide.trace.model import KIND, Trace
 
 GEMM, CONVOLUTION, ATTENTION, TRITON = "gemm", "convolution", "attention", "triton"
@@ -391,8 +392,8 @@ def split_label(value: str | bool | None) -> str:
 
 def split_times(values: list[str | bool | None], decoded_at: np.ndarray, family_at: np.ndarray,
                 durations: np.ndarray, families: int) -> list[dict[str, float]]:
-    """For each family, the time of its kernels by the label of their value (one per decoded name): one
-    bincount over (family, label) pairs. Labels with no time are left out."""
+    """For each family, the time of its kernels by the label of their value (one per distinct decoded Family,
+    which ``decoded_at`` indexes): one bincount over (family, label) pairs. Labels with no time are left out."""
     labels = sorted({split_label(value) for value in values})
     label_at = np.array([labels.index(split_label(value)) for value in values], dtype=np.intp)[decoded_at]
     time = np.bincount(family_at * len(labels) + label_at, weights=durations,
@@ -405,11 +406,16 @@ def family_breakdown(trace: Trace, mask: Mask) -> list[FamilyRow]:
     first: [FamilyRow]. Each distinct name is decoded once."""
     codes, durations = trace.name[mask], trace.dur[mask]
     present = np.flatnonzero(np.bincount(codes, minlength=len(trace.names)))
-    decoded = [kernel_family(trace.names[code]) for code in present.tolist()]
+    # Names by the thousand decode to a few distinct Family values: each name is decoded and numbered by its
+    # value in C loops (map), and everything after works on the distinct values.
+    numbered: Codes[Family] = Codes()
+    value_of_name = np.zeros(len(trace.names), dtype=np.intp)
+    value_of_name[present] = np.fromiter(map(numbered.__getitem__, map(kernel_family, map(trace.names.__getitem__,
+                                                                                              present.tolist()))),
+                                         np.intp, len(present))
+    decoded = list(numbered)
     family_names = sorted({found.family for found in decoded})
-    position = np.zeros(len(trace.names), dtype=np.intp)
-    position[present] = np.arange(len(present))
-    decoded_at = position[codes]  # each kernel's index into decoded
+    decoded_at = value_of_name[codes]  # each kernel's index into decoded
     family_at = np.array([family_names.index(found.family) for found in decoded], dtype=np.intp)[decoded_at]
     time = np.bincount(family_at, weights=durations, minlength=len(family_names))
     count = np.bincount(family_at, minlength=len(family_names))

@@ -28,10 +28,10 @@ is the run's time, and ``host_breakdown`` splits each ProfilerStep on the
 thread that runs them by the same activities.
 """
 
-import math
 import re
 
 import numpy as np
+import numpy.typing as npt
 
 from profguide.analysis.intervals import Floats, Intervals, Window, covered, merge, union_length
 from profguide.analysis.select import (
@@ -128,69 +128,183 @@ def user_frame(name: str) -> bool:
             and INDUCTOR_FILE.search(frame["file"]) is None)
 
 
-def classify(trace: Trace, events: Indices, parents: list[int],
+def classify(trace: Trace, events: Indices, parents: Indices,
              device_syncs: bool = True) -> tuple[list[tuple[str, str]], Indices]:
     """For events of one lane in trace order, with their ``parents`` (from ``nesting``): the distinct
-    (activity, label) pairs, and each event's pair (an index into them). The label is the event that named
-    the activity: the DataLoader region, the sync's op; for Python time the innermost user frame around it."""
-    activities, labels, frames = list[str](), list[str](), list[str | None]()
-    # (name, kind, whether the host waits in it) → (own activity, is a user frame)
-    known: dict[tuple[int, int, bool], tuple[str, bool]] = {}
-    waiting = host_waits(trace)[events].tolist() if device_syncs else [False] * len(events)
-    for parent, code, kind, waits in zip(parents, trace.name[events].tolist(), trace.kind[events].tolist(), waiting,
-                                         strict=True):
-        name = trace.names[code]
-        if (code, kind, waits) not in known:
-            known[code, kind, waits] = (own_activity(name, kind, device_syncs, waits),
-                                        kind == KIND["python"] and user_frame(name))
-        own, is_user_frame = known[code, kind, waits]
-        frame = name if is_user_frame else (frames[parent] if parent >= 0 else None)
-        inherited = activities[parent] if parent >= 0 and activities[parent] in INHERITED else None
-        if own in INHERITED and (inherited is None or INHERITED.index(own) < INHERITED.index(inherited)):
-            activity, label = own, name
-        elif inherited is not None:
-            activity, label = inherited, labels[parent]
-        elif own == "python":
-            activity, label = own, frame or (name if kind == KIND["python"] else OUTSIDE)
-        else:
-            activity, label = own, name
-        activities.append(activity)
-        labels.append(label)
-        frames.append(frame)
+    (activity, label) pairs, in the order the events first show them, and each event's pair (an index into
+    them). The label is the event that named the activity: the DataLoader region, the sync's op; for Python
+    time the innermost user frame around it.
+
+    An event inherits the strongest activity of INHERITED along its chain of parents (of two as strong, the
+    outer one, which named it first), with that event's name; else its own activity names it, Python time
+    after the innermost user frame around it (itself included). Each event's own activity is worked out once
+    per distinct (name, kind, waits), and the chains are walked for all events at once by pointer doubling.
+    """
+    count = len(events)
+    codes, kinds = trace.name[events].astype(np.int64), trace.kind[events].astype(np.int64)
+    waiting = host_waits(trace)[events] if device_syncs else np.zeros(count, bool)
+    keys, key_of = np.unique((codes * len(KIND) + kinds) * 2 + waiting, return_inverse=True)
+    owns = [(own_activity(trace.names[key // 2 // len(KIND)], key // 2 % len(KIND), device_syncs, bool(key % 2)),
+             key // 2 % len(KIND) == KIND["python"] and user_frame(trace.names[key // 2 // len(KIND)]))
+            for key in keys.tolist()]
+    own = np.array([ACTIVITY_CODE[activity] for activity, _ in owns], np.int64)[key_of]
+    is_user_frame = np.array([frame for _, frame in owns], bool)[key_of]
+    order = np.arange(count, dtype=np.int64)
+    # The innermost user frame around each event (itself included): the marked chain member of largest index.
+    frame = -path_min(parents, np.where(is_user_frame, -order, NONE))
+    strength = INHERITED_STRENGTH[own]
+    inherited = path_min(parents, np.where(strength < len(INHERITED), strength * count + order, NONE))
+    named_by = inherited % max(count, 1)  # the event whose name labels an inherited activity
+    has_inherited = inherited < NONE
+    python = own == ACTIVITY_CODE["python"]
+    label = np.where(has_inherited, codes[named_by], codes)  # a name's code, or -1 for OUTSIDE
+    python_label = np.where(frame >= 0, codes[np.maximum(frame, 0)],
+                            np.where(kinds == KIND["python"], codes, -1))
+    label = np.where(~has_inherited & python, python_label, label)
+    activity = np.where(has_inherited, INHERITED_CODES[inherited // max(count, 1) % len(INHERITED_CODES)], own)
+    return distinct_pairs(trace, activity, label)
+
+
+ACTIVITY_NAMES = tuple(ACTIVITIES)
+ACTIVITY_CODE: dict[str, int] = {activity: code for code, activity in enumerate(ACTIVITY_NAMES)}
+INHERITED_CODES = np.array([ACTIVITY_CODE[activity] for activity in INHERITED], np.int64)
+# Each activity's place in INHERITED (strongest first); len(INHERITED) for one that is not passed on.
+INHERITED_STRENGTH = np.array([INHERITED.index(activity) if activity in INHERITED else len(INHERITED)
+                               for activity in ACTIVITY_NAMES], np.int64)
+NONE = np.iinfo(np.int64).max  # no event on the chain has the mark
+
+
+def path_min(parents: Indices, values: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """For each event, the least of ``values`` over it and its chain of parents (``parents`` point to earlier
+    events, -1 ends a chain): by pointer doubling, each round doubling the stretch of chain each event has
+    seen, so rounds grow with the log of the deepest nesting."""
+    best, jump = values.copy(), parents.astype(np.intp, copy=True)
+    going = np.flatnonzero(jump >= 0)
+    while len(going):
+        above = jump[going]
+        best[going] = np.minimum(best[going], best[above])  # both sides read before either is written
+        jump[going] = jump[above]
+        going = going[jump[going] >= 0]
+    return best
+
+
+def distinct_pairs(trace: Trace, activity: npt.NDArray[np.int64],
+                   label: npt.NDArray[np.int64]) -> tuple[list[tuple[str, str]], Indices]:
+    """The distinct (activity, label) pairs, in order of first appearance, and each event's index into them;
+    ``label`` holds name codes, -1 for OUTSIDE. Pairs are told apart by their words: an event named like
+    OUTSIDE shares its pair."""
+    keys, first, key_of = np.unique(activity * (len(trace.names) + 1) + label + 1, return_index=True,
+                                    return_inverse=True)
+    shown_first = np.argsort(first, kind="stable")
     pairs: dict[tuple[str, str], int] = {}
-    pair_of = [pairs.setdefault(pair, len(pairs)) for pair in zip(activities, labels, strict=True)]
-    return list(pairs), np.array(pair_of, dtype=np.intp)
+    pair_of_key = np.empty(len(keys), np.intp)
+    for rank in shown_first.tolist():
+        code, name = divmod(int(keys[rank]), len(trace.names) + 1)
+        words = (ACTIVITY_NAMES[code], trace.names[name - 1] if name else OUTSIDE)
+        pair_of_key[rank] = pairs.setdefault(words, len(pairs))
+    return list(pairs), pair_of_key[key_of]
 
 
-def nesting(starts: Floats, ends: Floats) -> tuple[list[int], Segments]:
+def nesting(starts: Floats, ends: Floats) -> tuple[Indices, Segments]:
     """For the events of one lane (sorted by start, then longest first): each one's parent, the innermost
     event at its start (-1 for none), and the stretches of time in which each event is the innermost:
-    (event, start, end) arrays, in time order, disjoint, covering the events' union.
+    (event, start, end) arrays, in time order, disjoint, covering the events' union, each as long as it can be.
 
-    The innermost event is the most recently started of those still open, so an event that outlives the one
-    it started in owns its time to its end; an event below it that ends first owns nothing more.
+    The innermost event at a time is the most recently started of those still open, so an event that outlives
+    the one it started in owns its time to its end; an event below it that ends first owns nothing more. Both
+    are the one query, for all events and all times where an event starts or ends at once: the last event
+    started by then whose end is later (``last_above``). The innermost event at a time is the last one started
+    or, when that has ended, one of its chain of parents: a few of them are tried before a search.
     """
-    parents, owners, segment_starts, segment_ends = list[int](), list[int](), list[float](), list[float]()
-    ends_list = ends.tolist()
-    open_events = list[int]()  # in order of start; the ones that ended are dropped when they come to the top
-    done = -math.inf  # time up to which every stretch is handed out
-    # A last start at infinity closes every event still open (and opens nothing that is handed out).
-    for index, start in enumerate([*starts.tolist(), math.inf]):
-        while open_events and ends_list[open_events[-1]] <= start:
-            ended = open_events.pop()
-            if ends_list[ended] > done:
-                owners.append(ended)
-                segment_starts.append(done)
-                done = ends_list[ended]
-                segment_ends.append(done)
-        if open_events and start > done:
-            owners.append(open_events[-1])
-            segment_starts.append(done)
-            segment_ends.append(start)
-        parents.append(open_events[-1] if open_events else -1)
-        done = start
-        open_events.append(index)
-    return parents[:-1], (np.array(owners, dtype=np.intp), np.array(segment_starts), np.array(segment_ends))
+    parents = parents_of(starts, ends)
+    times = np.unique(np.concatenate([starts, ends]))
+    owners = last_above(ends, np.searchsorted(starts, times[:-1], side="right") - 1, times[:-1], parents)
+    owned = owners >= 0
+    owners, firsts, lasts = owners[owned], times[:-1][owned], times[1:][owned]
+    # One stretch for each run of an owner's time, however many events started or ended inside it.
+    new_run = np.ones(len(owners), bool)
+    new_run[1:] = (owners[1:] != owners[:-1]) | (firsts[1:] != lasts[:-1])
+    runs = np.flatnonzero(new_run)
+    run_ends = np.append(runs[1:], len(owners))[: len(runs)] - 1  # none, when no event owns any time
+    return parents, (owners[runs], firsts[runs], lasts[run_ends])
+
+
+ROUNDS = 32  # rounds of ``parents_of``'s jumps before the events still open search with ``last_above``
+
+
+def parents_of(starts: Floats, ends: Floats) -> Indices:
+    """Each event's parent: the last event before it whose end is later than its start (-1 for none).
+
+    Each event starts from the one before it and jumps, each round, past events that ended before its start:
+    to the parent of the one it tried, if known, else to where that one's own search has come (everything
+    between ended before that one started, so before this one too). The jumps double as the searches feed
+    each other; what ROUNDS do not settle (a long chain of events that all ended) ``last_above`` finds.
+    """
+    count = len(starts)
+    parents = np.full(count, -1, np.intp)
+    tried = np.arange(count) - 1
+    settled = np.zeros(count, bool)
+    open_ = np.arange(count)
+    for _ in range(ROUNDS):
+        candidate = tried[open_]
+        found = candidate < 0
+        found[~found] = ends[candidate[~found]] > starts[open_[~found]]
+        parents[open_[found]], settled[open_[found]] = candidate[found], True
+        open_, candidate = open_[~found], candidate[~found]
+        if not len(open_):
+            return parents
+        tried[open_] = np.where(settled[candidate], parents[candidate], tried[candidate])
+    parents[open_] = last_above(ends, tried[open_], starts[open_])
+    return parents
+
+
+BLOCK = 16  # values a query scans at once in ``last_above`` (measured: faster than 32 or 64 on a deep lane)
+QUERIES = 1 << 15  # queries scanned at once: BLOCK × QUERIES values in memory
+HOPS = 4  # steps up a chain of parents that ``last_above`` tries before it searches
+
+
+def last_above(values: Floats, last: Indices, floors: Floats, chain: Indices | None = None) -> Indices:
+    """For each query q, the largest index j ≤ ``last[q]`` with ``values[j] > floors[q]``; -1 for none.
+
+    ``last[q]`` itself is tried first, then (with ``chain``) up to HOPS steps up it: ``chain[j]`` must be the
+    largest index before j whose value is above every floor of a query that reaches j, as a parent is (those
+    between ended before j started). Then the values are cut into blocks of BLOCK: a query scans the block
+    its last index is in; failing that, the same query over the blocks' maxima (recursively, BLOCK times
+    fewer) finds the last block before it that holds a larger value, and the query scans that block. Work and
+    memory grow with the queries times BLOCK.
+    """
+    found = np.full(len(last), -1, np.intp)
+    if not len(values):
+        return found
+    last = last.copy()
+    rest = np.flatnonzero(last >= 0)
+    for _ in range(1 + (HOPS if chain is not None else 0)):
+        hit = values[last[rest]] > floors[rest]  # the common case: the last event is the one
+        found[rest[hit]] = last[rest[hit]]
+        rest = rest[~hit]
+        if chain is None or not len(rest):
+            break
+        last[rest] = chain[last[rest]]
+        rest = rest[last[rest] >= 0]
+    blocks = np.full((-(-len(values) // BLOCK), BLOCK), -np.inf)
+    blocks.reshape(-1)[: len(values)] = values
+    columns = np.arange(BLOCK)
+    missed = []
+    for chunk in np.array_split(rest, -(-len(rest) // QUERIES)) if len(rest) else ():
+        block, column = np.divmod(last[chunk], BLOCK)
+        inside = (blocks[block] > floors[chunk, None]) & (columns <= column[:, None])
+        ok = inside.any(axis=1)
+        found[chunk[ok]] = block[ok] * BLOCK + BLOCK - 1 - np.argmax(inside[ok, ::-1], axis=1)
+        missed.append(chunk[~ok])
+    earlier = np.concatenate(missed) if missed else rest
+    if len(blocks) == 1 or not len(earlier):
+        return found
+    block = last_above(blocks.max(axis=1), last[earlier] // BLOCK - 1, floors[earlier])
+    ok = block >= 0
+    for chunk in np.array_split(np.flatnonzero(ok), -(-int(ok.sum()) // QUERIES)) if ok.any() else ():
+        inside = blocks[block[chunk]] > floors[earlier[chunk], None]
+        found[earlier[chunk]] = block[chunk] * BLOCK + BLOCK - 1 - np.argmax(inside[:, ::-1], axis=1)
+    return found
 
 
 def lane_events(trace: Trace, lane: int) -> Indices:

@@ -128,6 +128,7 @@ def measure(trace: Trace, window: Window | None = None, window_meaning: str | No
         "events": len(trace),
         "device": device_name(trace),
         "skipped_events": trace.skipped,
+        "repairs": trace.repaired,
         "unanalysed_events": trace.unread,
         "steps": steps,
         "iterations": found,

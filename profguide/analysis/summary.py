@@ -456,6 +456,9 @@ class Measured(TypedDict):
     events: Annotated[int, Meta(description="complete events read")]
     device: Annotated[str | None, Meta(description="the GPU's name; null when the trace does not say")]
     skipped_events: Annotated[dict[str, int], Meta(description="events left out, by reason")]
+    repairs: Annotated[dict[str, int], Meta(description="what the loader mended in the trace's text to read it "
+                                                        "(bytes that are not UTF-8, lone surrogate escapes), kept "
+                                                        "in the events as U+FFFD: how many of each")]
     unanalysed_events: Annotated[dict[str, int], Meta(description="events of device kinds not analysed, by "
                                                                   "category")]
     steps: Annotated[list[Step], Meta(description="the ProfilerSteps, in order of start")]

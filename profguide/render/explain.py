@@ -285,6 +285,8 @@ def evidence_lines(summary: TraceSummary) -> list[str]:
     lines += compile_lines(summary["compile"])
     for reason, count in summary["skipped_events"].items():
         lines.append(f"Skipped {count:,} events {reason}.")
+    for repair, count in summary["repairs"].items():
+        lines.append(f"Mended to read the trace ({repair}): {count:,}.")
     return lines
 
 

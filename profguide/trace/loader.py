@@ -37,7 +37,8 @@ import numpy as np
 import numpy.typing as npt
 
 from profguide.errors import TraceError
-from profguide.limits import COPY_BYTES_LIMIT, DUR_FLOOR, DUR_LIMIT, MAX_BYTES, TS_LIMIT
+from profguide.files import is_folder
+from profguide.limits import COPY_BYTES_LIMIT, DUR_FLOOR, DUR_LIMIT, MAX_BYTES, MAX_EVENT_BYTES, TS_LIMIT
 from profguide.patterns import BACKEND_OP, GEMM_OPS
 from profguide.text import format_size, shown
 from profguide.trace.model import BOOKKEEPING_CATEGORIES, CATEGORY_KINDS, KIND, NO_ID, Lane, Trace
@@ -275,12 +276,20 @@ def check_nesting(data: Data, source: Path | str, state: Nesting = START) -> Lev
             whole = start == 0 and len(view) <= SCAN_BLOCK
             block = data if whole and isinstance(data, bytes) else bytes(view[start : start + SCAN_BLOCK])
             levels = block_depth(block, found.after)
+            if levels.deepest > MAX_DEPTH and not is_text(block):  # random bytes hold brackets too
+                raise TraceError(f"{shown(source)}: binary data, not JSON text: not a torch.profiler trace")
             if levels.deepest > MAX_DEPTH:
                 raise TraceError(f"{shown(source)}: nested too deeply to be a torch.profiler trace "
                                  f"(more than {MAX_DEPTH} levels)")
             found = Levels(max(found.deepest, levels.deepest), min(found.shallowest, levels.shallowest),
                            levels.after)
     return found
+
+
+def is_text(block: bytes) -> bool:
+    """Whether ``block`` (a piece of a file, perhaps cut inside a character) could be JSON text: UTF-8, but
+    for a few bad bytes that ``mended`` replaces, and no NUL, which text never holds raw."""
+    return b"\0" not in block and block.decode("utf-8", "replace").count("\ufffd") <= len(block) // 1000
 
 
 class Capped:
@@ -377,16 +386,42 @@ def read_stream(stream: BinaryIO, max_bytes: int = MAX_BYTES, source: str = STDI
 _DECODE_DOCUMENT = msgspec.json.Decoder(_Document | list[msgspec.Raw])
 
 
-def document_of(raw: Data) -> _Document:
+def document_of(raw: Data, source: Path | str, repairs: dict[str, int]) -> _Document:
     """The document ``raw`` holds, a bare array of events as one whose ``traceEvents`` it is; msgspec's
-    errors as they come."""
-    document = decode_repairing(_DECODE_DOCUMENT.decode, raw)
+    errors as they come, and a one-line TraceError for a document with two event lists (msgspec would
+    keep the last one silently)."""
+    lists = top_level_keys(raw, TRACE_EVENTS_KEY)
+    if lists > 1:
+        raise TraceError(f"{shown(source)}: holds {lists} traceEvents lists, where a trace has one: which one "
+                         "is the trace cannot be told, so neither is read")
+    document = decode_repairing(_DECODE_DOCUMENT.decode, raw, repairs)
     return _Document(traceEvents=document) if isinstance(document, list) else document
 
 
-def decode_document(path: Path | str, raw: bytes) -> _Document:
+TRACE_EVENTS_KEY = b'"traceEvents"'
+KEY_FOLLOWS = re.compile(rb"\s*:")
+
+
+def top_level_keys(data: Data, key: bytes) -> int:
+    """How many times ``key`` (a JSON string, quotes and all) is a key of the top-level object in ``data``.
+    Strings are skipped whole and brackets counted (``top_level_events``); that walk runs only when the bytes
+    of ``key`` occur twice or more, which a trace's single list never makes them."""
+    text = bytes(data)
+    if text.count(key) < 2:
+        return 1 if key in text else 0  # once or never: a key or not, there is no second list
+    depth, found = 0, 0
+    for token in TOKENS.finditer(text):
+        first = token.group()[:1]
+        if first == b'"':
+            found += depth == 1 and token.group() == key and KEY_FOLLOWS.match(text, token.end()) is not None
+        else:
+            depth += 1 if first in b"[{" else -1
+    return found
+
+
+def decode_document(path: Path | str, raw: bytes, repairs: dict[str, int]) -> _Document:
     try:
-        document = document_of(raw)
+        document = document_of(raw, path, repairs)
     except msgspec.ValidationError as error:
         raise TraceError(f"{shown(path)}: not a torch.profiler trace ({error})") from None
     except msgspec.DecodeError as error:
@@ -401,8 +436,11 @@ def decode_document(path: Path | str, raw: bytes) -> _Document:
 
 
 def describe_decode_error(raw: bytes, error: Exception, what: str) -> str:
-    """One line for a decoding error: invalid UTF-8 (however msgspec reports it), truncation, or msgspec's words."""
+    """One line for a decoding error: binary data, invalid UTF-8 (however msgspec reports it), truncation, or
+    msgspec's words."""
     text = str(error)
+    if not is_text(raw[:SCAN_BLOCK]):
+        return "binary data, not JSON text: not a torch.profiler trace"
     if "utf-8" in text.lower():
         return "not UTF-8 text"
     try:
@@ -494,9 +532,9 @@ def decode_batch(data: Data, batches: Batches) -> list[_Event]:
     skipped, so that one odd event does not cost the whole trace.
     """
     try:
-        decoded: list[Any] = decode_repairing(_DECODE_BATCH.decode, data)
+        decoded: list[Any] = decode_repairing(_DECODE_BATCH.decode, data, batches["repaired"])
     except msgspec.ValidationError:
-        loose = decode_repairing(msgspec.json.decode, data)
+        loose = decode_repairing(msgspec.json.decode, data, batches["repaired"])
         note_loose(batches, loose)
         decoded = [coerce_event(e, batches["skipped"]) for e in loose]
         return [e for e in decoded if e is not None]
@@ -505,18 +543,54 @@ def decode_batch(data: Data, batches: Batches) -> list[_Event]:
     return list(compress(decoded, map(IS_COMPLETE, types)))  # a filter that runs in C
 
 
-def decode_repairing(decode: Callable[[Data], Any], data: Data) -> Any:
-    """``decode(data)``; when that finds malformed JSON that torch or Python writes (``repaired``), the
-    repaired JSON decoded instead. Only a failure pays for the repair."""
+def decode_repairing(decode: Callable[[Data], Any], data: Data, repairs: dict[str, int]) -> Any:
+    """``decode(data)``; when that finds malformed JSON that torch or Python writes (``repaired``), or text
+    that is not UTF-8 (``mended``), the repaired JSON decoded instead, and what was mended counted in
+    ``repairs`` once that decodes. Only a failure pays for the repair."""
     try:
         return decode(data)
     except msgspec.ValidationError:
         raise
     except msgspec.DecodeError:
         fixed = repaired(data)
-        if fixed is None:
+        text, mends = mended(data if fixed is None else fixed)
+        if fixed is None and not mends:
             raise
-        return decode(fixed)
+        decoded = decode(text)
+        for reason, count in mends.items():
+            add_count(repairs, reason, count)
+        return decoded
+
+
+REPLACEMENT = "\ufffd".encode()  # U+FFFD, as UTF-8: what an undecodable byte or a lone surrogate becomes
+# A \\u escape of a UTF-16 surrogate that has no partner (a high one not followed by a low one, or a low one
+# not preceded by a high one), which Python's json.dumps writes for a name it holds with surrogateescape.
+LONE_SURROGATE = re.compile(rb"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+                            rb"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}")
+NOT_UTF8 = "byte sequences that are not UTF-8, read as U+FFFD"
+LONE_SURROGATES = "lone UTF-16 surrogate escapes (such as \\udc80), read as U+FFFD"
+
+
+def mended(data: Data) -> tuple[bytes, dict[str, int]]:
+    """``data`` with each byte sequence that is not UTF-8 replaced by U+FFFD and each lone surrogate escape
+    by ``\\ufffd`` (of the same length), and how many of each (none: ``data`` as it is). A name a program
+    wrote from raw bytes then costs one character, not the trace."""
+    raw = bytes(data)
+    mends: dict[str, int] = {}
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = raw.decode("utf-8", "replace")
+        mends[NOT_UTF8] = text.count("\ufffd") - raw.count(REPLACEMENT)
+        raw = text.encode("utf-8")
+    if b"\\u" in raw:
+        lone = [match.start() for match in LONE_SURROGATE.finditer(neutral(raw))]  # after an escaped backslash
+        if lone:  # 'u' starts no escape: neutral() has made each such pair two underscores
+            fixed = bytearray(raw)
+            for start in lone:
+                fixed[start : start + 6] = b"\\ufffd"
+            raw, mends[LONE_SURROGATES] = bytes(fixed), len(lone)
+    return raw, mends
 
 
 BOM = b"\xef\xbb\xbf"  # UTF-8's byte order mark, which some writers put first
@@ -768,18 +842,47 @@ def sizes_messages(name: str) -> bool:
     return name == "record_param_comms" or BACKEND_OP.match(name) is not None
 
 
+TRACE_SUFFIXES = (".json", ".json.gz")
+
+
 def trace_files(path: Path | str) -> list[Path]:
-    """The trace files at ``path``: the file itself, or every trace in a folder (one per rank)."""
+    """The trace files at ``path``: the file itself, or every trace in a folder (one per rank).
+
+    In a folder, an entry named like a trace that is not a regular file (a FIFO, a device, a link to nothing,
+    a folder) is refused in one line, not skipped: a rank left out unsaid would change the job's verdict.
+    """
     path = Path(path)
-    if not path.is_dir():
+    if not is_folder(path):
         return [path]
     try:
-        files = sorted(p for p in path.iterdir() if p.name.endswith((".json", ".json.gz")) and p.is_file())
+        entries = sorted(path.iterdir())
+        named = [entry for entry in entries if entry.name.endswith(TRACE_SUFFIXES)]
+        for entry in named:
+            refuse_unless_file(entry)
+        folders = [entry.name for entry in entries if not entry.name.endswith(TRACE_SUFFIXES) and is_folder(entry)]
     except OSError as error:
         raise TraceError(f"{shown(path)}: {error.strerror or error}") from None
-    if not files:
-        raise TraceError(f"{shown(path)}: no .json or .json.gz trace files in this folder")
-    return files
+    if not named:
+        inside = f"; it holds folders ({', '.join(map(shown, folders[:5]))}{', …' if len(folders) > 5 else ''}): " \
+            "name one of them" if folders else ""
+        raise TraceError(f"{shown(path)}: no .json or .json.gz trace files in this folder{inside}")
+    return named
+
+
+def refuse_unless_file(entry: Path) -> None:
+    """A one-line TraceError unless ``entry``, in a folder of rank traces, is a regular file (through links)."""
+    try:
+        mode = os.stat(entry).st_mode
+    except FileNotFoundError:
+        raise TraceError(f"{shown(entry)}: a symbolic link to nothing, named like a trace; remove it or "
+                         "point it at the rank's trace") from None
+    except OSError as error:  # a loop of links, a name too long to follow
+        raise TraceError(f"{shown(entry)}: {error.strerror or error}, named like a trace") from None
+    if stat.S_ISREG(mode):
+        return
+    kind = "a folder" if stat.S_ISDIR(mode) else next((name for test, name in FILE_KINDS if test(mode)),
+                                                       "not a regular file")
+    raise TraceError(f"{shown(entry)}: {kind}, named like a trace; a folder of rank traces holds trace files")
 
 
 def load(path: Path | str, progress: Progress | None = None, max_bytes: int = MAX_BYTES) -> Trace:
@@ -813,9 +916,11 @@ def parse(raw: bytes, source: str = "trace", progress: Progress | None = None) -
 
 def parse_checked(raw: bytes, source: Path | str, progress: Progress | None = None) -> Trace:
     """``parse`` for bytes whose nesting has been checked already."""
-    document = decode_document(source, raw)
-    events, document.traceEvents = document.traceEvents or [], None
     batches = new_batches()
+    document = decode_document(source, raw, batches["repaired"])
+    events, document.traceEvents = document.traceEvents or [], None
+    if max(map(len, events), default=0) > MAX_EVENT_BYTES:
+        raise too_large(source, "an event")
     for start in range(0, len(events), BATCH):
         try:
             add_batch(batches, decode_batch(b"[" + b",".join(events[start : start + BATCH]) + b"]", batches))
@@ -832,10 +937,15 @@ def parse_checked(raw: bytes, source: Path | str, progress: Progress | None = No
     return assemble(source, batches, document)
 
 
+def too_large(source: Path | str, what: str) -> TraceError:
+    return TraceError(f"{shown(source)}: {what} holds more than {format_size(MAX_EVENT_BYTES)} of JSON, more "
+                      "than a profiler writes: damaged, or built to exhaust memory; not read")
+
+
 def new_batches() -> Batches:
     """What the batches of one trace add up to: column chunks, the value codes, shapes, skip counts."""
     return {"chunks": [], "names": Codes(), "lanes": Codes(), "categories": Codes(), "shape_texts": Codes(),
-            "shapes": {}, "comm_args": {}, "skipped": {}, "count": 0, "phases": {}, "thread_names": {},
+            "shapes": {}, "comm_args": {}, "skipped": {}, "repaired": {}, "count": 0, "phases": {}, "thread_names": {},
             "memory": {"ts": [], "bytes": [], "total": [], "lane": [], "lanes": Codes(), "device": [],
                        "devices": Codes()}}
 
@@ -944,6 +1054,8 @@ def stream_events(path: Path, reader: Capped, size: int, progress: Progress | No
             with memoryview(pending) as view, view[: comma + 1] as events:
                 add_batch(batches, decode_batch(events, batches))
             del pending[:comma]
+        if len(pending) > MAX_EVENT_BYTES:  # what is left is one event, not yet ended
+            raise too_large(path, "an event")
         searched = len(pending) - len(reader.nesting.held)
         if not (block := next_block(reader)):
             return None  # the file ends inside the list: reading it whole says so
@@ -965,9 +1077,13 @@ def finish_stream(path: Path, reader: Capped, pending: bytearray, list_depth: in
     with memoryview(pending) as view, view[: close + 1] as events:
         add_batch(batches, decode_batch(events, batches))
     rest = [bytes(pending[close + 1 :])]
+    size = len(skeleton_start) + len(rest[0])
     while block := next_block(reader):
         rest.append(block)
-    return assemble(path, batches, document_of(skeleton_start + b"]" + b"".join(rest)))
+        size += len(block)
+        if size > MAX_EVENT_BYTES:
+            raise too_large(path, "the document around the event list")
+    return assemble(path, batches, document_of(skeleton_start + b"]" + b"".join(rest), path, batches["repaired"]))
 
 
 _COMMA = ord(",")
@@ -1104,6 +1220,7 @@ def assemble(path: Path | str, batches: Batches, document: _Document) -> Trace:
         if isinstance(document.deviceProperties, list) else (),
         distributed_info=document.distributedInfo if isinstance(document.distributedInfo, dict) else None,
         skipped=skipped,
+        repaired=batches["repaired"],
         unread=unread_categories(batches["categories"], categories, columns["kind"]),
     )
 

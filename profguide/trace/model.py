@@ -131,6 +131,7 @@ class Trace:
     device_properties: tuple[JSONObject, ...] = ()
     distributed_info: JSONObject | None = None
     skipped: dict[str, int] = field(default_factory=dict)
+    repaired: dict[str, int] = field(default_factory=dict)  # what the loader mended to read it → how many
     # category → complete events of kinds the analysis does not read
     unread: dict[str, int] = field(default_factory=dict)
     comm_args: dict[int, JSONObject] = field(default_factory=dict)

@@ -2,7 +2,9 @@
 
 import gzip
 import json
+import os
 import sys
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -69,7 +71,7 @@ def test_kernels_join_their_launch_by_correlation(real_trace):
     [
         (gzip.compress(b'{"traceEvents": [{"ph": "X"')[:-10], "truncated or corrupt gzip"),
         (b'{"traceEvents": [', "not valid JSON"),
-        (b"\xff\xfe not text", "not UTF-8"),
+        (b"\xff\xfe not text", "binary data, not JSON text"),
         (b"[1, 2, 3]", "no complete events"),  # a bare array of events (the JSON Array Format), with none
         (b'"events"', "not a torch.profiler trace"),
         (b'{"traceEvents": {}}', "not a torch.profiler trace"),
@@ -382,3 +384,105 @@ def test_an_error_reading_a_trace_file_is_one_line_with_the_path(tmp_path, monke
     with pytest.raises(trace.TraceError) as raised:
         trace.load(path)
     assert str(raised.value) == f"{path}: Input/output error"
+
+
+@pytest.mark.parametrize(("kind", "says"), [("fifo", "a FIFO, named like a trace"),
+                                            ("dangling link", "a symbolic link to nothing, named like a trace"),
+                                            ("link to a device", "a character device, named like a trace"),
+                                            ("folder", "a folder, named like a trace")])
+def test_an_entry_named_like_a_trace_that_is_no_file_is_refused_in_one_line(tmp_path, kind, says):
+    (tmp_path / "rank0_trace.json").write_text('{"traceEvents": []}')
+    entry = tmp_path / "rank1_trace.json"
+    {"fifo": lambda: os.mkfifo(entry), "dangling link": lambda: entry.symlink_to(tmp_path / "gone.json"),
+     "link to a device": lambda: entry.symlink_to("/dev/null"), "folder": entry.mkdir}[kind]()
+    with pytest.raises(trace.TraceError) as caught:
+        loader.trace_files(tmp_path)  # never opens the FIFO: it would block
+    assert str(caught.value) == f"{entry}: {says}; " + (
+        "remove it or point it at the rank's trace" if kind == "dangling link"
+        else "a folder of rank traces holds trace files")
+
+
+def test_a_folder_of_folders_names_them(tmp_path):
+    for name in ("rank0", "rank1", "notes.txt"):
+        (tmp_path / name).mkdir() if "." not in name else (tmp_path / name).write_text("")
+    with pytest.raises(trace.TraceError) as caught:
+        loader.trace_files(tmp_path)
+    assert str(caught.value) == (f"{tmp_path}: no .json or .json.gz trace files in this folder; it holds folders "
+                                 "(rank0, rank1): name one of them")
+
+
+KERNELS = [{"ph": "X", "cat": "kernel", "name": f"k{i}", "ts": 100 * i, "dur": 100, "pid": 0, "tid": 7,
+            "args": {"correlation": i}} for i in range(12)]
+
+
+@pytest.mark.parametrize("args", ["a string", [1, 2], 5, None, {"correlation": [1]}])
+@pytest.mark.parametrize("layout", ["file", "stream"])
+def test_a_kernel_whose_args_are_no_object_is_read_without_them(tmp_path, args, layout):
+    events = [dict(kernel) for kernel in KERNELS]
+    events[3]["args"] = events[8]["args"] = args
+    data = json.dumps({"traceEvents": events}).encode()
+    loaded = trace.load(write(tmp_path, "t.json", data)) if layout == "file" else loader.parse(data)
+    assert (len(loaded), float(loaded.dur.sum()), loaded.skipped) == (12, 1200.0, {})
+    assert loaded.correlation.tolist() == [loader.NO_ID if i in (3, 8) else i for i in range(12)]
+
+
+@pytest.mark.parametrize(("bad", "repair"), [(b"k\xff\xfe", loader.NOT_UTF8), (b"k\\udc80", loader.LONE_SURROGATES),
+                                             (b"k\\ud800", loader.LONE_SURROGATES)])
+@pytest.mark.parametrize("layout", ["file", "whole"])
+def test_a_name_that_is_not_utf8_costs_a_character_not_the_trace(tmp_path, monkeypatch, bad, repair, layout):
+    if layout == "whole":
+        monkeypatch.setattr(loader, "load_streaming", lambda *_: None)
+    data = json.dumps({"traceEvents": KERNELS}).encode().replace(b'"k5"', b'"' + bad + b'"')
+    loaded = trace.load(write(tmp_path, "t.json", data))
+    assert len(loaded) == 12 and float(loaded.dur.sum()) == 1200.0
+    assert loaded.names[loaded.name[5]].startswith("k\ufffd")
+    assert loaded.repaired == {repair: 2 if bad == b"k\xff\xfe" else 1}
+
+
+def test_a_surrogate_pair_and_an_escaped_backslash_are_no_repair(tmp_path):
+    data = json.dumps({"traceEvents": KERNELS}).encode().replace(b'"k5"', b'"k\\ud83d\\ude00 \\\\udc80"')
+    loaded = trace.load(write(tmp_path, "t.json", data))
+    assert loaded.names[loaded.name[5]] == "k\U0001F600 \\udc80" and loaded.repaired == {}
+
+
+def test_two_traceevents_lists_are_refused_in_one_line(tmp_path):
+    one = json.dumps({"traceEvents": KERNELS}).encode()
+    for data in (b'{"traceEvents": [], ' + one[1:], one[:-1] + b', "traceEvents": []}'):
+        with pytest.raises(trace.TraceError, match="holds 2 traceEvents lists, where a trace has one"):
+            trace.load(write(tmp_path, "t.json", data))
+    named = json.dumps({"traceEvents": [{**KERNELS[0], "name": '"traceEvents": ['}] * 2}).encode()
+    assert len(trace.load(write(tmp_path, "t.json", named))) == 2  # the key's bytes in names are no list
+
+
+def test_a_name_of_hundreds_of_megabytes_in_a_small_gzip_is_refused_in_bounded_memory(tmp_path):
+    path = tmp_path / "bomb.json.gz"
+    name_bytes = 200 << 20
+    with gzip.open(path, "wb", compresslevel=1) as out:  # written a MiB at a time: the test holds no bomb itself
+        out.write(b'{"traceEvents": [{"ph": "X", "cat": "kernel", "ts": 0, "dur": 1, "name": "')
+        for _ in range(name_bytes >> 20):
+            out.write(b"a" * (1 << 20))
+        out.write(b'"}]}')
+    assert path.stat().st_size < name_bytes // 100
+    tracemalloc.start()
+    try:
+        with pytest.raises(trace.TraceError, match="an event holds more than 64 MiB of JSON"):
+            trace.load(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2 * loader.MAX_EVENT_BYTES < name_bytes
+
+
+@pytest.mark.parametrize("where", ["event", "document"])
+def test_an_event_or_a_document_past_the_event_bound_is_refused_whole_or_streamed(tmp_path, monkeypatch, where):
+    monkeypatch.setattr(loader, "MAX_EVENT_BYTES", 4096)
+    monkeypatch.setattr(loader, "BLOCK", 1024)
+    long = "a" * 8192
+    events = [*KERNELS, {**KERNELS[0], "name": long}] if where == "event" else KERNELS
+    data = json.dumps({"traceEvents": events, **({"traceName": long} if where == "document" else {})}).encode()
+    says = "an event holds" if where == "event" else "the document around the event list holds"
+    with pytest.raises(trace.TraceError, match=f"{says} more than 4 KiB of JSON"):
+        trace.load(write(tmp_path, "t.json", data))
+    if where == "event":  # read whole, as standard input is
+        with pytest.raises(trace.TraceError, match=f"{says} more than 4 KiB of JSON"):
+            loader.parse(data)
