@@ -57,6 +57,7 @@ examples:
   profguide explain trace.json.gz               the verdict, the evidence, where to look in Perfetto
   profguide explain trace.json.gz --step 12     over ProfilerStep#12 and the GPU work it launched
   profguide explain trace.json.gz --window 12ms:15.5ms   over a window, as Perfetto times it
+  profguide explain replay.json.gz --capture capture.json.gz   a graph replay's time by the op that captured it
   profguide explain logs/                       a folder of per-rank traces: the job and its straggler
   profguide explain logs/ --jobs 1              the same, reading one rank file at a time (least memory)
   profguide explain trace.json --json > s.json  the summary as JSON, for a script
@@ -134,6 +135,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     where.add_argument("--window", metavar="START:END", help="measure over this window only (one trace): times "
                        "after the trace's first event, as Perfetto and 'Where to look' show them: µs, or with a unit "
                        "(12ms:15.5ms)")
+    exp.add_argument("--capture", type=Path, metavar="CAPTURE", help="the trace of the captures of the graphs "
+                     "this trace replays: each replayed kernel's time goes to the op that captured it (one trace)")
     exp.add_argument("--ops", action="store_true", help="the op view instead: ops by name and input shapes with "
                      "their CPU and device time, modules, the memory peak (one trace file)")
     add_max_size(exp)
@@ -396,8 +399,11 @@ def run_explain(args: argparse.Namespace) -> int:
     from profguide.progress import bar
     from profguide.render import explain
 
-    if args.window is not None and (args.ops or (args.trace != STANDARD_STREAM and args.trace.is_dir())):
+    one_file = args.trace == STANDARD_STREAM or not is_folder(args.trace)
+    if args.window is not None and (args.ops or not one_file):
         raise UsageError("--window: for one trace's explain, not --ops or a folder of ranks (use --step N)")
+    if args.capture is not None and (args.ops or not one_file):
+        raise UsageError("--capture: for one replay trace's explain, not --ops or a folder of ranks")
     if args.ops:
         from profguide.analysis.ops import ops_view as view_of
         from profguide.render import ops as ops_view
@@ -408,7 +414,7 @@ def run_explain(args: argparse.Namespace) -> int:
         view = view_of(load_input(args), input_name(args.trace) if args.trace == STANDARD_STREAM
                        else shown(args.trace), args.step)
         print_found(view, ops_view.to_markdown if args.markdown else ops_view.to_text, args.json)
-    elif args.trace != STANDARD_STREAM and is_folder(args.trace):
+    elif not one_file:
         folder = job.folder_job(args.trace, args.step, max_bytes=args.max_size,
                                 progress=bar(f"loading {input_name(args.trace)}"), workers=args.jobs)
         print_found(folder, explain.job_to_markdown if args.markdown else explain.job_to_text, args.json)
@@ -416,8 +422,14 @@ def run_explain(args: argparse.Namespace) -> int:
         loaded = load_input(args)
         window = None if args.window is None else parse_window(args.window, (float(loaded.ts.min()),
                                                                              float(loaded.end.max())))
+        capture = None
+        if args.capture is not None:
+            from profguide import trace
+
+            capture = (trace.load(args.capture, progress=bar(f"loading {input_name(args.capture)}"),
+                                  max_bytes=args.max_size), str(args.capture))
         summary = job.trace_summary(loaded, input_name(args.trace) if args.trace == STANDARD_STREAM
-                                    else args.trace, args.step, window)  # the summary names a file by its whole path
+                                    else args.trace, args.step, window, capture)  # a file by its whole path
         print_found(summary, explain.to_markdown if args.markdown else explain.to_text, args.json)
     return 0
 

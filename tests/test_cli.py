@@ -346,3 +346,22 @@ def test_build_without_the_docs_extra_names_it_in_one_line(tmp_path):
     assert done.returncode == 2, done.stderr
     assert done.stderr == ("profguide: profguide build renders the guide's pages, and markdown is not installed: "
                            "pip install 'profguide[docs]'\n")
+
+
+def test_explain_with_the_capture_beside_a_replay_names_the_ops_that_captured_it(capsys):
+    replay = TRACES / "mi300x_vllm_piecewise_graph_execution.json.gz"
+    capture = TRACES / "mi300x_vllm_piecewise_graph_capture.json.gz"
+    joined = explain_json(capsys, replay, "--capture", capture)["capture"]
+    assert joined["file"] == str(capture) and joined["unmatched_ops"] == 0
+    assert explain_json(capsys, replay)["capture"] is None
+    assert cli.main(["explain", str(replay), "--capture", str(capture)]) == 0
+    line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("Replayed GPU time"))
+    assert line.split(": ", 1)[1].startswith(joined["by_op"][0]["op"] + " ")
+
+
+@pytest.mark.parametrize("extra", [["--ops"], []])
+def test_capture_is_for_one_replay_trace_only(capsys, tmp_path, extra):
+    source = tmp_path if not extra else TRACES / "mi300x_vllm_piecewise_graph_execution.json.gz"
+    assert cli.main(["explain", str(source), "--capture", str(tmp_path / "c.json"), *extra]) == 2
+    assert capsys.readouterr().err == ("profguide: --capture: for one replay trace's explain, not --ops or a folder "
+                                       "of ranks\n")
