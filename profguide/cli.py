@@ -9,7 +9,6 @@ the one --root names. Each command's --help gives examples.
 import argparse
 import math
 import os
-import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
