@@ -40,7 +40,7 @@ from profguide.analysis.summary import Trust, TrustReason
 from profguide.analysis.vocabulary import Confidence, TrustCheck, TrustSource
 from profguide.patterns import LAUNCH_CALL
 from profguide.text import count_of, format_duration
-from profguide.trace.model import GPU_KINDS, HOST_KINDS, KIND, NO_ID, Trace
+from profguide.trace.model import GPU_KINDS, HOST_KINDS, KIND, NO_ID, SYNC_TID_OFFSET, Trace
 
 TORCH: TrustSource = "torch's trace validator"
 GUIDE: TrustSource = "this guide"
@@ -127,6 +127,16 @@ def stream_wait_not_in_past(trace: Trace) -> Seen | None:
                 f"starts after them ({int(late.sum()):,})", len(bad), first_at(trace, bad))
 
 
+def synced_stream(trace: Trace, lane: int) -> int:
+    """The lane of the stream a Stream Sync on ``lane`` waits for: the lane itself, or, for Kineto's row of a
+    stream's syncs (tid = stream + ``SYNC_TID_OFFSET``), the stream's own lane (-1 where it has none)."""
+    pid, tid = trace.lanes[lane]
+    if lane not in trace.sync_rows or not isinstance(tid, int) or tid < SYNC_TID_OFFSET:
+        return lane
+    stream = (pid, tid - SYNC_TID_OFFSET)
+    return trace.lanes.index(stream) if stream in trace.lanes else -1
+
+
 def kernel_running_at_stream_sync(trace: Trace) -> Seen | None:
     """torch's ``_check_stream_sync_overlap``: no kernel on a stream still runs when a Stream Sync on that
     stream starts. The trace is in order of start, so each lane's kernels are too."""
@@ -134,7 +144,7 @@ def kernel_running_at_stream_sync(trace: Trace) -> Seen | None:
     kernels = np.flatnonzero(trace.kind == KIND["kernel"])
     running = np.zeros(len(syncs), dtype=bool)
     for lane in np.unique(trace.lane[syncs]).tolist():
-        on_lane, mine = kernels[trace.lane[kernels] == lane], trace.lane[syncs] == lane
+        on_lane, mine = kernels[trace.lane[kernels] == synced_stream(trace, lane)], trace.lane[syncs] == lane
         at = trace.ts[syncs[mine]]
         started = np.searchsorted(trace.ts[on_lane], at, side="left")  # kernels that start before each sync
         latest_end = np.maximum.accumulate(trace.end[on_lane]) if len(on_lane) else np.zeros(1)

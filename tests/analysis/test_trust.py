@@ -73,6 +73,8 @@ def test_stream_waits_name_an_earlier_event_record(events, expected):
     (50, 7, {"kernel-running-at-stream-sync": ("reduced", 1)}),
     (150, 7, {}),
     (50, 8, {}),  # another stream's kernel may run
+    (50, 1_000_007, {"kernel-running-at-stream-sync": ("reduced", 1)}),  # Kineto's sync row of stream 7
+    (50, 1_000_008, {}),
 ])
 def test_no_kernel_runs_on_a_stream_when_its_stream_sync_starts(sync_at, stream, expected):
     trace = make(kernel(0, 100, 99), gpu("Stream Sync", sync_at, 1, kind="sync", stream=stream))
