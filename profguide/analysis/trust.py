@@ -23,6 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from profguide.analysis.graphs import captures
 from profguide.analysis.idle import busy_intervals
 from profguide.analysis.intervals import EVERYTHING, Mask, union_length
 from profguide.analysis.launches import clock_skew, joined_launches
@@ -203,17 +204,12 @@ def gpu_ops_without_launch(trace: Trace) -> Seen | None:
 
 
 def in_capture(trace: Trace, calls: Indices) -> Mask:
-    """Which calls fall between a ``…StreamBeginCapture`` and its ``…StreamEndCapture`` on their thread: a
-    captured launch runs no kernel until its graph is replayed."""
-    begins = np.flatnonzero(names_where(trace, lambda name: "StreamBeginCapture" in name))
-    ends = np.flatnonzero(names_where(trace, lambda name: "StreamEndCapture" in name))
+    """Which calls fall inside a stream capture (``graphs.captures``) on their thread: a captured launch runs no
+    kernel until its graph is replayed."""
     inside = np.zeros(len(calls), dtype=bool)
-    for lane in np.unique(trace.lane[begins]).tolist():
-        mine = trace.lane[calls] == lane
-        at = trace.ts[calls[mine]]
-        opened = np.searchsorted(trace.ts[begins[trace.lane[begins] == lane]], at, side="right")
-        closed = np.searchsorted(trace.ts[ends[trace.lane[ends] == lane]], at, side="right")
-        inside[mine] = opened > closed
+    for begin, end in captures(trace):
+        inside |= ((trace.lane[calls] == trace.lane[begin]) & (trace.ts[calls] >= trace.ts[begin])
+                   & (trace.ts[calls] <= trace.ts[end]))
     return inside
 
 
