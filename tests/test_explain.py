@@ -209,6 +209,22 @@ def test_a_folder_of_rank_traces(capsys, tmp_path):
         shutil.copy(TRACES / name, tmp_path / name)
     job = typed_output(capsys, tmp_path, FolderJob)  # GPU ranks: the same keys as the CPU ranks' job
     assert [r["rank"] for r in job["ranks"]] == [0, 1]
+    # Each rank's row carries its own trace's confidence, and the text names the ranks it doubts.
+    for row in job["ranks"]:
+        assert row["trust"] == summarise.summarise(trace.load(tmp_path / row["file"].rpartition("/")[2]))[
+            "trust"]["confidence"] == "reduced"
+    code, out, _ = explain(capsys, tmp_path)
+    assert code == 0 and "\nTrust: reduced on rank 0, rank 1 (each rank's explain gives the reasons).\n" in out
+
+
+def test_the_jobs_trust_note_names_the_doubted_ranks_up_to_a_limit():
+    ranks = [{"rank": number, "file": f"r{number}", "trust": level}
+             for number, level in enumerate(["high", "none", "reduced", "reduced", "reduced"])]
+    assert explain_module.job_trust_note(ranks, named=2) == (
+        "Trust: none on rank 1; reduced on rank 2, rank 3 and 1 more; high on the rest (each rank's explain gives "
+        "the reasons).")
+    assert explain_module.job_trust_note(ranks[:1]) == "Trust: high on every rank: each rank's trace passed every check."
+    assert explain_module.job_trust_note(ranks[2:]).startswith("Trust: reduced on rank 2, rank 3, rank 4 (")
 
 
 def write(tmp_path, name, data):

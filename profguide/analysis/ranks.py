@@ -157,6 +157,7 @@ def rank_summary(trace: Trace, file: Path | str, summary: Summary, window: Windo
         "steps": len(steps),
         "median_step_us": median(steps),
         "verdict": summary["verdict"],
+        "trust": summary["trust"]["confidence"],
         "collectives_are": source,
         "collectives": collective_sequence(trace, mask),
     }

@@ -547,6 +547,8 @@ class RankFields(TypedDict):
     steps: Annotated[int, Meta(description="how many ProfilerSteps")]
     median_step_us: Annotated[float | None, Meta(description="their median duration")]
     verdict: Annotated[Verdict, Meta(description="the rank's own verdict")]
+    trust: Annotated[Confidence, Meta(description="the confidence of the rank's trust check (its trace's explain "
+                                                  "gives the reasons)")]
     collectives_are: Annotated[CollectivesAre, Meta(description="kernels, or host ops (a backend's op on the host)")]
 
 

@@ -489,6 +489,20 @@ def rank_cells(row: RankRow, straggler: bool = False) -> tuple[str, ...]:
             format_duration(row["exposed_us"]), wait, row["verdict"])
 
 
+def job_trust_note(ranks: list[RankRow], named: int = RANKS_SHOWN) -> str:
+    """Which ranks' traces the trust check doubts, up to ``named`` of each confidence by name."""
+    doubted = []
+    for level in ("none", "reduced"):
+        names = [label(row) for row in ranks if row["trust"] == level]
+        if names:
+            more = f" and {len(names) - named:,} more" if len(names) > named else ""
+            doubted.append(f"{level} on {', '.join(names[:named])}{more}")
+    if not doubted:
+        return "Trust: high on every rank: each rank's trace passed every check."
+    rest = "; high on the rest" if any(row["trust"] == "high" for row in ranks) else ""
+    return f"Trust: {'; '.join(doubted)}{rest} (each rank's explain gives the reasons)."
+
+
 def job_notes(job: FolderJob) -> list[str]:
     """What the table's columns measure, how the ranks were matched, and what the table leaves out."""
     notes = ["Busy and idle: the GPU's, over explain's window; on a rank without GPU work, the main thread's time "
@@ -502,6 +516,7 @@ def job_notes(job: FolderJob) -> list[str]:
         notes.append(f"Collectives matched by {how}: {job['shared_collectives']:,} on every rank; "
                      f"their ends stray from the ranks' clock offsets by {format_duration(job['stray_us'])} "
                      "(median).")
+    notes.append(job_trust_note(job["ranks"]))
     left = len(job["ranks"]) - len(shown_ranks(job))
     if left:
         notes.append(f"{count_of(left, 'more rank')} not listed: the straggler and the ranks that waited longest "
