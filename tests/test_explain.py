@@ -223,7 +223,8 @@ def test_the_jobs_trust_note_names_the_doubted_ranks_up_to_a_limit():
     assert explain_module.job_trust_note(ranks, named=2) == (
         "Trust: none on rank 1; reduced on rank 2, rank 3 and 1 more; high on the rest (each rank's explain gives "
         "the reasons).")
-    assert explain_module.job_trust_note(ranks[:1]) == "Trust: high on every rank: each rank's trace passed every check."
+    assert explain_module.job_trust_note(ranks[:1]) == ("Trust: high on every rank: each rank's trace passed every "
+                                                        "check.")
     assert explain_module.job_trust_note(ranks[2:]).startswith("Trust: reduced on rank 2, rank 3, rank 4 (")
 
 
