@@ -222,7 +222,7 @@ def evidence_lines(summary: TraceSummary) -> list[str]:
     for api, stats in summary["launch_delay_us"].items():
         lines.append(
             f"Launch delay ({api} API, call end to GPU start, stream empty): p50 {format_duration(stats['p50'])}, "
-            f"p95 {format_duration(stats['p95'])}, max {format_duration(stats['max'])} over {stats['count']:,} ops"
+            f"p95 {format_duration(stats['p95'])}, max {format_duration(stats['max'])} over {count_of(stats['count'], 'op')}"
             f"{clocks_note(stats['p50'], stats['p95'], stats['max'])}."
         )
     queueing = summary["queueing_us"]
@@ -230,7 +230,7 @@ def evidence_lines(summary: TraceSummary) -> list[str]:
         lines.append(
             f"Queueing (call end to GPU start, behind earlier work on the stream): p50 "
             f"{format_duration(queueing['p50'])}, p95 {format_duration(queueing['p95'])} "
-            f"over {queueing['count']:,} ops{clocks_note(queueing['p50'], queueing['p95'])}."
+            f"over {count_of(queueing['count'], 'op')}{clocks_note(queueing['p50'], queueing['p95'])}."
         )
     skew = summary["clock_skew"]
     if skew and skew["ops_starting_before_launch"]:
