@@ -222,7 +222,8 @@ def evidence_lines(summary: TraceSummary) -> list[str]:
     for api, stats in summary["launch_delay_us"].items():
         lines.append(
             f"Launch delay ({api} API, call end to GPU start, stream empty): p50 {format_duration(stats['p50'])}, "
-            f"p95 {format_duration(stats['p95'])}, max {format_duration(stats['max'])} over {count_of(stats['count'], 'op')}"
+            f"p95 {format_duration(stats['p95'])}, max {format_duration(stats['max'])} "
+            f"over {count_of(stats['count'], 'op')}"
             f"{clocks_note(stats['p50'], stats['p95'], stats['max'])}."
         )
     queueing = summary["queueing_us"]
@@ -547,7 +548,7 @@ def job_markdown_body(job: FolderJob) -> str:
         lines += [markdown_text(sentence), ""]
     table = markdown_table(RANK_COLUMNS, [[cell(value) for value in rank_cells(row, is_straggler(job, row))]
                                           for row in rows], "ll" + "r" * 6 + "l")
-    return ("\n".join(lines) + table + "\n" + "\n".join(markdown_text(note) + "\n" for note in job_notes(job))
+    return ("\n".join(lines) + "\n" + table + "\n" + "\n".join(markdown_text(note) + "\n" for note in job_notes(job))
             + "\n".join(line + "\n" for line in finding_markdown(job["findings"], 0.0)))
 
 

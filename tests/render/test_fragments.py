@@ -226,3 +226,13 @@ def test_the_hta_agreement_names_what_falls_outside_the_bound_and_what_hta_canno
     assert "never lower, and higher by at most 3.00 µs of idle time per GPU op" in text
     assert "HTA stops with an error on <code>broken.json.gz</code>" in text
     assert "| <code>broken.json.gz</code> | no GPU work | – | fails |" in text
+
+
+def test_every_generated_table_starts_a_block_of_its_own():
+    # Markdown reads a table only after a blank line: one glued to a paragraph shows as a line of pipes.
+    glued = []
+    for path in sorted((ROOT / "docs" / "generated").rglob("*.md")):
+        lines = path.read_text().splitlines()
+        glued += [f"{path.relative_to(ROOT)}:{n + 1}" for n in range(1, len(lines) - 1)
+                  if lines[n].startswith("|") and lines[n + 1].startswith("|---") and lines[n - 1].strip()]
+    assert not glued
