@@ -467,10 +467,10 @@ def host_sentence(job: FolderJob) -> str:
         return ""
     host = cut(job["ranks"][straggler]["host_name"] or "")
     if alone:
-        return (f" It ran on {host}, a machine no other rank ran on: look at that machine first (its GPUs' "
+        return (f" It ran on the machine named {host}, where no other rank ran: look at that machine first (its GPUs' "
                 "clocks and temperature, its network links, what else runs on it).")
-    return (f" It ran on {host} beside ranks that waited for it: the machine is shared, so look at what the rank "
-            "itself does differently.")
+    return (f" It ran on the machine named {host}, beside ranks that waited for it: the machine is not the "
+            "difference, so look at what the rank itself does differently.")
 
 
 def is_straggler(job: FolderJob, row: RankRow) -> bool:

@@ -198,7 +198,7 @@ def test_the_jobs_text_says_where_the_straggler_ran_and_how_the_collectives_were
         return job_to_text(ranks_job([(f"rank{index}.json", loaded) for index, loaded in enumerate(traces)], "job"))
 
     alone, shared = text(("node-a", "node-b")), text(("node-a", "node-a"))
-    assert "It ran on node-b, a machine no other rank ran on" in alone
-    assert "It ran on node-a beside ranks that waited for it" in shared
+    assert "It ran on the machine named node-b, where no other rank ran" in alone
+    assert "It ran on the machine named node-a, beside ranks that waited for it" in shared
     assert "Collectives matched by process group and Seq: 2 on every rank" in alone
     assert "It ran on" not in text((None, None))
