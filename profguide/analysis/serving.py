@@ -13,7 +13,7 @@ import re
 import numpy as np
 
 from profguide.analysis.intervals import Window
-from profguide.analysis.select import gpu_work, kinds_mask, launch_of
+from profguide.analysis.select import gpu_work, kinds_mask, launch_of, names_where
 from profguide.analysis.summary import ServingStep
 from profguide.analysis.vocabulary import Engine, Phase
 from profguide.trace.model import Trace
@@ -83,8 +83,10 @@ def step_row(name: str, start: float, dur: float, engine: Engine) -> ServingStep
 
 def serving_steps(trace: Trace) -> tuple[Engine, list[ServingStep]] | None:
     """The engine and its steps in order of start, or None when the trace has no engine's step annotation."""
-    marks = np.flatnonzero(kinds_mask(trace, ("annotation",)))
-    for engine in ("SGLang", "vLLM"):
+    annotations = kinds_mask(trace, ("annotation",))
+    engines: tuple[tuple[Engine, re.Pattern[str]], ...] = (("SGLang", SGLANG_STEP), ("vLLM", VLLM_STEP))
+    for engine, step in engines:
+        marks = np.flatnonzero(annotations & names_where(trace, step.match))  # each distinct name matched once
         rows = [row for i in marks.tolist()
                 if (row := step_row(trace.names[trace.name[i]], float(trace.ts[i]), float(trace.dur[i]), engine))]
         if rows:

@@ -35,7 +35,17 @@ from profguide.analysis.select import (
 )
 from profguide.analysis.serving import phase_windows, serving_steps
 from profguide.analysis.startup import device_setup, iterations, steady_window
-from profguide.analysis.summary import KernelRow, LeftOut, Measured, Serving, ServingPhase, Step, Summary, SyncCall
+from profguide.analysis.summary import (
+    KernelRow,
+    LeftOut,
+    Measured,
+    Serving,
+    ServingPhase,
+    Step,
+    Summary,
+    SyncCall,
+    Trust,
+)
 from profguide.analysis.trust import trust
 from profguide.analysis.verdict import verdict, verdict_text
 from profguide.trace.model import KIND, Trace
@@ -82,20 +92,21 @@ def summarise(trace: Trace, window: Window | None = None, window_meaning: str | 
     summary: Summary = {**measured, "verdict": name,
                         "verdict_text": verdict_text(name, label, measured["host"] is not None,
                                                      uses_graphs(measured["graphs"])),
-                        "verdict_basis": basis, "findings": [], "serving": serving(trace)}
+                        "verdict_basis": basis, "findings": [], "serving": serving(trace, measured["trust"])}
     summary["findings"] = findings(trace, summary) if name != "no-verdict" else []  # no advice on what is not judged
     return summary
 
 
-def serving(trace: Trace) -> Serving | None:
-    """A serving engine's steps, and the verdict over each phase's span (``measure`` and ``verdict`` there)."""
+def serving(trace: Trace, checked: Trust) -> Serving | None:
+    """A serving engine's steps, and the verdict over each phase's span (``measure`` and ``verdict`` there);
+    ``checked`` is the trace's trust check, which reads the whole trace and so holds for every phase."""
     found = serving_steps(trace)
     if found is None:
         return None
     engine, steps = found
     phases: list[ServingPhase] = []
     for phase, count, window in phase_windows(trace, steps):
-        measured = measure(trace, window, f"the {phase} steps")
+        measured = measure(trace, window, f"the {phase} steps", checked)
         name, _, basis = verdict(measured)
         phases.append({"phase": phase, "steps": count, "window": measured["window"] or
                        {"start_us": window[0], "end_us": window[1], "dur_us": window[1] - window[0]},
@@ -103,9 +114,11 @@ def serving(trace: Trace) -> Serving | None:
     return {"engine": engine, "steps": steps, "phases": phases}
 
 
-def measure(trace: Trace, window: Window | None = None, window_meaning: str | None = None) -> Measured:
+def measure(trace: Trace, window: Window | None = None, window_meaning: str | None = None,
+            checked: Trust | None = None) -> Measured:
     """What every analysis measures over one window (``summarise``'s): on a trace without GPU work, where the
-    host's time went instead of the GPU's window."""
+    host's time went instead of the GPU's window. ``checked``: the trace's trust check where it has run
+    already (it reads the whole trace, whatever the window)."""
     has_gpu_work = bool(on_a_stream(trace).any())
     steps = profiler_steps(trace)
     found = iterations(trace) if window is None and not steps else None
@@ -153,7 +166,7 @@ def measure(trace: Trace, window: Window | None = None, window_meaning: str | No
         "occupancy": occupancy(trace, window=span)[:10],
         "compile": compile_markers(trace, asked),
         "gemm": gemm_throughput(trace, span),
-        "trust": trust(trace),
+        "trust": trust(trace) if checked is None else checked,
         "graphs": graph_use(trace, span),
     }
 
