@@ -54,9 +54,9 @@ def replayed(trace: Trace) -> Mask:
 def replayed_after_first(trace: Trace, ops: Indices) -> Mask:
     """Which of ``ops`` (GPU op indices, -1 for none) a graph launch replayed after an earlier op of the same
     launch had started: the launch queued the whole graph at once, so the GPU was not waiting for the host."""
-    work = np.flatnonzero(replayed(trace))
+    work = np.flatnonzero(gpu_work(trace))
     launches = replay_of(trace, work)
-    work, launches = work[launches >= 0], launches[launches >= 0]
+    work, launches = work[launches >= 0], launches[launches >= 0]  # the ops a graph launch replayed
     first_start = np.full(len(trace), np.inf)
     np.minimum.at(first_start, launches, trace.ts[work])
     launch = replay_of(trace, ops)
