@@ -111,13 +111,14 @@ TRTLLM_GEN_GEMM = r"^bmm_[a-z0-9]+_[a-z0-9]+_[a-z0-9]+_t\d+x\d+x\d+"
 # and W}_{their types, Y x X x W}_{BLOCK_M x BLOCK_N x BLOCK_K x SPLIT_K}, then any fused epilogue (swiglu):
 # make_matmul_repr in triton-lang/triton's python/triton_kernels/triton_kernels/matmul_ogs_details/_common.py.
 TRITON_MATMUL = r"^_matmul(?:_o[gs]+)?(?:_ptma)?_[nt]{3}_[a-z0-9]+x[a-z0-9]+x[a-z0-9]+_(\d+x\d+x\d+)x(\d+)"
+TRITON_MATMUL_NAME = re.compile(TRITON_MATMUL)
 GEMM_NAMES = MarkedPattern(("gemm", "gemv", "cutlass", "xmma", "nvjet", "cublas", "cijk_", "rocblas", "hipblaslt",
                             "ck::", "bmm_", "_matmul"),
                            r"(?<!fb)gemm|gemv|cutlass(?!::[a-z0-9_]+_t\b)|xmma|nvjet|cublas|^cijk_|rocblas|"
                            r"hipblaslt|(?:^|[^a-z_])ck::.*gemm|" + TRTLLM_GEN_GEMM + "|" + TRITON_MATMUL)
 GEMM_LIBRARIES = (
     ("trtllm-gen", re.compile(TRTLLM_GEN_GEMM)),
-    ("Triton", re.compile(TRITON_MATMUL)),
+    ("Triton", TRITON_MATMUL_NAME),
     ("hipBLASLt/Tensile", re.compile(r"^cijk_")),  # Tensile's kernels, which rocBLAS and hipBLASLt both run
     ("rocBLAS", re.compile(r"rocblas")),
     ("hipBLASLt", re.compile(r"hipblaslt")),
@@ -183,7 +184,6 @@ NAMED_TILE = re.compile(r"tilesize(\d+x\d+x\d+)|^cijk_.*?_mt(\d+x\d+x\d+)_|"
                         r"scudnn_(?:winograd_)?(\d+x\d+(?:_sliced\d+x\d+)?)_|^bmm_.*?_t(\d+x\d+x\d+)|"
                         + TRITON_MATMUL)
 SPLIT_K = re.compile(r"split_?k")
-TRITON_MATMUL_NAME = re.compile(TRITON_MATMUL)
 SPLIT_K_REDUCTION = re.compile(r"splitkreduce|reducesplitk")
 # ATen's elementwise loops (CUDALoops.cuh): contiguous tensors get vectorized loads where they can, an unrolled
 # loop where they cannot; others go through the strided loop, which computes each element's offsets.
