@@ -1,0 +1,1 @@
+"""The recordings of the pages of Serving a model, one module for each page."""
