@@ -6,6 +6,10 @@ vLLM's model runner names each step ``execute_[T_]context_N(…)_generation_M(�
 scheduled; each part's parentheses begin with its query tokens (``888_…``, ``sq8155sk…``), which add up to
 T. SGLang's scheduler names it ``step[EXTEND bs=B toks=T]`` (prefill) or ``step[DECODE bs=B …]``.
 An SGLang trace can carry vLLM's annotation too (SGLang runs vLLM's layers): SGLang's wins there.
+
+A reader's own generation loop is found the same way when it names each step's region after its phase, as the
+guide's decoder does (``record_function("prefill bs=1 toks=512")``, ``"decode bs=1 toks=1"``): the word
+``prefill`` or ``decode`` first, then SGLang's ``bs=`` and ``toks=`` where the loop gives them.
 """
 
 import re
@@ -23,7 +27,9 @@ VLLM_STEP = re.compile(r"^execute_(?:(?P<tokens>\d+)_)?context_(?P<prefill>\d+)\
 FIRST_NUMBER = re.compile(r"\d+")
 SGLANG_STEP = re.compile(r"^step\[(?P<mode>EXTEND|DECODE|MIXED|PREFILL)\b(?P<fields>[^\]]*)\]")
 SGLANG_FIELD = re.compile(r"\b(bs|toks)=(\d+)")
+OWN_STEP = re.compile(r"^(?P<mode>prefill|decode)(?![\w-])(?P<fields>.*)$", re.IGNORECASE)
 SGLANG_PHASES: dict[str, Phase] = {"EXTEND": "prefill", "PREFILL": "prefill", "DECODE": "decode", "MIXED": "mixed"}
+ENGINE_STEPS: dict[Engine, re.Pattern[str]] = {"SGLang": SGLANG_STEP, "vLLM": VLLM_STEP, "record_function": OWN_STEP}
 PHASES: tuple[Phase, ...] = ("prefill", "mixed", "decode")  # the order phases are reported in
 
 
@@ -52,24 +58,25 @@ def vllm_tokens(found: re.Match[str]) -> int | None:
     return None if None in parts else sum(int(part[0]) for part in parts if part)
 
 
-def sglang_step(name: str) -> tuple[Phase, int | None, int | None] | None:
-    """(phase, batch, tokens) from SGLang's step annotation, or None."""
-    found = SGLANG_STEP.match(name)
+def phase_step(name: str, step: re.Pattern[str] = SGLANG_STEP) -> tuple[Phase, int | None, int | None] | None:
+    """(phase, batch, tokens) from SGLang's step annotation, or from a reader's own region (``step`` =
+    ``OWN_STEP``), which names them in the same words; or None."""
+    found = step.match(name)
     if found is None:
         return None
     fields = dict(SGLANG_FIELD.findall(found["fields"]))
     batch, tokens = fields.get("bs"), fields.get("toks")
-    return (SGLANG_PHASES[found["mode"]], None if batch is None else int(batch),
+    return (SGLANG_PHASES[found["mode"].upper()], None if batch is None else int(batch),
             None if tokens is None else int(tokens))
 
 
 def step_row(name: str, start: float, dur: float, engine: Engine) -> ServingStep | None:
     """One step, if ``name`` is ``engine``'s step annotation."""
-    if engine == "SGLang":
-        sglang = sglang_step(name)
-        if sglang is None:
+    if engine != "vLLM":
+        found = phase_step(name, ENGINE_STEPS[engine])
+        if found is None:
             return None
-        phase, batch, tokens = sglang
+        phase, batch, tokens = found
         prefill = decode = None
     else:
         vllm = vllm_step(name)
@@ -84,8 +91,7 @@ def step_row(name: str, start: float, dur: float, engine: Engine) -> ServingStep
 def serving_steps(trace: Trace) -> tuple[Engine, list[ServingStep]] | None:
     """The engine and its steps in order of start, or None when the trace has no engine's step annotation."""
     annotations = kinds_mask(trace, ("annotation",))
-    engines: tuple[tuple[Engine, re.Pattern[str]], ...] = (("SGLang", SGLANG_STEP), ("vLLM", VLLM_STEP))
-    for engine, step in engines:
+    for engine, step in ENGINE_STEPS.items():  # SGLang before vLLM, whose layers it runs; a reader's own last
         marks = np.flatnonzero(annotations & names_where(trace, step.match))  # each distinct name matched once
         rows = [row for i in marks.tolist()
                 if (row := step_row(trace.names[trace.name[i]], float(trace.ts[i]), float(trace.dur[i]), engine))]

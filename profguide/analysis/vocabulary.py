@@ -98,6 +98,7 @@ TrafficKind = Literal["memcpy", "memset"]
 MeasuredOn = Literal["GPU", "main thread", "nothing"]  # what a rank's busy and idle time were measured on
 CollectivesAre = Literal["kernels", "host ops"]  # what a rank's collectives are, in its trace
 CollectivesMatchedBy = Literal["seq", "order"]  # how a job's ranks' collectives are paired (``ranks.job_summary``)
-Engine = Literal["vLLM", "SGLang"]  # the serving engine whose step annotations a trace carries (``serving``)
+Engine = Literal["vLLM", "SGLang", "record_function"]  # whose step annotations a trace carries (``serving``): an
+# engine's, or a reader's own regions named after their phase
 # What a serving step runs: prompts only (prefill), new tokens of running requests only (decode), or both.
 Phase = Literal["prefill", "decode", "mixed"]

@@ -186,18 +186,27 @@ def capture_lines(join: CaptureJoin | None) -> list[str]:
 
 
 def total(values: list[int | None]) -> int | None:
-    """The steps' requests or tokens added up; None where a step's annotation does not give them."""
+    """The steps' tokens added up; None where a step's annotation does not give them."""
     return None if any(value is None for value in values) else sum(value or 0 for value in values)
 
 
+def batch_words(batches: list[int | None]) -> str:
+    """The requests each step holds, as ", batch 8" or ", batch 1 to 46"; nothing where a step's annotation does not
+    say. Never added up: a request decoding over 30 steps is one request in each of them."""
+    if not batches or any(batch is None for batch in batches):
+        return ""
+    known = [batch or 0 for batch in batches]
+    return f", batch {min(known):,}" + ("" if min(known) == max(known) else f" to {max(known):,}")
+
+
 def serving_lines(serving: Serving) -> list[str]:
-    """A line per phase of a serving trace: its steps, requests and tokens, and its verdict."""
+    """A line per phase of a serving trace: its steps, the requests a step holds and the tokens, and its verdict."""
     lines = []
     for phase in serving["phases"]:
         steps = [step for step in serving["steps"] if step["phase"] == phase["phase"]]
-        requests, tokens = total([step["batch"] for step in steps]), total([step["tokens"] for step in steps])
-        sizes = "".join(f", {count_of(n, what)}" for n, what in ((requests, "request"), (tokens, "token"))
-                        if n is not None)
+        tokens = total([step["tokens"] for step in steps])
+        sizes = batch_words([step["batch"] for step in steps]) + ("" if tokens is None else
+                                                                  f", {count_of(tokens, 'token')}")
         lines.append(f"Serving ({serving['engine']}), {phase['phase']}: {count_of(phase['steps'], 'step')}{sizes}; "
                      f"{phase['verdict']} over {format_duration(phase['window']['dur_us'])}: {phase['verdict_basis']}.")
     return lines

@@ -36,7 +36,36 @@ def test_vllm_step_names_its_phase_requests_and_tokens(name, expected):
     ("stepper", None),
 ])
 def test_sglang_step_names_its_phase_batch_and_tokens(name, expected):
-    assert serving.sglang_step(name) == expected
+    assert serving.phase_step(name) == expected
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    ("prefill bs=4 toks=2048", ("prefill", 4, 2048)),
+    ("decode bs=4 toks=4", ("decode", 4, 4)),
+    ("Decode", ("decode", None, None)),
+    ("prefill[bs=2]", ("prefill", 2, None)),
+    ("prefill_cache", None),
+    ("decode-step", None),
+    ("decoder", None),
+    ("run decode", None),
+])
+def test_a_readers_own_region_named_after_its_phase_is_a_step(name, expected):
+    assert serving.phase_step(name, serving.OWN_STEP) == expected
+
+
+def test_a_generation_loops_own_regions_give_its_phases_and_an_engines_annotation_wins_over_them():
+    events = [cpu("prefill bs=2 toks=64", 0, 300, kind="annotation")]
+    events += [cpu("decode bs=2 toks=2", 400 + 100 * i, 80, kind="annotation") for i in range(3)]
+    found = serving.serving_steps(make(*events))
+    assert found is not None
+    engine, steps = found
+    assert engine == "record_function"
+    assert [(step["phase"], step["batch"], step["tokens"]) for step in steps] == [
+        ("prefill", 2, 64), ("decode", 2, 2), ("decode", 2, 2), ("decode", 2, 2)]
+    decode_line = serving_lines(summarise(make(*events))["serving"])[1]
+    assert decode_line.startswith("Serving (record_function), decode: 3 steps, batch 2, 6 tokens; ")
+    engine_too = serving.serving_steps(make(*events, cpu("step[DECODE bs=2 toks=2]", 800, 50, kind="annotation")))
+    assert engine_too is not None and engine_too[0] == "SGLang"
 
 
 def engine_steps(phases, kernel_us=50.0, host_us=100.0):
@@ -120,5 +149,5 @@ def test_the_real_sglang_trace_is_sglangs_though_it_carries_vllms_annotation_too
     # The step's own GPU work leaves out the long synchronisation before it: busier than the whole window.
     assert phase["gpu_busy_pct"] > found["gpu_busy_pct"]
     line = serving_lines(found["serving"])[0]
-    assert line.startswith(f"Serving (SGLang), prefill: 1 step, {step['batch']} requests, {step['tokens']:,} tokens; "
+    assert line.startswith(f"Serving (SGLang), prefill: 1 step, batch {step['batch']}, {step['tokens']:,} tokens; "
                            f"{phase['verdict']} over ")
