@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from profguide.analysis.vocabulary import Activity, Engine, Phase, Verdict
-from profguide.site.measures import KernelFamily
+from profguide.site.measures import KernelFamily, NamePart
 from profguide.site.recordings import Measure
 
 if TYPE_CHECKING:
@@ -154,3 +154,19 @@ class WaitingHostShare(Measure):
             return None
         found = idle["by_activity"].get(self.activity)
         return (found["idle_us"] if found else 0.0) / window["dur_us"]
+
+
+@dataclass(frozen=True)
+class KernelsNamed(Measure):
+    """How many kernels run whose name holds ``contains``, as written: an engine's kernels are told apart by the
+    names their libraries give them (``kernel_unified_attention_2d``, ``FmhaBatchPrefillWithPagedKVCache``)."""
+
+    contains: NamePart
+
+    def describe(self) -> str:
+        return f"kernels named *{self.contains}*"
+
+    def value(self, run: Run) -> float | None:
+        from profguide.analysis.kernels import kernel_rows_named
+
+        return float(sum(row["count"] for row in kernel_rows_named(run.trace, self.contains)))

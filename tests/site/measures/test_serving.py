@@ -2,6 +2,7 @@
 
 from profguide.site.measures.serving import (
     FamilyTimeShare,
+    KernelsNamed,
     PhaseBusyShare,
     PhaseSpanOverSteps,
     PhaseVerdictIs,
@@ -83,6 +84,9 @@ ANSWERS = [
     Answer("launching", HOST_LATE, WaitingHostShare("ops"), 2 / 120),
     Answer("never-waited", BACK_TO_BACK, WaitingHostShare("region"), 0),
     Answer("no-gpu-work", NO_GPU, WaitingHostShare("region"), None),
+    Answer("two-of-a-name", BACK_TO_BACK, KernelsNamed("s16816gemm"), 2),
+    Answer("as-written", BACK_TO_BACK, KernelsNamed("S16816GEMM"), 0),
+    Answer("no-kernels", NO_GPU, KernelsNamed("gemm"), 0),
 ]
 
 
