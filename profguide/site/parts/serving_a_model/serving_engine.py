@@ -102,7 +102,8 @@ REAL_TRACES = (
             Claim(PAGE, "9 requests in prefill", ServingSteps("prefill_requests"), at_least=9, at_most=9),
             Claim(PAGE, "37 decoding", ServingSteps("decode_requests"), at_least=37, at_most=37),
             Claim(PAGE, "8,192 tokens in all", ServingSteps("tokens"), at_least=8192, at_most=8192),
-            Claim(PAGE, "replayed by `hipGraphLaunch`", CallCount("hipGraphLaunch"), at_least=1),
+            Claim(PAGE, "replayed by 25 calls of `hipGraphLaunch`", CallCount("hipGraphLaunch"), at_least=25,
+                  at_most=25),
             Claim(PAGE, "the GPU's work lasts about six times as long as the annotation",
                   PhaseSpanOverSteps("mixed"), at_least=5.5, at_most=6.5),
             Claim(PAGE, "busy nearly all of it", PhaseBusyShare("mixed"), at_least=0.99, at_most=1),
@@ -201,8 +202,8 @@ def steps_table(data: Run) -> dict[str, str]:
                      busy(phase["gpu_busy_pct"]), phase["verdict"]))
     table = markdown_table(("Step (its annotation)", "Phase", "Requests", "Tokens", "On the host",
                             "GPU work, first start to last end", "GPU busy", "Verdict"), rows, "lllrrrrl")
-    return {"steps.md": f'<div class="pg-reflow" markdown>\n\n{table}\n</div>\n'
+    return {"serving-steps.md": f'<div class="pg-reflow" markdown>\n\n{table}\n</div>\n'
             f"\n{serving['engine']}'s annotations, as `profguide explain` reads them.\n" + source_note(data)}
 
 
-FRAGMENTS: dict[str, Maker] = {"steps.md": steps_table}
+FRAGMENTS: dict[str, Maker] = {"serving-steps.md": steps_table}
