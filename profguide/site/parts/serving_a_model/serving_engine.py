@@ -141,6 +141,8 @@ REAL_TRACES = (
             Claim(PAGE, "SGLang's annotation names the step", ServingEngineIs("SGLang"), **ONE),
             Claim(PAGE, "vLLM's annotation is there too, around SGLang's", Encloses(VLLM_IN_SGLANG, SGLANG_STEP),
                   **ONE),
+            Claim(PAGE, "spanning the batch's preparation as well", Encloses(VLLM_IN_SGLANG, "hipMemcpyWithStream"),
+                  **ONE),
             Claim(PAGE, "The SGLang trace holds one step", ServingSteps(), **ONE),
             Claim(PAGE, "no decode step", ServingSteps(phase="decode"), **NONE),
             Claim(PAGE, "15 requests", ServingSteps("batch", "prefill"), at_least=15, at_most=15),
