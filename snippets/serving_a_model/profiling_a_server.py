@@ -81,7 +81,8 @@ def write_elsewhere(path, writer):
 
 
 def keep(kept):
-    """An ``on_trace_ready`` that writes nothing: what is left of the stall is the profiler's own stop."""
+    """An ``on_trace_ready`` that keeps the profile in ``kept`` and writes nothing: what is left of the stall is
+    the profiler's own stop."""
     return kept.append
 
 
@@ -97,18 +98,18 @@ def steps_around_hand_over(model, prompt, new_tokens, active, on_trace_ready, de
 
 
 def hand_over_stalls(model, prompt, new_tokens, active, rounds, device):
-    """For each way of handing a profile over, the longest step of each round's generation and its median step."""
-    found = {"not written": [], "written on the serving thread": [], "written on another thread": []}
-    medians = []
+    """For each way of handing a profile over, the median over ``rounds`` of a generation's longest step; beside
+    it, the median step of all those generations."""
     with tempfile.TemporaryDirectory() as folder, ThreadPoolExecutor(max_workers=1) as writer:
         path = os.path.join(folder, "trace.json")
-        handlers = {"not written": lambda: keep([]), "written on the serving thread": lambda: write_here(path),
-                    "written on another thread": lambda: write_elsewhere(path, writer)}
+        handlers = {"not written": keep([]), "written on the serving thread": write_here(path),
+                    "written on another thread": write_elsewhere(path, writer)}
+        found, medians = {name: [] for name in handlers}, []
         for round_number in range(rounds):
-            names = list(found)
+            names = list(handlers)
             shift = round_number % len(names)
             for name in names[shift:] + names[:shift]:  # each round in a shifted order, as in the option timings
-                times = steps_around_hand_over(model, prompt, new_tokens, active, handlers[name](), device)
+                times = steps_around_hand_over(model, prompt, new_tokens, active, handlers[name], device)
                 writer.submit(lambda: None).result()  # the writer has finished before the next round starts
                 found[name].append(max(times))
                 medians.append(statistics.median(times))

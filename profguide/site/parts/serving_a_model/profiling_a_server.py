@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from profguide.site.measures.overhead import HandOver, StallInSteps, StallRatio, TraceSizeRatio
 from profguide.site.measures.results import StepTimeRatio
-from profguide.site.measures.timing import StepCount, StepNumber
+from profguide.site.measures.timing import FirstOverRest, StepCount, StepNumber
 from profguide.site.recordings import Claim, Recording, exactly
 
 if TYPE_CHECKING:
@@ -34,27 +34,29 @@ RECORDINGS = (
               "{requests} generations under a schedule",
         claims=(
             Claim(PAGE, "With its defaults, the profiler makes a decode step of this small model clearly slower, "
-                        "but not twice as slow", StepTimeRatio("defaults", "no profiler"), at_least=1.15,
-                  at_most=2, device="cpu"),
+                        "but not three times as slow", StepTimeRatio("defaults", "no profiler"), at_least=1.15,
+                  at_most=3, device="cpu"),
             Claim(PAGE, "`with_stack` makes it slower still", StepTimeRatio("with_stack", "defaults"),
                   at_least=1.05, at_most=2, device="cpu"),
             Claim(PAGE, "On a GPU, where a decode step at batch 1 waits for the host, the defaults should slow it "
-                        "down too, though not twice over", StepTimeRatio("defaults", "no profiler"), at_least=1.02, at_most=2,
-                  device="cuda"),
+                        "down too, though not twice over", StepTimeRatio("defaults", "no profiler"),
+                  at_least=1.02, at_most=2, device="cuda"),
             Claim(PAGE, "the step that hands the trace over lasts as long as ten to a few hundred ordinary steps "
                         "put together", StallInSteps(HERE), at_least=10, at_most=500, device="cpu"),
             Claim(PAGE, "Stopping the profiler, before a byte is written, takes between a third and three quarters "
                         "of that stall", StallRatio(UNWRITTEN, HERE), at_least=1 / 3, at_most=3 / 4, device="cpu"),
             Claim(PAGE, "writing the trace on another thread neither shortened the stall by a fifth nor lengthened it "
                         "by half", StallRatio(ELSEWHERE, HERE), at_least=0.8, at_most=1.5, device="cpu"),
-            Claim(PAGE, "On a GPU the writer thread should neither help nor hurt much more", StallRatio(ELSEWHERE, HERE),
-                  at_least=0.7, at_most=1.5, device="cuda"),
+            Claim(PAGE, "On a GPU the writer thread should neither help nor hurt much more",
+                  StallRatio(ELSEWHERE, HERE), at_least=0.7, at_most=1.5, device="cuda"),
             Claim(PAGE, "`with_stack` makes the written trace larger by more than half, though not twice as large",
                   TraceSizeRatio("with_stack", "defaults", "bytes"), at_least=1.5, at_most=2, device="cpu"),
             Claim(PAGE, "it holds more events too, though not twice as many",
                   TraceSizeRatio("with_stack", "defaults", "events"), at_least=1.1, at_most=2),
             exactly(PAGE, "Of all those steps, the trace holds three", StepCount(), ACTIVE),
             exactly(PAGE, "the first of them is `ProfilerStep#26`", StepNumber("first"), SKIP_FIRST + WAIT + WARMUP),
+            Claim(PAGE, "the first of the three is the slowest, though by less than ten times",
+                  FirstOverRest("ProfilerStep"), at_least=1, at_most=10, device="cpu"),
         ),
     ),
 )
