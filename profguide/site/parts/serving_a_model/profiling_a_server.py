@@ -45,6 +45,8 @@ RECORDINGS = (
                         "put together", StallInSteps(HERE), at_least=10, at_most=500, device="cpu"),
             Claim(PAGE, "Stopping the profiler, before a byte is written, takes between a third and three quarters "
                         "of that stall", StallRatio(UNWRITTEN, HERE), at_least=1 / 3, at_most=3 / 4, device="cpu"),
+            Claim(PAGE, "On a GPU, stopping should take at least half of the stall",
+                  StallRatio(UNWRITTEN, HERE), at_least=1 / 2, at_most=1, device="cuda"),
             Claim(PAGE, "writing the trace on another thread neither shortened the stall by a fifth nor lengthened it "
                         "by half", StallRatio(ELSEWHERE, HERE), at_least=0.8, at_most=1.5, device="cpu"),
             Claim(PAGE, "On a GPU the writer thread should neither help nor hurt much more",
