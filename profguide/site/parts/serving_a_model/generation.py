@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from profguide.site.measures.generation import SweptRatio
-from profguide.site.measures.summary import DiffValue, VerdictIs
+from profguide.site.measures.summary import DiffRows, DiffValue, VerdictIs
 from profguide.site.measures.timing import FirstOverMedian, MedianStepRatio
 from profguide.site.recordings import Claim, Figure, Recording
 
@@ -67,14 +67,16 @@ RECORDINGS = (
     generation_run(1, (
         on_cpu("On the CPU, the prefill step took several times as long as a decode step", FirstOverMedian(FIRST_STEP),
                3, 20),
-        on_gpu("On a GPU, the prefill should take no more than a few times as long as a decode step",
+        on_gpu("on a GPU, the prefill should take no more than a few times as long as a decode step",
                FirstOverMedian(FIRST_STEP), 1, 6),
         on_gpu("and `explain` should call the run launch-bound", VerdictIs("launch-bound"), 1, 1),
     )),
     generation_run(8, (
         on_cpu("On the CPU, a step at batch 8 took longer than at batch 1, but less than eight times as long",
                DiffValue("step_us"), 1.1, 8),
-        on_gpu("On a GPU, a decode step at batch 8 should take about as long as at batch 1",
+        Claim(PAGE, "No op was added", DiffRows("ops", "added"), at_least=0, at_most=0),
+        Claim(PAGE, "and none removed", DiffRows("ops", "removed"), at_least=0, at_most=0),
+        on_gpu("on a GPU, a decode step at batch 8 should take about as long as at batch 1",
                MedianStepRatio(BATCH_1), 0.8, 1.5),
     ), compared_with=BATCH_1),
     Recording(
@@ -84,16 +86,18 @@ RECORDINGS = (
         params={"prompt_lengths": SWEPT_PROMPTS, "batches": SWEPT_BATCHES, "prompt_tokens": PROMPT,
                 "new_tokens": 16, "repeats": 3, **SIZES},
         cpu_params={"prompt_lengths": SWEPT_PROMPTS_ON_CPU, "batches": SWEPT_BATCHES_ON_CPU,
-                    "prompt_tokens": PROMPT_ON_CPU, **SIZES_ON_CPU},
+                    "prompt_tokens": PROMPT_ON_CPU, "repeats": 5, **SIZES_ON_CPU},
         claims=(
-            on_cpu("a token cost a decode step a few times what it cost the prefill",
-                   swept("decode", 1, PROMPT_ON_CPU, ("prefill", 1, PROMPT_ON_CPU), per="token"), 1.5, 8),
-            on_cpu("The prefill grew about in proportion to the prompt",
-                   swept("prefill", 1, LONG, ("prefill", 1, SHORT)), 8, 40),
-            on_cpu("a decode step grew far less: a prompt sixteen times as long made it less than three times as long",
+            on_cpu("a token cost a decode step several times what it cost the prefill",
+                   swept("decode", 1, PROMPT_ON_CPU, ("prefill", 1, PROMPT_ON_CPU), per="token"), 2, 10),
+            on_cpu("per token, a prefill of 256 tokens cost about what one of 64 did",
+                   swept("prefill", 1, LONG, ("prefill", 1, PROMPT_ON_CPU), per="token"), 0.7, 1.4),
+            on_cpu("a prompt of 16 tokens cost more a token",
+                   swept("prefill", 1, SHORT, ("prefill", 1, LONG), per="token"), 1.1, 4),
+            on_cpu("A decode step grew far less: a prompt sixteen times as long made it less than three times as long",
                    swept("decode", 1, LONG, ("decode", 1, SHORT)), 1, 3),
             on_cpu("A batch of sixteen made a decode step longer, but much less than sixteen times as long",
-                   swept("decode", LARGEST, PROMPT_ON_CPU, ("decode", 1, PROMPT_ON_CPU)), 1.2, 12),
+                   swept("decode", LARGEST, PROMPT_ON_CPU, ("decode", 1, PROMPT_ON_CPU)), 1.2, 10),
             on_gpu("On a GPU, a decode step of a batch of 32 should take less than twice as long as one of batch 1",
                    swept("decode", SWEPT_BATCHES[-1], PROMPT, ("decode", 1, PROMPT)), 0.8, 2),
         ),
