@@ -31,7 +31,8 @@ SWEPT_PROMPTS, SWEPT_PROMPTS_ON_CPU = [128, 512, 2048], [16, 64, 256]
 
 
 def generation_run(batch: int, claims: tuple[Claim, ...], compared_with: str = "") -> Recording:
-    """One generation, one ProfilerStep a phase's step: #1 the prefill, the others its decode steps."""
+    """One generation, one ProfilerStep a phase's step: #1 the prefill, the others its decode steps. The figure
+    draws the whole generation; the page's decode figure (decode_figure) one decode step."""
     return Recording(
         id=f"serving-generation-batch-{batch}",
         module=GENERATION,
@@ -40,7 +41,7 @@ def generation_run(batch: int, claims: tuple[Claim, ...], compared_with: str = "
         cpu_params={"new_tokens": NEW_TOKENS_ON_CPU, "prompt_tokens": PROMPT_ON_CPU, **SIZES_ON_CPU},
         title="A decoder of {layers} blocks (width {width}, {heads} heads, vocabulary {vocabulary}) generating "
               "{new_tokens} tokens after a prompt of {prompt_tokens}, batch {batch}",
-        figure=Figure(step=1),
+        figure=Figure(),
         claims=claims,
         compared_with=compared_with,
     )
