@@ -9,6 +9,14 @@ large is downloaded.
 
     python benchmarks/install_size.py --venv .venv
     python benchmarks/install_size.py --venv .venv --json benchmarks/results/install_size.json
+
+With ``--transformers VENV`` (a venv where ``pip install transformers==5.18.0`` ran) it measures instead what
+``transformers`` would add to the guide's recordings: the bytes on disk of every distribution in that venv that
+the lock (``requirements/lock.txt``) does not hold, and the seconds that importing its Llama model takes after
+torch, against importing the guide's hand-written decoder, each the median of fresh processes.
+
+    python benchmarks/install_size.py --transformers /tmp/tf-venv \
+        --json benchmarks/results/install_size_transformers.json
 """
 
 import argparse
@@ -16,11 +24,14 @@ import csv
 import datetime
 import io
 import json
+import os
+import statistics
+import subprocess
 import sys
 import urllib.error
 import urllib.request
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from email.parser import Parser
 from pathlib import Path
 from typing import TypedDict
@@ -154,24 +165,102 @@ def cuda_download(version: str, cpu_requires: Iterable[str]) -> list[Wheel]:
     return sorted(wheels, key=lambda wheel: -wheel["bytes"])
 
 
-def installed_torch(venv: Path) -> tuple[str, int, int, set[NormalizedName]]:
-    """(version, bytes on disk, files, the names it requires) of the torch in ``venv``'s site-packages."""
-    site = next(Path(venv).glob("lib/python*/site-packages"))
-    info = next(site.glob("torch-*.dist-info"))
-    metadata = (info / "METADATA").read_text()
+def site_packages(venv: Path) -> Path:
+    return next(Path(venv).glob("lib/python*/site-packages"))
+
+
+def file_sizes(site: Path, info: Path) -> list[int]:
+    """The sizes of the files a distribution installed (its ``RECORD``) that are on disk."""
     with open(info / "RECORD", newline="") as record:
         paths = [site / row[0] for row in csv.reader(record) if row]
-    sizes = [path.stat().st_size for path in paths if path.is_file()]
+    return [path.stat().st_size for path in paths if path.is_file()]
+
+
+def installed_torch(venv: Path) -> tuple[str, int, int, set[NormalizedName]]:
+    """(version, bytes on disk, files, the names it requires) of the torch in ``venv``'s site-packages."""
+    site = site_packages(venv)
+    info = next(site.glob("torch-*.dist-info"))
+    metadata = (info / "METADATA").read_text()
+    sizes = file_sizes(site, info)
     names = {canonicalize_name(r.name) for r in requirements(metadata)}
     return Parser().parsestr(metadata)["Version"], sum(sizes), len(sizes), names
+
+
+class Installed(TypedDict):
+    """A distribution installed in a venv, as the results list it."""
+
+    name: str
+    version: str
+    bytes: int
+    files: int
+
+
+INSTALLER = {"pip", "setuptools"}  # what a new venv holds before anything is installed
+
+
+def locked_names(lock: Path) -> set[NormalizedName]:
+    """The names pinned in a pip-compile lock (``name==version`` lines)."""
+    return {canonicalize_name(line.split("==")[0].strip()) for line in lock.read_text().splitlines()
+            if "==" in line and not line.lstrip().startswith("#")}
+
+
+def added_beyond(venv: Path, locked: set[NormalizedName]) -> list[Installed]:
+    """Every distribution in ``venv`` that ``locked`` does not name (nor the installer), largest first."""
+    site = site_packages(venv)
+    added = []
+    for info in site.glob("*.dist-info"):
+        metadata = Parser().parsestr((info / "METADATA").read_text())
+        if canonicalize_name(metadata["Name"]) in locked | INSTALLER:
+            continue
+        sizes = file_sizes(site, info)
+        added.append(Installed(name=metadata["Name"], version=metadata["Version"], bytes=sum(sizes),
+                               files=len(sizes)))
+    return sorted(added, key=lambda found: -found["bytes"])
+
+
+# What each import loads, after torch: transformers' Llama model (transformers imports its models lazily, so the
+# import of the class is what loads the modelling code), and the guide's decoder.
+IMPORTS = {"transformers": "from transformers import LlamaConfig, LlamaForCausalLM",
+           "hand-written": "import snippets.serving_a_model.generation"}
+TIMED_IMPORT = "import time, torch; start = time.perf_counter(); {}; print(time.perf_counter() - start)"
+
+
+def import_seconds(statement: str, path: Path, repeats: int) -> float:
+    """The median over ``repeats`` fresh processes of this interpreter of the seconds ``statement`` takes after
+    torch is imported, with ``path`` first on the import path."""
+    env = dict(os.environ, PYTHONPATH=str(path))
+    found = [float(subprocess.run([sys.executable, "-c", TIMED_IMPORT.format(statement)], env=env, check=True,
+                                  capture_output=True, text=True).stdout.split()[-1]) for _ in range(repeats)]
+    return statistics.median(found)
+
+
+class TransformersCost(TypedDict):
+    added: list[Installed]
+    added_bytes: int
+    import_repeats: int
+    import_seconds: dict[str, float]  # by IMPORTS' names
+
+
+def transformers_cost(venv: Path, lock: Path, root: Path, repeats: int) -> TransformersCost:
+    """What installing transformers in ``venv`` added beyond ``lock``, and its import against the snippet's."""
+    added = added_beyond(venv, locked_names(lock))
+    seconds = {name: import_seconds(statement, site_packages(venv) if name == "transformers" else root, repeats)
+               for name, statement in IMPORTS.items()}
+    return TransformersCost(added=added, added_bytes=sum(found["bytes"] for found in added), import_repeats=repeats,
+                            import_seconds=seconds)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--venv", type=Path, default=Path(".venv"), help="a venv with the CPU build of torch")
     parser.add_argument("--json", type=Path, help="write the results here")
+    parser.add_argument("--transformers", type=Path, help="a venv with transformers: measure what it adds instead")
+    parser.add_argument("--repeats", type=int, default=5, help="fresh processes per import timed")
     args = parser.parse_args(argv)
-    measured_on = recorded(Path(__file__).resolve().parents[1])
+    root = Path(__file__).resolve().parents[1]
+    measured_on = recorded(root)
+    if args.transformers:
+        return report_transformers(args.transformers, root, args.repeats, measured_on, args.json)
     cpu_version, cpu_bytes, cpu_files, cpu_requires = installed_torch(args.venv)
     if "+cpu" not in cpu_version:
         raise SystemExit(f"{args.venv}: torch {cpu_version} is not the CPU build")
@@ -192,6 +281,21 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"{results['cuda_download_over_cpu_installed']:.1f}×", file=sys.stderr)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1) + "\n")
+    return 0
+
+
+def report_transformers(venv: Path, root: Path, repeats: int, measured_on: Mapping[str, object],
+                        out: Path | None) -> int:
+    cost = transformers_cost(venv, root / "requirements" / "lock.txt", root, repeats)
+    seconds = cost["import_seconds"]
+    print(f"transformers adds {len(cost['added'])} distributions beyond the lock, "
+          f"{cost['added_bytes'] / 2**20:,.0f} MiB on disk; after torch, its Llama model imports in "
+          f"{seconds['transformers']:.2f} s, the hand-written decoder in {seconds['hand-written']:.3f} s",
+          file=sys.stderr)
+    if out:
+        results = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                   **measured_on, "transformers": cost}
+        out.write_text(json.dumps(results, indent=1) + "\n")
     return 0
 
 

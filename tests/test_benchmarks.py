@@ -133,6 +133,7 @@ FRAGMENTS = {  # each results file the site shows, and the fragment that shows i
     "explain_ranks.json": render.ranks_benchmark_fragment,
     "diff_and_rules.json": render.diff_benchmark_fragment,
     "layout_memory.json": render.layout_benchmark_fragment,
+    "install_size_transformers.json": render.transformers_benchmark_fragment,
 }
 
 

@@ -563,6 +563,28 @@ def layout_benchmark_fragment(results: Mapping[str, Any]) -> str:
             "(see benchmarks/README.md).</small>\n")
 
 
+def transformers_benchmark_fragment(results: Mapping[str, Any], largest: int = 5) -> str:
+    """Markdown from ``benchmarks/install_size.py --transformers … --json`` output: what ``transformers`` adds to
+    the install beyond the lock (the ``largest`` distributions, then the rest together), and its Llama model's
+    import time against the hand-written decoder's."""
+    cost = results["transformers"]
+    added = cost["added"]
+    rows = [(f"`{escape(found['name'])}` {escape(found['version'])}", format_size(found["bytes"]))
+            for found in added[:largest]]
+    if len(added) > largest:
+        rest = added[largest:]
+        rows.append((f"{len(rest)} more", format_size(sum(found["bytes"] for found in rest))))
+    rows.append((f"**All {len(added)}**", f"**{format_size(cost['added_bytes'])}**"))
+    table = markdown_table(("Added beyond the lock", "On disk"), rows, "lr")
+    seconds = cost["import_seconds"]
+    sentence = (f"After `import torch`, importing `transformers`' Llama model took {seconds['transformers']:.2f} s; "
+                f"importing the guide's decoder took {seconds['hand-written'] * 1000:.0f} ms (medians of "
+                f"{cost['import_repeats']} fresh processes).")
+    return (table + "\n" + sentence + f"\n\n<small>Measured {escape(results['date'][:10])} on "
+            f"{escape(measured_on(results))}. Rerun with `python3 benchmarks/install_size.py --transformers VENV` "
+            "(see benchmarks/README.md).</small>\n")
+
+
 def scaling_series(results: Mapping[str, Any]) -> list[tuple[str, list[tuple[int, float]]]]:
     """(label, [(events, seconds), …]) for explain and the decoding floor, from the scaling runs."""
     rows = results.get("scaling") or []

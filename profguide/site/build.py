@@ -57,6 +57,7 @@ BENCHMARK_RESULTS = "benchmarks/results/explain_vs_hta.json"
 RANKS_RESULTS = "benchmarks/results/explain_ranks.json"
 LAYOUT_RESULTS = "benchmarks/results/layout_memory.json"
 DIFF_RESULTS = "benchmarks/results/diff_and_rules.json"
+TRANSFORMERS_RESULTS = "benchmarks/results/install_size_transformers.json"
 TRACES = "docs/traces"  # the real traces from other machines, with their sources and licences
 REAL_VERDICTS = "real-trace-verdicts.md"
 HTA_AGREEMENT = "hta-agreement.md"
@@ -263,6 +264,8 @@ def site_files(root: Path, checks: list[ClaimCheck], included: Iterable[str]) ->
             benchmark_results(root, DIFF_RESULTS))},
         "explain-ranks.md": lambda: {"explain-ranks.md": render.ranks_benchmark_fragment(
             benchmark_results(root, RANKS_RESULTS))},
+        "transformers-cost.md": lambda: {"transformers-cost.md": render.transformers_benchmark_fragment(
+            benchmark_results(root, TRANSFORMERS_RESULTS))},
         "cheat-sheet.md": lambda: {"cheat-sheet.md": rule_table.cheat_rows(Path(root), found(), CHEAT_SHEET)
                                    + "\n" + cheat_sheet(checks)},
         glossary.VERDICT_LIST: lambda: {glossary.VERDICT_LIST: glossary.verdict_list()},

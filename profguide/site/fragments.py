@@ -57,25 +57,31 @@ from profguide.text import code, code_cell, count_of, format_duration, kernel_na
 
 def figure(data: Run) -> dict[str, str]:
     """The annotated timeline of rank 0, with its caption, provenance and hand-off."""
+    svg, fragment = timeline_figure(data, data.recording.figure.step, "timeline.svg")
+    return {"timeline.svg": svg, "figure.md": fragment}
+
+
+def timeline_figure(data: Run, step: int | None, svg_name: str) -> tuple[str, str]:
+    """The annotated timeline of rank 0, of the whole trace or of ``ProfilerStep#step`` alone, and its fragment,
+    which includes it as ``svg_name``: a page that draws two steps of one recording names the second."""
     spec, trace = data.recording.figure, data.trace
     callouts = [(number, name) for number, (name, *_) in enumerate(first_spans(trace, spec.callouts), 1)]
     brackets = [(start, end, f"{name}: {format_duration(dur)}")
                 for name, start, end, dur in first_spans(trace, spec.brackets)]
     rank = " (rank 0)" if data.ranks > 1 else ""
-    window, drawn, step = None, "", ""
-    if spec.step is not None:  # a long trace is drawn one step at a time: a whole one would not fit a page
+    window, drawn, step_words = None, "", ""
+    if step is not None:  # a long trace is drawn one step at a time: a whole one would not fit a page
         try:
-            window = step_window(trace, spec.step)
+            window = step_window(trace, step)
         except UsageError as error:
             raise FragmentError(str(error)) from None
-        step = f", ProfilerStep#{spec.step}"
-        drawn = (f"Drawn: ProfilerStep#{spec.step} and the GPU work it launched, "
+        step_words = f", ProfilerStep#{step}"
+        drawn = (f"Drawn: ProfilerStep#{step} and the GPU work it launched, "
                  f"{format_duration(window[1] - window[0])}. The whole trace: ")
-    svg = timeline_svg(trace, window, title=attributed(data, f"Timeline: {data.title}{rank}{step}"),
+    svg = timeline_svg(trace, window, title=attributed(data, f"Timeline: {data.title}{rank}{step_words}"),
                        highlight=spec.highlight, brackets=brackets, callouts=callouts)
-    fragment = render.figure_fragment(data.title + rank, data.meta, data.facts,
-                                      svg_path(data, "timeline.svg"), callouts, drawn)
-    return {"timeline.svg": svg, "figure.md": fragment}
+    return svg, render.figure_fragment(data.title + rank, data.meta, data.facts, svg_path(data, svg_name), callouts,
+                                       drawn)
 
 
 def provenance(data: Run) -> dict[str, str]:

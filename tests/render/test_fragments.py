@@ -236,3 +236,16 @@ def test_every_generated_table_starts_a_block_of_its_own():
         glued += [f"{path.relative_to(ROOT)}:{n + 1}" for n in range(1, len(lines) - 1)
                   if lines[n].startswith("|") and lines[n + 1].startswith("|---") and lines[n - 1].strip()]
     assert not glued
+
+
+def test_the_transformers_benchmark_lists_the_largest_additions_then_the_rest_and_the_total():
+    added = [{"name": name, "version": "1.0", "bytes": size * 2**20, "files": 1}
+             for name, size in (("transformers", 100), ("tokenizers", 10), ("regex", 2), ("tqdm", 1))]
+    results = {"transformers": {"added": added, "added_bytes": 113 * 2**20, "import_repeats": 5,
+                                "import_seconds": {"transformers": 3.0, "hand-written": 0.002}},
+               "date": "2026-12-01T00:00", "machine": "m"}
+    text = render.transformers_benchmark_fragment(results, largest=2)
+    assert "| `tokenizers` 1.0 | 10 MiB |" in text
+    assert "| 2 more | 3 MiB |" in text and "regex" not in text
+    assert "| **All 4** | **113 MiB** |" in text
+    assert "Llama model took 3.00 s; importing the guide's decoder took 2 ms (medians of 5 fresh processes)" in text
