@@ -51,9 +51,18 @@ def span_of(window: MeasuredWindow) -> Window:
 # cold-first-step
 
 
+def starts_with_prefill(summary: Summary) -> bool:
+    """The first ProfilerStep holds the start of a prefill step (an engine's, or a generation loop's own region):
+    it is slow because it reads the whole prompt, not because it is cold."""
+    first, serving = summary["steps"][0], summary["serving"]
+    return serving is not None and any(
+        step["phase"] == "prefill" and first["start_us"] <= step["start_us"] < first["start_us"] + first["dur_us"]
+        for step in serving["steps"])
+
+
 def slow_first_step(summary: Summary) -> Evidence | None:
     steps = summary["steps"]
-    if len(steps) < COLD_STEPS_AT_LEAST:
+    if len(steps) < COLD_STEPS_AT_LEAST or starts_with_prefill(summary):
         return None
     first, rest = steps[0], median([step["dur_us"] for step in steps[1:]])
     if not rest:

@@ -24,13 +24,17 @@ def check(rule_id: str, trace: Trace):
     return RULES[rule_id].check(trace, summarise(trace))
 
 
-def steps_of(*durations):
+def step_events(*durations):
     """ProfilerSteps of these durations back to back, each holding an op."""
     events, now = [], 0.0
     for step, dur in enumerate(durations):
         events += [cpu(f"ProfilerStep#{step}", now, dur, kind="annotation"), cpu("aten::mm", now + 1, dur - 2)]
         now += dur
-    return make(*events)
+    return events
+
+
+def steps_of(*durations):
+    return make(*step_events(*durations))
 
 
 def test_a_first_step_just_under_twice_the_median_is_not_cold_and_just_over_is():
@@ -38,6 +42,15 @@ def test_a_first_step_just_under_twice_the_median_is_not_cold_and_just_over_is()
     found = check("cold-first-step", steps_of(201, 100, 100))
     assert found is not None and found.measured == pytest.approx(2.01)
     assert found.at_us == 0.0 and "ProfilerStep#0" in found.words and "2 steps after it" in found.words
+
+
+def test_a_first_step_that_holds_a_generations_prefill_is_not_cold_and_one_that_holds_a_decode_is():
+    prefill_first = step_events(1000, 100, 100)
+    with_regions = [cpu("prefill bs=1 toks=512", 2, 900, kind="annotation")]
+    with_regions += [cpu("decode bs=1 toks=1", 1000 + 100 * i + 2, 90, kind="annotation") for i in range(2)]
+    assert check("cold-first-step", make(*prefill_first, *with_regions)) is None
+    decode_only = [cpu("decode bs=1 toks=1", 100 * i + (2 if i else 0), 90, kind="annotation") for i in range(3)]
+    assert check("cold-first-step", make(*prefill_first, *decode_only)) is not None
 
 
 def test_two_steps_are_too_few_to_call_the_first_cold():
