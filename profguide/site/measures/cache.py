@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from profguide.site.measures import Event
+from profguide.site.measures import Event, MemoryCategory
 from profguide.site.recordings import Measure
 
 if TYPE_CHECKING:
@@ -94,3 +94,22 @@ class OpShareOfRegion(Measure):
 
         whole = float(occurrences(run.trace, self.region).sum())
         return float(op_durations_inside(run.trace, self.op, self.region).sum()) / whole if whole > 0 else None
+
+
+@dataclass(frozen=True)
+class CategoryInTokens(Measure):
+    """The bytes the memory timeline's category ``category`` holds at its last moment, in tokens' keys and values by
+    the run's parameters: how many tokens a cache filed under that category holds when the generation ends."""
+
+    category: MemoryCategory
+
+    def describe(self) -> str:
+        return f"{self.category} at the end of the memory timeline / one token's keys and values"
+
+    def value(self, run: Run) -> float | None:
+        from profguide.site.measures.memory import memory_sizes
+
+        sizes, token = memory_sizes(run), token_bytes(run)
+        if not sizes or self.category not in sizes or not token:
+            return None
+        return float(sizes[self.category][-1]) / token

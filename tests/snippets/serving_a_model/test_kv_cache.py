@@ -30,7 +30,7 @@ def test_the_dynamic_caches_concatenations_allocate_one_token_more_each_step(tmp
     _, loaded = recorded(tmp_path, "dynamic")
     by_cat = [done for done, _ in memory_in_calls(loaded, DECODE, CPU, "aten::cat")]
     assert len(by_cat) == TINY["new_tokens"] - 1
-    assert [later - earlier for earlier, later in zip(by_cat, by_cat[1:])] == [TOKEN] * (len(by_cat) - 1)
+    assert [later - earlier for earlier, later in zip(by_cat, by_cat[1:], strict=False)] == [TOKEN] * (len(by_cat) - 1)
 
 
 def test_a_dynamic_decode_step_keeps_one_tokens_keys_and_values_and_the_token_it_chose(tmp_path):

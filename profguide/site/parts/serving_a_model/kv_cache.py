@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from profguide.site.measures.cache import HeldPerCall, OpAllocationGrowth, OpShareOfRegion
+from profguide.site.measures.cache import CategoryInTokens, HeldPerCall, OpAllocationGrowth, OpShareOfRegion
 from profguide.site.measures.ops import OpsInRegion
 from profguide.site.measures.timing import OpMedianOver
 from profguide.site.parts.reading_output.memory import memory_figure
@@ -19,11 +19,16 @@ DYNAMIC, STATIC = "serving-kv-dynamic", "serving-kv-static"
 # A small model of the size people serve on one GPU, in bfloat16; on the CPU, float32 (a CPU multiplies it fastest),
 # a quarter of the width and half the layers, one thread (two would make the ops' times measure thread waits).
 # The batch is the same on both, so that the regions' names (``decode bs=4 toks=4``) are too.
-SIZES = {"new_tokens": 16, "vocabulary": 32000, "layers": 8, "width": 1024, "heads": 16, "hidden": 4096, "batch": 4,
-         "prompt_tokens": 512, "dtype": "bfloat16"}
-SIZES_ON_CPU = {"vocabulary": 2048, "layers": 4, "width": 256, "heads": 4, "hidden": 1024,
+PROMPT_TOKENS, NEW_TOKENS, LAYERS_ON_CPU = 512, 16, 4
+SIZES = {"new_tokens": NEW_TOKENS, "vocabulary": 32000, "layers": 8, "width": 1024, "heads": 16, "hidden": 4096,
+         "batch": 4, "prompt_tokens": PROMPT_TOKENS, "dtype": "bfloat16"}
+SIZES_ON_CPU = {"vocabulary": 2048, "layers": LAYERS_ON_CPU, "width": 256, "heads": 4, "hidden": 1024,
                 "dtype": "float32", "threads": 1}
 PREFILL, DECODE = "prefill bs=4 toks=2048", "decode bs=4 toks=4"
+# The tokens whose keys and values the dynamic cache holds when the generation ends (the last token chosen is
+# never fed back), and the positions the static cache's buffers have (generation.py sizes them so).
+CACHED_AT_END = PROMPT_TOKENS + NEW_TOKENS - 1
+BUFFERED = PROMPT_TOKENS + NEW_TOKENS
 CACHE_OPS = {"dynamic": "aten::cat", "static": "aten::index_copy_"}
 
 
@@ -54,12 +59,15 @@ RECORDINGS = (
               "step's before", OpAllocationGrowth("aten::cat", DECODE), 1, 1),
         claim("each decode step leaves allocated one token's keys and values more, and next to nothing else",
               HeldPerCall(DECODE), 1, 1.01),
-        claim("it frees more than it allocates", HeldPerCall(DECODE, "first"), -SIZES["prompt_tokens"], -1),
-        claim("a decode step holds two `aten::cat` calls a layer", OpsInRegion(DECODE, "aten::cat"),
-              2 * SIZES_ON_CPU["layers"], 2 * SIZES_ON_CPU["layers"], device="cpu"),
+        claim("it frees more than it allocates", HeldPerCall(DECODE, "first"), -PROMPT_TOKENS, -1),
+        claim("A decode step holds two `aten::cat` calls a layer", OpsInRegion(DECODE, "aten::cat"),
+              2 * LAYERS_ON_CPU, 2 * LAYERS_ON_CPU, device="cpu"),
         claim("On the CPU stand-in, the concatenations take about a third of each decode step",
-              OpShareOfRegion("aten::cat", DECODE), 0.25, 0.45, device="cpu"),
-        claim("On a GPU, the concatenations should allocate one token's keys and values more each step in the "
+              OpShareOfRegion("aten::cat", DECODE), 0.28, 0.42, device="cpu"),
+        claim("when the generation ends, the activations hold the keys and values of every token the cache was given, "
+              "the prompt's and every generated token's but the last, and next to nothing else",
+              CategoryInTokens("ACTIVATION"), CACHED_AT_END, CACHED_AT_END + 0.1),
+        claim("on a GPU, the concatenations should allocate one token's keys and values more each step in the "
               "GPU's memory", OpAllocationGrowth("aten::cat", DECODE), 1, 1, device="cuda"),
     )),
     cache_run("static", (
@@ -68,8 +76,10 @@ RECORDINGS = (
               0, 0),
         claim("they take a percent or two of a decode step", OpShareOfRegion("aten::index_copy_", DECODE), 0.005,
               0.03, device="cpu"),
-        claim("attention takes longer with the static cache than with the dynamic one, by about a half",
-              OpMedianOver("aten::scaled_dot_product_attention", DYNAMIC), 1.3, 2, device="cpu"),
+        claim("attention takes half as long again, or more, with the static cache as with the dynamic one",
+              OpMedianOver("aten::scaled_dot_product_attention", DYNAMIC), 1.4, 2.5, device="cpu"),
+        claim("the category `Unknown` holds the static cache's buffers, one position for each token of the "
+              "generation, and next to nothing else", CategoryInTokens("Unknown"), BUFFERED, BUFFERED + 0.1),
         claim("the static cache's decode steps are shorter all the same", OpMedianOver(DECODE, DYNAMIC), 0.5, 0.95,
               device="cpu"),
         claim("on a GPU, its decode steps should leave next to nothing allocated either", HeldPerCall(DECODE), 0,
