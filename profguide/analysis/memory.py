@@ -91,3 +91,33 @@ def freed_outside_ops(trace: Trace, region: str, device_type: int) -> float | No
         inside += float(trace.memory_bytes[events][in_op].sum())
         outside += float(trace.memory_bytes[events][~in_op].sum())
     return -outside / inside if inside > 0 else None
+
+
+def memory_in_calls(trace: Trace, region: str, device_type: int, op: str = "") -> list[tuple[float, float]]:
+    """For each call of the op or region ``region``, in order of start: (bytes allocated, bytes freed, as a positive
+    number) by the allocator's events on its thread inside it, on devices of c10's DeviceType ``device_type`` (0 the
+    CPU, 1 CUDA and ROCm); with ``op``, only those inside the calls of ``op`` that lie wholly inside it (what one
+    op, ``aten::cat`` in a decode step, allocates). Empty without the region or the events' devices."""
+    if region not in trace.names or len(trace.memory_device) != len(trace.memory_ts):
+        return []
+    devices = [code for code, (kind, _) in enumerate(trace.memory_devices) if kind == device_type]
+    calls = np.flatnonzero((trace.name == trace.names.index(region)) & kinds_mask(trace, ("annotation", "cpu_op")))
+    memory_lanes = {lane: code for code, lane in enumerate(trace.memory_lanes)}
+    op_calls = (trace.name == trace.names.index(op)) if op in trace.names else np.zeros(len(trace.name), bool)
+    found = []
+    for call in calls.tolist():
+        start, end, lane = trace.ts[call], trace.end[call], trace.lane[call]
+        events = (np.isin(trace.memory_device, devices) & (trace.memory_lane == memory_lanes.get(trace.lanes[lane], -1))
+                  & (trace.memory_ts >= start) & (trace.memory_ts <= end))
+        sizes = trace.memory_bytes[events]
+        if op:
+            within = np.flatnonzero(op_calls & (trace.lane == lane) & (trace.ts >= start) & (trace.end <= end))
+            sizes = sizes[inside_any(trace.ts[within], trace.end[within], trace.memory_ts[events])]
+        found.append((float(sizes[sizes > 0].sum()), float(-sizes[sizes < 0].sum())))
+    return found
+
+
+def kv_bytes_per_token(layers: int, width: int, batch: int, element_bytes: int) -> int:
+    """What one token adds to a decoder's cache of keys and values: a key and a value (2) in every layer, each of
+    ``width`` elements (heads × head width), for every sequence of the batch."""
+    return 2 * layers * width * element_bytes * batch

@@ -43,3 +43,25 @@ def test_timeline_times_move_onto_the_traces_clock():
                         baseTimeNanoseconds=5_000_000)
     times, _ = memory.memory_timeline(timeline([1] * 8, times=[5_100]))
     assert memory.to_trace_clock(times, loaded).tolist() == [100]
+
+
+def test_memory_in_calls_counts_its_thread_and_device_and_with_an_op_only_what_it_allocates():
+    from tests.helpers import event
+    from tests.site.measures.test_memory import memory as allocation
+
+    loaded = make_trace(event("decode", 0, 100, kind="annotation"), event("aten::cat", 10, 10),
+                        event("decode", 200, 100, kind="annotation"),
+                        allocation(15, 64, device_type=0), allocation(50, -32, device_type=0),
+                        allocation(55, 7, device_type=0, tid=2),  # another thread's
+                        allocation(60, 1000, device_type=1),  # another device's
+                        allocation(150, 5, device_type=0))  # between the calls
+    assert memory.memory_in_calls(loaded, "decode", 0) == [(64, 32), (0, 0)]
+    assert memory.memory_in_calls(loaded, "decode", 0, "aten::cat") == [(64, 0), (0, 0)]
+    assert memory.memory_in_calls(loaded, "decode", 1) == [(1000, 0), (0, 0)]
+    assert memory.memory_in_calls(loaded, "prefill", 0) == []
+
+
+def test_one_tokens_keys_and_values_by_hand():
+    # Llama 2 7B in float16: 32 layers of width 4096, half a mebibyte a token.
+    assert memory.kv_bytes_per_token(layers=32, width=4096, batch=1, element_bytes=2) == 512 * 1024
+    assert memory.kv_bytes_per_token(layers=32, width=4096, batch=8, element_bytes=2) == 8 * 512 * 1024

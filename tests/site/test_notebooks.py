@@ -74,6 +74,16 @@ def test_a_recording_the_page_shows_runs_after_its_function_with_what_the_page_l
     assert run.endswith("prof = f(**params, device=device, on_trace_ready=print_tables)")
 
 
+def test_what_an_imported_function_needs_comes_with_it(tmp_path):
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "snippets" / "other.py").write_text(
+        "class Model:\n    pass\n\n\ndef make():\n    return Model()\n\n\ndef unused():\n    pass\n")
+    (tmp_path / "snippets" / "s.py").write_text(
+        "from snippets.other import make\n\n\ndef f(on_trace_ready=None):\n    return make()\n")
+    imports, unshown = notebooks.unshown_definitions(tmp_path / "snippets" / "s.py", "f", (), tmp_path)
+    assert unshown == ["class Model:\n    pass", "def make():\n    return Model()"]
+
+
 def test_a_page_without_python_has_no_notebook():
     assert notebooks.notebook("part/page.md", "# Title\n\n```text\nout\n```\n", ROOT) is None
 

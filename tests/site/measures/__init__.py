@@ -44,6 +44,7 @@ class SmallRun:
     folder: Path = Path("small-run")
     real_file: str = ""
     device: str = "cpu"
+    params: dict[str, Any] = field(default_factory=dict)  # the keyword arguments its snippet would have had
 
     recording = TINY
     real = False
