@@ -14,9 +14,7 @@ import torch
 import torch._inductor.config
 from torch.profiler import ProfilerActivity, profile, schedule
 
-from snippets.serving_a_model.generation import PHASES, generate, make_decoder
-
-COMPILED_REGION = "Torch-Compiled Region"
+from snippets.serving_a_model.generation import generate, make_decoder
 
 
 # --8<-- [start:static]
@@ -59,15 +57,15 @@ def profile_decoding(compiled=False, mode="default", new_tokens=16, cache="stati
 
 
 # --8<-- [start:regions]
-def compiled_regions_by_phase(prof):
+def compiled_regions_by_phase(prof, phases=("prefill", "decode")):
     """For each phase, how many times it ran each compiled region (``Torch-Compiled Region: frame/compile``)."""
-    found = {phase: Counter() for phase in PHASES}
-    phases = [event for event in prof.events() if event.name.startswith(PHASES)]
+    found = {phase: Counter() for phase in phases}
+    steps = [event for event in prof.events() if event.name.startswith(phases)]
     for event in prof.events():
-        if event.name.startswith(COMPILED_REGION):
-            for phase in phases:
-                if phase.time_range.start <= event.time_range.start <= phase.time_range.end:
-                    found[phase.name.split()[0]][event.name] += 1
+        if event.name.startswith("Torch-Compiled Region"):
+            for step in steps:
+                if step.time_range.start <= event.time_range.start <= step.time_range.end:
+                    found[step.name.split()[0]][event.name] += 1
     return found
 # --8<-- [end:regions]
 

@@ -11,7 +11,6 @@ from profguide.site.measures.host import CallCount
 from profguide.site.measures.kernels import KernelsJoined
 from profguide.site.measures.ops import NamedInRegion
 from profguide.site.measures.summary import VerdictIs
-from profguide.site.measures.timing import MedianStepRatio
 from profguide.site.parts import TRACELENS
 from profguide.site.recordings import Claim, Figure, RealTrace, Recording
 
@@ -75,8 +74,6 @@ RECORDINGS = (
               NamedInRegion(DECODE, DECODE_KERNEL), 4, 12, device="cpu"),
         claim("The compiled step runs between a quarter and a third as many ops as the eager one",
               PerStepFall("ops", EAGER), 3, 4, device="cpu"),
-        claim("On the CPU the compiled decode step takes between a third and a half of the eager one's time",
-              MedianStepRatio(EAGER), 1 / 3, 1 / 2, device="cpu"),
         claim("On a GPU, the compiled decode step should launch at most half as many kernels as the eager one",
               PerStepFall("kernels", EAGER), 2, 1000, device="cuda"),
         claim("and replay no CUDA graph: the default mode captures none", CallCount("cudaGraphLaunch"), 0,
