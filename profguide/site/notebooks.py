@@ -122,12 +122,15 @@ def top_level_names(node: ast.stmt) -> set[str]:
 
 def module_definitions(path: Path, root: Path | str) -> dict[str, Definition]:
     """{name: (the snippet file that defines it, its node, its source)} for the top-level definitions of a
-    snippet file and of the snippet modules it imports from, in the order the file has them."""
+    snippet file and of the snippet modules it imports from (all of theirs, for what the imported names use), in
+    the order the file has them."""
     source = Path(path).read_text()
     found: dict[str, Definition] = {}
     for node in ast.parse(source).body:
         if isinstance(node, ast.ImportFrom) and (module := node.module or "").startswith("snippets."):
             other = module_definitions(Path(root) / (module.replace(".", "/") + ".py"), root)
+            # What the imported definitions use in their own module (a class a function there builds) comes too.
+            found.update({name: other[name] for name in other if name not in found})
             found.update({a.name: other[a.name] for a in node.names})
         segment = cast(str, ast.get_source_segment(source, node))  # a parsed statement has its source's positions
         found.update({name: (Path(path), node, segment) for name in top_level_names(node)})
