@@ -74,14 +74,21 @@ def test_a_recording_the_page_shows_runs_after_its_function_with_what_the_page_l
     assert run.endswith("prof = f(**params, device=device, on_trace_ready=print_tables)")
 
 
-def test_what_an_imported_function_needs_comes_with_it(tmp_path):
+def test_what_an_imported_function_uses_in_its_own_snippet_comes_with_it(tmp_path):
+    from profguide.site.recordings import Recording
+
     (tmp_path / "snippets").mkdir()
     (tmp_path / "snippets" / "other.py").write_text(
-        "class Model:\n    pass\n\n\ndef make():\n    return Model()\n\n\ndef unused():\n    pass\n")
+        "import math\n\n\nclass Thing:\n    pass\n\n\ndef build():\n    return Thing()\n")
     (tmp_path / "snippets" / "s.py").write_text(
-        "from snippets.other import make\n\n\ndef f(on_trace_ready=None):\n    return make()\n")
-    imports, unshown = notebooks.unshown_definitions(tmp_path / "snippets" / "s.py", "f", (), tmp_path)
-    assert unshown == ["class Model:\n    pass", "def make():\n    return Model()"]
+        "from snippets.other import build\n\n\n# --8<-- [start:f]\n"
+        "def f(device='cpu', on_trace_ready=None):\n    return build()\n# --8<-- [end:f]\n")
+    page = ('# Title\n\n```python title="snippets/s.py"\n--8<-- "snippets/s.py:f"\n```\n\n'
+            '--8<-- "docs/generated/r/table.txt"\n')
+    recording = Recording(id="r", module="snippets.s", function="f", title="t")
+    cells = ["".join(c["source"]) for c in json.loads(notebooks.notebook("p.md", page, tmp_path, [recording]))["cells"]]
+    needs = cells[2]
+    assert "import math" in needs and needs.index("class Thing:") < needs.index("def build():")
 
 
 def test_a_page_without_python_has_no_notebook():
