@@ -141,6 +141,23 @@ class VerdictIs(Measure):
         return 1.0 if run.summary["verdict"] == self.verdict else 0.0
 
 
+def fires(rule: RuleId, summary: Summary) -> bool:
+    return any(row["rule"] == rule for row in summary["findings"])
+
+
+@dataclass(frozen=True)
+class RuleFires(Measure):
+    """1 when the rule ``rule`` fires on the run, else 0."""
+
+    rule: RuleId
+
+    def describe(self) -> str:
+        return f"rule {self.rule} fires (1 yes, 0 no)"
+
+    def value(self, run: Run) -> float | None:
+        return float(fires(self.rule, run.summary))
+
+
 @dataclass(frozen=True)
 class RuleFixed(Measure):
     """1 when the rule ``rule`` fires on the run this one is compared with and not on this one, else 0."""
@@ -151,10 +168,7 @@ class RuleFixed(Measure):
         return f"rule {self.rule} fires on the run compared with and not on this one (1 yes, 0 no)"
 
     def value(self, run: Run) -> float | None:
-        def fires(summary: Summary) -> bool:
-            return any(row["rule"] == self.rule for row in summary["findings"])
-
-        return 1.0 if fires(run.compared_run.summary) and not fires(run.summary) else 0.0
+        return 1.0 if fires(self.rule, run.compared_run.summary) and not fires(self.rule, run.summary) else 0.0
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from profguide.site.measures.summary import (
     ExplainBusyShare,
     IdleBelowHtas,
     IdleShare,
+    RuleFires,
     RuleFixed,
     VerdictIs,
 )
@@ -120,6 +121,8 @@ ANSWERS = [
     Answer("not-input-bound", FAST_LOADING, VerdictIs("input-bound"), 0),
     # dataloader-without-workers fires when the single-process iterator holds over 5% of the steps: 60% without
     # workers, and with them no step holds that iterator at all.
+    Answer("fires", WORKERS_REMOVED, RuleFires("dataloader-without-workers"), 1),
+    Answer("quiet", WORKERS_ADDED, RuleFires("dataloader-without-workers"), 0),
     Answer("fixed", WORKERS_ADDED, RuleFixed("dataloader-without-workers"), 1),
     Answer("fires-on-this-one", WORKERS_REMOVED, RuleFixed("dataloader-without-workers"), 0),
     Answer("fires-on-both", ALWAYS_WITHOUT, RuleFixed("dataloader-without-workers"), 0),

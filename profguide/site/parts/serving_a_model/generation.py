@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from profguide.site.measures.generation import SweptRatio
-from profguide.site.measures.summary import DiffRows, DiffValue, VerdictIs
+from profguide.site.measures.serving import PhaseVerdictIs, ServingEngineIs, ServingSteps
+from profguide.site.measures.summary import DiffRows, DiffValue, RuleFires, VerdictIs
 from profguide.site.measures.timing import FirstOverMedian, MedianStepRatio
 from profguide.site.recordings import Claim, Figure, Recording
 
@@ -71,6 +72,12 @@ RECORDINGS = (
         on_gpu("on a GPU, the prefill should take no more than a few times as long as a decode step",
                FirstOverMedian(FIRST_STEP), 1, 6),
         on_gpu("and `explain` should call the run launch-bound", VerdictIs("launch-bound"), 1, 1),
+        Claim(PAGE, "the steps it reads are the regions' own", ServingEngineIs("record_function"), at_least=1,
+              at_most=1),
+        Claim(PAGE, "one prefill step", ServingSteps("steps", "prefill"), at_least=1, at_most=1),
+        on_cpu("it calls the decode steps host-compute-bound", PhaseVerdictIs("decode", "host-compute-bound"), 1, 1),
+        Claim(PAGE, "its cold-start rule stays silent on this run", RuleFires("cold-first-step"), at_least=0,
+              at_most=0),
     )),
     generation_run(8, (
         on_cpu("On the CPU, a step at batch 8 took longer than at batch 1, but less than eight times as long",
