@@ -291,6 +291,59 @@ SIGNS = {
              ("reading-h100-qwen", "the flash attention kernel takes under a fifth of the attention modules' time",
               "the flash kernel: {share} of the attention modules' device time, Qwen1.5-0.5B on an H100")),
     ),
+    "Serving a model": (
+        Sign("The first step of a generation many times longer than the rest",
+             "The prefill: one forward over the whole prompt, not a cold start",
+             "Compare decode steps with decode steps; warm up with a whole generation outside the trace; name each "
+             "phase's region `prefill …` or `decode …` and `explain` judges each phase",
+             "[Prefill and decode in the table](../serving-a-model/generation.md#prefill-and-decode-in-the-table)",
+             ("serving-generation-batch-1", "On the CPU, the prefill step took several times as long as a decode "
+                                            "step", "the prefill took {times} as long as a decode step, on the CPU")),
+        Sign("Allocations that grow by the same amount at every decode step, `aten::cat` at the top of *Self CPU "
+             "Mem*",
+             "A KV cache that grows by concatenation: it is allocated anew, one token longer, at every step",
+             "Divide the growth by 2 × layers × key-value width × bytes × batch; a static or paged cache removes "
+             "the copies",
+             "[The dynamic cache in the trace](../serving-a-model/kv-cache.md#the-dynamic-cache-in-the-trace)",
+             ("serving-kv-dynamic", "each decode step's `aten::cat` calls allocate exactly one token's keys and "
+                                    "values more than the step's before",
+              "`aten::cat`'s allocations grew by {times} a token's keys and values at each step")),
+        Sign("`aten::cat` taking a large share of every decode step, growing with the context",
+             "The cache copied whole at every step",
+             "A static cache written in place (`index_copy_`), or a paged one",
+             "[What the copies cost](../serving-a-model/kv-cache.md#what-the-copies-cost)",
+             ("serving-kv-dynamic", "On the CPU stand-in, the concatenations take about a third of each decode "
+                                    "step", "`aten::cat`: {share} of a decode step, on the CPU")),
+        Sign("`Torch-Compiled Region: 0/N` whose N changes from one decode step to the next",
+             "Dynamo compiling again as the shapes change",
+             "A static cache, so that every decode step has the same shapes; `TORCH_LOGS=recompiles` names the "
+             "guard",
+             "[One graph for every decode step](../serving-a-model/compiled-decoding.md"
+             "#one-graph-for-every-decode-step)",
+             ("serving-decode-compiled", "Every decode step runs the same compiled graph, `Torch-Compiled Region: "
+                                         "0/1`", "{count} decode steps ran the one compiled graph")),
+        Sign("One `cudaGraphLaunch` (`hipGraphLaunch`), a row of kernels under it, and no op above them",
+             "A replayed CUDA graph: its kernels carry no op of their own",
+             "Keep a capture trace beside the replay: `profguide explain REPLAY --capture CAPTURE`",
+             "[A capture and a replay](../serving-a-model/compiled-decoding.md"
+             "#a-capture-and-a-replay-in-real-traces)",
+             ("serving-vllm-replay", "only about an eighth of the trace's kernels are joined to an op",
+              "{share} of the kernels joined to an op, a vLLM step replayed on an MI300X")),
+        Sign("A serving step whose GPU is busy only a fraction of the time",
+             "The host's Python and launches between small kernels: little work per step for the GPU",
+             "Read `explain`'s verdict for the phase; batch more requests, or replay the step as a CUDA graph",
+             "[vLLM on a B200](../serving-a-model/serving-engine.md#vllm-on-a-b200-one-prefill-tensor-parallel)",
+             ("serving-b200-vllm", "busy about a seventh of it",
+              "GPU busy {share} of a one-request prefill, vLLM on a B200 of eight")),
+        Sign("One step many times longer than the others where a server's profile ends",
+             "The profiler stopping and the trace being written, on the thread that serves",
+             "Record few steps (`schedule`, the engine's `max_iterations`), leave `with_stack` off, and measure the "
+             "stall",
+             "[Handing the trace over](../serving-a-model/profiling-a-server.md#handing-the-trace-over)",
+             ("serving-profiler-cost", "the step that hands the trace over lasts as long as ten to a few hundred "
+                                       "ordinary steps put together",
+              "the hand-over step lasted {times} a median step")),
+    ),
 }
 
 
