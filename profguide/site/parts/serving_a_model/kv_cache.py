@@ -87,8 +87,8 @@ RECORDINGS = (
     )),
     # The dynamic cache again, after a prompt four times as long: each concatenation copies four times as much.
     cache_run(LONGER, "dynamic", (
-        claim("each `aten::cat` takes more than four times as long: tens of times as long", OpMedianOver("aten::cat", DYNAMIC),
-              10, 99, device="cpu"),
+        claim("each `aten::cat` takes more than four times as long: tens of times as long",
+              OpMedianOver("aten::cat", DYNAMIC), 10, 99, device="cpu"),
         claim("the concatenations' share of a decode step grows to about three quarters",
               OpShareOfRegion("aten::cat", DECODE), 0.65, 0.85, device="cpu"),
         claim("the matrix multiplies, which read the same weights whatever the length, take about as long as they "
