@@ -431,3 +431,88 @@ def write_rank(recording, rank, folder):
     facts = {"pid": 4242 + rank, "device_name": DEVICE, "torch": "2.13.0", "cuda": "13.0", "python": "3.12",
              "platform": "Linux x86_64"}
     (folder / "process.json").write_text(json.dumps(facts))
+
+
+# Part 6, Profiling a server
+
+# Kernels of the small decoder's decode step at batch 1 in bfloat16, as ATen names them on an H100 or H200.
+EMBED = ("void at::native::(anonymous namespace)::indexSelectSmallIndex<c10::BFloat16, long, unsigned int, 2, 2, -2>"
+         "(at::cuda::detail::TensorInfo<c10::BFloat16, unsigned int>)")  # an index
+ARANGE = "void at::native::elementwise_kernel_with_index<int, at::native::arange_cuda_out_kernel>(int)"
+CAT = ("void at::native::(anonymous namespace)::CatArrayBatchedCopy_contig<at::native::(anonymous namespace)::"
+       "OpaqueType<2u>, unsigned int, 4, 64, 64>(int)")  # copy
+SILU = "void at::native::vectorized_elementwise_kernel<4, at::native::silu_kernel>(int)"  # elementwise
+ARGMAX = ("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<c10::BFloat16, at::native::ArgMaxOps"
+          "<float>>>(int)")  # reduction
+
+
+def server_decode_step(start, ids):
+    """One decode step of the page's decoder (4 layers, width 64, batch 1) in its region: each kernel 2 to 4 µs,
+    shorter than the host's 4 µs between launches, so the GPU waits for the host: the step is host-bound."""
+    def norm():
+        return op("aten::rms_norm", (NORM, 3), (MUL, 2))
+
+    def linear(us=3):
+        return op("aten::linear", under=(op("aten::matmul", under=(op("aten::mm", (GEMM, us)),)),))
+
+    layer = [norm(), linear(), op("aten::cat", (CAT, 2)), op("aten::cat", (CAT, 2)),
+             op("aten::scaled_dot_product_attention", under=(
+                 op("aten::_scaled_dot_product_flash_attention", (FLASH, 4)),)),
+             linear(), op("aten::add", (ADD, 2)), norm(), linear(), op("aten::silu", (SILU, 2)),
+             op("aten::mul", (MUL, 2)), linear(), op("aten::add", (ADD, 2))]
+    calls = [op("aten::embedding", under=(op("aten::index_select", (EMBED, 2)),)), op("aten::arange", (ARANGE, 2)),
+             op("aten::embedding", under=(op("aten::index_select", (EMBED, 2)),)), op("aten::add", (ADD, 2)),
+             *layer * 4, norm(), linear(4), op("aten::argmax", (ARGMAX, 3))]
+    return region("decode bs=1 toks=1", calls, start, ids)
+
+
+def served_steps():
+    """The serve loop's one recorded cycle: the schedule skips 20 steps, waits 5 and warms up 1, so the three
+    active steps, decode steps of the first generation (its steps 0 to 31), are ProfilerStep#26 to #28."""
+    first = 20 + 5 + 1
+    return tuple({**event, "name": f"ProfilerStep#{int(event['name'][13:]) + first - 1}"}
+                 if event["name"].startswith("ProfilerStep#") else event
+                 for event in steps(server_decode_step, 3, counter()))
+
+
+def server_costs():
+    """What ``measure_profiler_costs`` returns on an H200 for the recording's params (results.json)."""
+    # A decode step runs 99 ops (68 kernels), some 6 µs of host time each without the profiler: 600 µs.
+    # Under the profiler each op is recorded on the host, and each launch's CUPTI callback adds its own: 840 µs
+    # with the defaults, 840 / 600 = 1.4. Shapes, stacks and memory each add their own host work on top.
+    configurations = [("no profiler", None, 600.0), ("defaults", {}, 840.0),
+                      ("record_shapes", {"record_shapes": True}, 900.0),
+                      ("with_stack", {"with_stack": True}, 1000.0),
+                      ("profile_memory", {"profile_memory": True}, 870.0)]
+    # The 16 steps' events: the CPU stand-in's ops (10,267 with the defaults, 16,298 with the stacks' Python
+    # calls, the same Python on either machine), plus, per launch (68 a step, 1,088), its runtime call, its
+    # kernel and the flow's two ends: 4 × 1,088 = 4,352 more on both sides. Events: (16,298 + 4,352) /
+    # (10,267 + 4,352) = 20,650 / 14,619 = 1.41. Bytes: about 1,000 a launch's four events, 1,088,000 more on both
+    # sides: 5,437,082 / 3,634,222 = 1.50.
+    sizes = [("defaults", 3_634_222, 14_619, 55_000.0), ("with_stack", 5_437_082, 20_650, 70_000.0)]
+    # The stop waits for the GPU's queue and gathers CUPTI's records: 60,000 µs; writing on the serving thread
+    # adds the export's 40,000: 100,000 µs, of which the stop is 60,000 / 100,000 = 0.6. Written on another
+    # thread, the stop stays on the serving thread and the writer contends for the interpreter lock with the
+    # steps after it: the longest step is 104,000 µs, 104,000 / 100,000 = 1.04. The median step of all those
+    # generations, most of them under the profiler: 800 µs.
+    stalls = [("not written", 60_000.0), ("written on the serving thread", 100_000.0),
+              ("written on another thread", 104_000.0)]
+    return {"device": "cuda", "new_tokens": 32, "rounds": 9, "active": 16,
+            "configurations": [{"name": name, "options": options, "median_step_us": us}
+                               for name, options, us in configurations],
+            "trace_sizes": [{"name": name, "bytes": size, "events": events, "export_us": us}
+                            for name, size, events, us in sizes],
+            "hand_over": [{"name": name, "longest_step_us": us, "median_step_us": 800.0} for name, us in stalls],
+            "steps_run": 4 * 32}
+
+
+PREDICTIONS.update({
+    # The trace is the serve loop's: three decode steps, ProfilerStep#26 to #28. The answers are results.json's:
+    # defaults 840 / no profiler 600 µs; stop 60,000 / written here 100,000 µs; another thread 104,000 / 100,000.
+    "serving-profiler-cost": Prediction(served_steps(), {
+        "On a GPU, where a decode step at batch 1 waits for the host, the defaults should slow it down too, though "
+        "not twice over": 840 / 600,
+        "On a GPU, stopping should take at least half of the stall": 60_000 / 100_000,
+        "On a GPU the writer thread should neither help nor hurt much more": 104_000 / 100_000},
+        results=server_costs()),
+})
