@@ -515,4 +515,101 @@ PREDICTIONS.update({
         "On a GPU, stopping should take at least half of the stall": 60_000 / 100_000,
         "On a GPU the writer thread should neither help nor hurt much more": 104_000 / 100_000},
         results=server_costs()),
+
+
+# Part 6, Serving a model: generation.md
+
+# The decoder's kernels on an H200 in bfloat16: the embeddings' gathers, the positions' arange, RMSNorm's fused
+# kernel (a norm), the dynamic cache's concatenations (a copy), flash attention (FLASH) and argmax's reduction.
+GATHER = "void at::native::(anonymous namespace)::indexSelectSmallIndex<c10::BFloat16, long, unsigned int, 2, 2, -2>" \
+         "(at::cuda::detail::TensorInfo<c10::BFloat16, unsigned int>)"
+ARANGE = "void (anonymous namespace)::elementwise_kernel_with_index<long, at::native::arange_cuda_out>(long)"
+RMS_NORM = "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float, true>(int)"
+CAT = "void at::native::(anonymous namespace)::CatArrayBatchedCopy_contig<at::native::(anonymous namespace)::" \
+      "OpaqueType<2u>, unsigned int, 4, 64, 64>(int)"  # copy
+SILU = "void at::native::vectorized_elementwise_kernel<4, at::native::silu_kernel>(int)"  # elementwise
+ARGMAX = "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<c10::BFloat16, at::native::ArgMaxOps<float>, " \
+         "unsigned int, long, 4>>(int)"  # reduction
+
+# Each kernel's µs on an H200, by phase: a decode step reads the weights once whatever its batch (each GEMM a few
+# µs, the vocabulary's 16 µs at batch 1 and 18 at batch 8, 65 MB of weights); a prefill of 512 tokens at batch 1
+# runs GEMMs of 512 rows (the MLP's 30 and 16 µs, the vocabulary's 70): 110 µs of kernels a block. Keyed (phase,
+# batch).
+GENERATION_US = {
+    ("decode", 1): {"small": 2, "qkv": 3, "cat": 1, "attention": 3, "out": 2, "up": 5, "down": 3, "head": 16},
+    ("decode", 8): {"small": 2, "qkv": 3, "cat": 2, "attention": 3, "out": 2, "up": 5, "down": 3, "head": 18},
+    ("decode", 32): {"small": 2, "qkv": 3, "cat": 12, "attention": 8, "out": 2, "up": 5, "down": 3, "head": 20},
+    ("prefill", 1): {"small": 4, "qkv": 14, "attention": 20, "out": 6, "up": 30, "down": 16, "head": 70},
+    ("prefill", 8): {"small": 12, "qkv": 60, "attention": 60, "out": 25, "up": 150, "down": 80, "head": 420},
+    ("prefill", 32): {"small": 45, "qkv": 240, "attention": 250, "out": 90, "up": 600, "down": 320, "head": 1700},
+}
+
+
+def generation_linear(us):
+    """``nn.Linear`` without a bias on the decoder's 3-D input: aten::linear, aten::matmul, aten::mm's GEMM."""
+    return op("aten::linear", under=(op("aten::matmul", under=(op("aten::mm", (GEMM, us)),)),))
+
+
+def decoder_forward(phase, batch, layers=8):
+    """The ops of one forward of the decoder (snippets/serving_a_model/generation.py), eager, with the dynamic
+    cache: the embeddings (5 ops, 6 µs of host each); per block 13 ops and 100 µs of host at decode (two norms
+    and the sdpa 8 µs each, four linears 10 each, the two concatenations, the adds, SiLU and the multiply 6
+    each), 11 ops and 88 µs at the prefill (no concatenation: the cache is empty); then the final norm (8), the
+    vocabulary's linear (10), the last token's slice (2, no kernel) and argmax (6)."""
+    us = GENERATION_US[phase, batch]
+    small = us["small"]
+
+    def norm():
+        return op("aten::rms_norm", under=(op("aten::_fused_rms_norm", (RMS_NORM, small)),))
+
+    embed = [op("aten::embedding", (GATHER, small)), op("aten::arange", (ARANGE, small)),
+             op("aten::add", (ADD, small)), op("aten::embedding", (GATHER, small)), op("aten::add", (ADD, small))]
+    cat = [op("aten::cat", (CAT, us["cat"])), op("aten::cat", (CAT, us["cat"]))] if phase == "decode" else []
+    block_ops = [norm(), generation_linear(us["qkv"]), *cat,
+                 op("aten::scaled_dot_product_attention", under=(
+                     op("aten::_scaled_dot_product_flash_attention", (FLASH, us["attention"])),)),
+                 generation_linear(us["out"]), op("aten::add", (ADD, small)), norm(), generation_linear(us["up"]),
+                 op("aten::silu", (SILU, small)), op("aten::mul", (MUL, small)), generation_linear(us["down"]),
+                 op("aten::add", (ADD, small))]
+    return [*embed, *block_ops * layers, norm(), generation_linear(us["head"]), op("aten::slice"),
+            op("aten::argmax", (ARGMAX, small))]
+
+
+def generation(batch, prompt_tokens=512, new_tokens=32):
+    """profile_generation's kept generation: ProfilerStep#1 the prefill's region, each later step one decode
+    step's, each region named as the snippet names it."""
+    def per_step(start, ids):
+        if start == 0:
+            return region(f"prefill bs={batch} toks={batch * prompt_tokens}", decoder_forward("prefill", batch),
+                          start, ids)
+        return region(f"decode bs={batch} toks={batch}", decoder_forward("decode", batch), start, ids)
+    return steps(per_step, new_tokens, counter())
+
+
+PREDICTIONS.update({
+    # Batch 1, launch-bound: a decode step's kernels are shorter than the host's launches, so the GPU waits
+    # for the host; the step ends when argmax's 2 µs kernel does, queued behind the vocabulary's GEMM. That GEMM is
+    # launched 1 + 30 + 8 × 100 + 8 + 3 = 842 µs into the step (the region and the ops it opens, the embeddings,
+    # the blocks, the final norm, the linear's three ops), starts 5 µs later and runs 16: a decode step lasts
+    # 842 + 5 + 16 + 2 + 1 = 866 µs. The prefill's GPU is busy from the first block's qkv GEMM on, launched at
+    # 1 + 30 + 8 + 3 = 42 and starting at 47: its kernels from there, 978 µs in all (embeddings 5 × 4, blocks
+    # 8 × 110, the final norm 4, the vocabulary's GEMM 70, argmax 4) less the first six (24), run back to back:
+    # 47 + 954 + 1 = 1002 µs. explain calls the whole run launch-bound (the GPU busy 33% of it).
+    "serving-generation-batch-1": Prediction(generation(1), {
+        "on a GPU, the prefill should take no more than a few times as long as a decode step": 1002 / 866,
+        "and `explain` should call the run launch-bound": 1}),
+    # Batch 8: the same ops; each GEMM still reads the same weights, and the vocabulary's takes 18 µs: a decode
+    # step lasts 842 + 5 + 18 + 2 + 1 = 868 µs, against 866 at batch 1.
+    "serving-generation-batch-8": Prediction(generation(8), {
+        "on a GPU, a decode step at batch 8 should take about as long as at batch 1": 868 / 866}),
+    # The sweep's own timings, by the clock without the profiler: a decode step at batch 32 (prompt 512) takes
+    # 1150 µs, at batch 1 1010 µs; the profiled generation is batch 32's.
+    "serving-generation-sweep": Prediction(generation(32, new_tokens=16), {
+        "On a GPU, a decode step of a batch of 32 should take less than twice as long as one of batch 1": 1150 / 1010},
+        results={"device": "cuda", "new_tokens": 16, "repeats": 3, "points": [
+            {"batch": 1, "prompt_tokens": 128, "prefill_us": 1050.0, "decode_us": 1000.0},
+            {"batch": 1, "prompt_tokens": 512, "prefill_us": 1150.0, "decode_us": 1010.0},
+            {"batch": 1, "prompt_tokens": 2048, "prefill_us": 3400.0, "decode_us": 1040.0},
+            {"batch": 8, "prompt_tokens": 512, "prefill_us": 4300.0, "decode_us": 1030.0},
+            {"batch": 32, "prompt_tokens": 512, "prefill_us": 17000.0, "decode_us": 1150.0}]}),
 })
