@@ -14,6 +14,7 @@ import gzip
 import json
 from dataclasses import dataclass
 
+from profguide.analysis.memory import CATEGORIES
 from tests.helpers import event as cpu
 from tests.helpers import gpu_event as gpu
 
@@ -30,6 +31,8 @@ class Prediction:
     answers: dict
     by_rank: tuple = ()
     results: dict | None = None
+    # export_memory_timeline's [times, sizes] (for a recording with memory_timeline), or None for a flat one.
+    memory_timeline: list | None = None
 
 
 def plain_events():
@@ -425,7 +428,8 @@ def write_rank(recording, rank, folder):
         (folder / table.file).write_text(table_text(rows))
     if recording.memory_timeline:
         # export_memory_timeline's [times, sizes]: for each time, a first column and the bytes of eight categories.
-        (folder / "memory-timeline.json").write_text(json.dumps([[0, 1], [[0] * 9, [0] + [1] * 8]]))
+        (folder / "memory-timeline.json").write_text(json.dumps(run.memory_timeline
+                                                                or [[0, 1], [[0] * 9, [0] + [1] * 8]]))
     if run.results is not None:
         (folder / "results.json").write_text(json.dumps(run.results))
     facts = {"pid": 4242 + rank, "device_name": DEVICE, "torch": "2.13.0", "cuda": "13.0", "python": "3.12",
@@ -612,4 +616,146 @@ PREDICTIONS.update({
             {"batch": 1, "prompt_tokens": 2048, "prefill_us": 3400.0, "decode_us": 1040.0},
             {"batch": 8, "prompt_tokens": 512, "prefill_us": 4300.0, "decode_us": 1030.0},
             {"batch": 32, "prompt_tokens": 512, "prefill_us": 17000.0, "decode_us": 1150.0}]}),
+
+
+# Part 6, The KV cache (serving-a-model/kv-cache.md)
+# The decoder on a GPU by its CUDA params: 8 layers of width 1024 (16 heads of 64), MLP 4096, vocabulary 32000,
+# bfloat16, batch 4, a 512-token prompt, 16 tokens generated: the prefill, then 15 decode steps (the last token
+# chosen is never fed back). One token's keys and values: 2 × 8 layers × 1024 × 2 bytes × 4 = 131072 bytes (KV_TOKEN);
+# one layer's keys (or values) take 1024 × 2 × 4 = 8192 bytes a token (KV_LAYER), the same as one token's hidden
+# state for the batch.
+KV_TOKEN, KV_LAYER, KV_LAYERS, KV_PROMPT, KV_DECODES = 131072, 8192, 8, 512, 15
+KV_QKV = 3 * KV_LAYER  # the qkv projection's output, a token: queries, keys and values
+KV_MLP = 4 * 4096 * 2  # the MLP's hidden activations, a token
+KV_TOKEN_IDS = 512  # the chosen tokens, 4 int64s: one 512-byte block of the CUDA caching allocator
+KV_LOGITS = 4 * 32000 * 2  # one position's logits for the batch
+CAT = ("void at::native::(anonymous namespace)::CatArrayBatchedCopy_contig<at::native::(anonymous namespace)::"
+       "OpaqueType<2u>, unsigned int, 4, 128, 1>(int)")  # copy
+INDEX_COPY = "void at::native::elementwise_kernel<128, 4, at::native::index_copy_kernel_impl<c10::BFloat16>>(int)"
+EMBED = ("void at::native::(anonymous namespace)::indexSelectLargeIndex<c10::BFloat16, long, unsigned int, 2, 2, -2, "
+         "true>(int)")
+ARGMAX = ("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<c10::BFloat16, at::native::ArgMaxOps<float>>>"
+          "(int)")
+MEM_EFFICIENT = ("fmha_cutlassF_bf16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<"
+                 "cutlass::bfloat16_t, cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params)")
+
+
+def memory(ts, size):
+    """A ``[memory]`` instant of the CUDA caching allocator on the host thread: ``size`` bytes handed out (freed
+    when negative)."""
+    return {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "ts": ts, "pid": 100, "tid": 1,
+            "args": {"Bytes": size, "Device Type": 1, "Device Id": 0}}
+
+
+def with_memory(laid, plan):
+    """``region``'s (events, host end, GPU end) with the allocator's events added: ``plan`` is, in the order the ops
+    start, (an op's name, the bytes it allocates, the bytes freed as it returns); each entry takes the next op of
+    that name. Allocations fall inside the op, frees at its end."""
+    events, host_end, gpu_end = laid
+    laid_ops = sorted((e for e in events if e["cat"] == "cpu_op"), key=lambda e: (e["ts"], -e["dur"]))
+    added, at = [], 0
+    for name, allocated, freed in plan:
+        while laid_ops[at]["name"] != name:
+            at += 1
+        event, at = laid_ops[at], at + 1
+        added += [memory(event["ts"] + 1 + n / 10, size) for n, size in enumerate(allocated)]
+        added += [memory(event["ts"] + event["dur"], -size) for size in freed]
+    return [*events, *added], host_end, gpu_end
+
+
+def kv_layer(tokens, cache, cached):
+    """One decoder layer on ``tokens`` positions a sequence, its cache ``cache`` ("dynamic" or "static") holding
+    ``cached`` tokens before it: (the ops, the memory plan for ``with_memory``). Each op allocates its output and
+    frees what nothing holds any more: a layer leaves its hidden state in place of its input and, besides, only
+    what the cache keeps. The dynamic cache's prefill keeps views of the qkv output (held whole, queries too);
+    its first decode step's two concatenations replace them, freeing that output; later ones free the old cache."""
+    x, qkv = tokens * KV_LAYER, tokens * KV_QKV
+    if cache == "dynamic" and tokens > 1:
+        update, keeps = [], [("aten::addmm", [qkv], [])]
+    elif cache == "dynamic":
+        grown, old = (cached + 1) * KV_LAYER, cached * KV_LAYER
+        update = [op("aten::cat", (CAT, 3 + cached // 64)), op("aten::cat", (CAT, 3 + cached // 64))]
+        keeps = [("aten::addmm", [qkv], []), ("aten::cat", [grown], [old] if cached > KV_PROMPT else []),
+                 ("aten::cat", [grown], [old] if cached > KV_PROMPT else [KV_PROMPT * KV_QKV])]
+    else:
+        update = [op("aten::index_copy_", (INDEX_COPY, 2)), op("aten::index_copy_", (INDEX_COPY, 2))]
+        keeps = [("aten::addmm", [qkv], []), ("aten::index_copy_", [], []), ("aten::index_copy_", [], [])]
+    attention = ("aten::_scaled_dot_product_flash_attention", FLASH) if cache == "dynamic" or tokens > 1 else \
+        ("aten::_scaled_dot_product_efficient_attention", MEM_EFFICIENT)
+    kept_qkv = [] if cache == "dynamic" and tokens > 1 else [qkv]  # the prefill's stays, the cache's views
+    calls = [op("aten::linear", under=(op("aten::addmm", (GEMM, 6 if tokens == 1 else 60)),)), *update,
+             op("aten::scaled_dot_product_attention", under=(op(attention[0], (attention[1], 8 if tokens == 1
+                                                                                    else 90)),)),
+             op("aten::linear", under=(op("aten::addmm", (GEMM, 4 if tokens == 1 else 30)),)),
+             op("aten::add", (ADD, 2)),
+             op("aten::linear", under=(op("aten::addmm", (GEMM, 10 if tokens == 1 else 110)),)),
+             op("aten::gelu", (GELU, 3)),
+             op("aten::linear", under=(op("aten::addmm", (GEMM, 10 if tokens == 1 else 110)),)),
+             op("aten::add", (ADD, 2))]
+    plan = [*keeps, (attention[0], [x, 512], [*kept_qkv, 512]), ("aten::addmm", [x], [x]),
+            ("aten::add", [x], [x, x]), ("aten::addmm", [tokens * KV_MLP], []),
+            ("aten::gelu", [tokens * KV_MLP], [tokens * KV_MLP]), ("aten::addmm", [x], [tokens * KV_MLP]),
+            ("aten::add", [x], [x, x])]
+    return calls, plan
+
+
+def kv_phase(cache, tokens, cached):
+    """A per_step for ``steps``: one phase step (the prefill, or a decode step) in its region, with its memory.
+    The embedding makes the hidden state; the projection to the vocabulary its logits (every position's), of which
+    argmax keeps the last position's choice: the one thing a step leaves besides the cache."""
+    calls, plan = [op("aten::embedding", (EMBED, 3))], [("aten::embedding", [tokens * KV_LAYER], [])]
+    for _ in range(KV_LAYERS):
+        layer_calls, layer_plan = kv_layer(tokens, cache, cached)
+        calls += layer_calls
+        plan += layer_plan
+    logits = tokens * KV_LOGITS
+    calls += [op("aten::linear", under=(op("aten::mm", (GEMM, 30 if tokens == 1 else 900)),)),
+              op("aten::argmax", (ARGMAX, 4))]
+    plan += [("aten::mm", [logits], [tokens * KV_LAYER]), ("aten::argmax", [KV_TOKEN_IDS], [logits])]
+    name = f"prefill bs=4 toks={4 * tokens}" if tokens > 1 else "decode bs=4 toks=4"
+    return lambda start, ids: with_memory(region(name, calls, start, ids), plan)
+
+
+def kv_generation(cache):
+    """The prefill and the 15 decode steps, a profiler step each."""
+    phases = [kv_phase(cache, KV_PROMPT, 0), *(kv_phase(cache, 1, KV_PROMPT + n) for n in range(KV_DECODES))]
+    return steps(lambda start, ids: phases.pop(0)(start, ids), 1 + KV_DECODES, counter())
+
+
+def kv_timeline(category, held):
+    """A memory timeline of one time per phase step: the parameters (8 layers of 12.6 M, two 32.8 M embeddings,
+    bfloat16), and ``category`` holding ``held[n]`` bytes after step n."""
+    column = CATEGORIES.index(category) + 1
+    parameters = 2 * (8 * (4 * 1024 * 1024 + 2 * 1024 * 4096) + 2 * 32000 * 1024)
+    rows = []
+    for size in held:
+        row = [0] * 9
+        row[1], row[column] = parameters, size
+        rows.append(row)
+    return [list(range(len(held))), rows]
+
+
+PREDICTIONS.update({
+    # The dynamic cache. Decode step s (1 to 15) starts with 512 + s − 1 tokens cached; each layer's two
+    # aten::cat allocate its keys and its values again, 512 + s tokens: 2 × 8 × (512 + s) × 8192 bytes =
+    # (512 + s) × 131072, one KV_TOKEN more than step s − 1's: growth 131072 / 131072 = 1. Steps 2 to 15 free the
+    # old cache (512 + s − 1 tokens) and leave one token's keys and values and the chosen tokens' 512-byte block:
+    # (131072 + 512) / 131072 = 1.0039, the median of the 15. Step 1 frees instead the prefill's qkv outputs,
+    # 8 × 512 × 24576 bytes = 768 KV_TOKENs, having allocated 513: (513 − 768) × 131072 + 512, / 131072 = −254.996.
+    # At the end the activations hold 527 tokens' keys and values and the 16 tokens chosen: 527 + 16 × 512 / 131072
+    # = 527.0625.
+    "serving-kv-dynamic": Prediction(
+        kv_generation("dynamic"),
+        {"on a GPU, the concatenations should allocate one token's keys and values more each step in the GPU's "
+         "memory": 131072 / 131072},
+        memory_timeline=kv_timeline("ACTIVATION", [768 * KV_TOKEN + KV_TOKEN_IDS] + [
+            (513 + n) * KV_TOKEN + (n + 2) * KV_TOKEN_IDS for n in range(KV_DECODES)])),
+    # The static cache: its buffers, 528 positions of keys and values in each layer (528 × 131072 bytes), made by
+    # torch.zeros before the first profiled step, and filed as Unknown: 528 at every step. A decode step's
+    # index_copy_ calls allocate nothing (growth 0); its own working memory is freed inside it, and it leaves only
+    # the chosen tokens' block: 512 / 131072 = 0.0039.
+    "serving-kv-static": Prediction(
+        kv_generation("static"),
+        {"on a GPU, its decode steps should leave next to nothing allocated either": 512 / 131072},
+        memory_timeline=kv_timeline("Unknown", [528 * KV_TOKEN] * (1 + KV_DECODES))),
 })
