@@ -439,15 +439,23 @@ def write_rank(recording, rank, folder):
 
 # Part 6, Profiling a server
 
-# Kernels of the small decoder's decode step at batch 1 in bfloat16, as ATen names them on an H100 or H200.
-EMBED = ("void at::native::(anonymous namespace)::indexSelectSmallIndex<c10::BFloat16, long, unsigned int, 2, 2, -2>"
-         "(at::cuda::detail::TensorInfo<c10::BFloat16, unsigned int>)")  # an index
-ARANGE = "void at::native::elementwise_kernel_with_index<int, at::native::arange_cuda_out_kernel>(int)"
+# The part's decoder on an H100 or H200 in bfloat16, its kernels as ATen names them: the embeddings' gathers (a small
+# and a large index), the positions' arange, RMSNorm's fused kernel (a norm), the dynamic cache's concatenations (a
+# copy), the static cache's writes, SiLU, argmax's reduction and the memory-efficient attention kernel.
+GATHER = ("void at::native::(anonymous namespace)::indexSelectSmallIndex<c10::BFloat16, long, unsigned int, 2, 2, -2>"
+          "(at::cuda::detail::TensorInfo<c10::BFloat16, unsigned int>)")
+GATHER_LARGE = ("void at::native::(anonymous namespace)::indexSelectLargeIndex<c10::BFloat16, long, unsigned int, 2, "
+                "2, -2, true>(int)")
+ARANGE = "void (anonymous namespace)::elementwise_kernel_with_index<long, at::native::arange_cuda_out>(long)"
+RMS_NORM = "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float, true>(int)"
 CAT = ("void at::native::(anonymous namespace)::CatArrayBatchedCopy_contig<at::native::(anonymous namespace)::"
-       "OpaqueType<2u>, unsigned int, 4, 64, 64>(int)")  # copy
-SILU = "void at::native::vectorized_elementwise_kernel<4, at::native::silu_kernel>(int)"  # elementwise
-ARGMAX = ("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<c10::BFloat16, at::native::ArgMaxOps"
-          "<float>>>(int)")  # reduction
+       "OpaqueType<2u>, unsigned int, 4, 64, 64>(int)")
+INDEX_COPY = "void at::native::elementwise_kernel<128, 4, at::native::index_copy_kernel_impl<c10::BFloat16>>(int)"
+SILU = "void at::native::vectorized_elementwise_kernel<4, at::native::silu_kernel>(int)"
+ARGMAX = ("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<c10::BFloat16, at::native::ArgMaxOps<float>, "
+          "unsigned int, long, 4>>(int)")
+MEM_EFFICIENT = ("fmha_cutlassF_bf16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<"
+                 "cutlass::bfloat16_t, cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params)")
 
 
 def server_decode_step(start, ids):
@@ -464,8 +472,8 @@ def server_decode_step(start, ids):
                  op("aten::_scaled_dot_product_flash_attention", (FLASH, 4)),)),
              linear(), op("aten::add", (ADD, 2)), norm(), linear(), op("aten::silu", (SILU, 2)),
              op("aten::mul", (MUL, 2)), linear(), op("aten::add", (ADD, 2))]
-    calls = [op("aten::embedding", under=(op("aten::index_select", (EMBED, 2)),)), op("aten::arange", (ARANGE, 2)),
-             op("aten::embedding", under=(op("aten::index_select", (EMBED, 2)),)), op("aten::add", (ADD, 2)),
+    calls = [op("aten::embedding", under=(op("aten::index_select", (GATHER, 2)),)), op("aten::arange", (ARANGE, 2)),
+             op("aten::embedding", under=(op("aten::index_select", (GATHER, 2)),)), op("aten::add", (ADD, 2)),
              *layer * 4, norm(), linear(4), op("aten::argmax", (ARGMAX, 3))]
     return region("decode bs=1 toks=1", calls, start, ids)
 
@@ -519,21 +527,10 @@ PREDICTIONS.update({
         "On a GPU, stopping should take at least half of the stall": 60_000 / 100_000,
         "On a GPU the writer thread should neither help nor hurt much more": 104_000 / 100_000},
         results=server_costs()),
+})
 
 
 # Part 6, Serving a model: generation.md
-
-# The decoder's kernels on an H200 in bfloat16: the embeddings' gathers, the positions' arange, RMSNorm's fused
-# kernel (a norm), the dynamic cache's concatenations (a copy), flash attention (FLASH) and argmax's reduction.
-GATHER = "void at::native::(anonymous namespace)::indexSelectSmallIndex<c10::BFloat16, long, unsigned int, 2, 2, -2>" \
-         "(at::cuda::detail::TensorInfo<c10::BFloat16, unsigned int>)"
-ARANGE = "void (anonymous namespace)::elementwise_kernel_with_index<long, at::native::arange_cuda_out>(long)"
-RMS_NORM = "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float, true>(int)"
-CAT = "void at::native::(anonymous namespace)::CatArrayBatchedCopy_contig<at::native::(anonymous namespace)::" \
-      "OpaqueType<2u>, unsigned int, 4, 64, 64>(int)"  # copy
-SILU = "void at::native::vectorized_elementwise_kernel<4, at::native::silu_kernel>(int)"  # elementwise
-ARGMAX = "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<c10::BFloat16, at::native::ArgMaxOps<float>, " \
-         "unsigned int, long, 4>>(int)"  # reduction
 
 # Each kernel's µs on an H200, by phase: a decode step reads the weights once whatever its batch (each GEMM a few
 # µs, the vocabulary's 16 µs at batch 1 and 18 at batch 8, 65 MB of weights); a prefill of 512 tokens at batch 1
@@ -616,6 +613,7 @@ PREDICTIONS.update({
             {"batch": 1, "prompt_tokens": 2048, "prefill_us": 3400.0, "decode_us": 1040.0},
             {"batch": 8, "prompt_tokens": 512, "prefill_us": 4300.0, "decode_us": 1030.0},
             {"batch": 32, "prompt_tokens": 512, "prefill_us": 17000.0, "decode_us": 1150.0}]}),
+})
 
 
 # Part 6, The KV cache (serving-a-model/kv-cache.md)
@@ -629,15 +627,6 @@ KV_QKV = 3 * KV_LAYER  # the qkv projection's output, a token: queries, keys and
 KV_MLP = 4 * 4096 * 2  # the MLP's hidden activations, a token
 KV_TOKEN_IDS = 512  # the chosen tokens, 4 int64s: one 512-byte block of the CUDA caching allocator
 KV_LOGITS = 4 * 32000 * 2  # one position's logits for the batch
-CAT = ("void at::native::(anonymous namespace)::CatArrayBatchedCopy_contig<at::native::(anonymous namespace)::"
-       "OpaqueType<2u>, unsigned int, 4, 128, 1>(int)")  # copy
-INDEX_COPY = "void at::native::elementwise_kernel<128, 4, at::native::index_copy_kernel_impl<c10::BFloat16>>(int)"
-EMBED = ("void at::native::(anonymous namespace)::indexSelectLargeIndex<c10::BFloat16, long, unsigned int, 2, 2, -2, "
-         "true>(int)")
-ARGMAX = ("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<c10::BFloat16, at::native::ArgMaxOps<float>>>"
-          "(int)")
-MEM_EFFICIENT = ("fmha_cutlassF_bf16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<"
-                 "cutlass::bfloat16_t, cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params)")
 
 
 def memory(ts, size):
@@ -703,7 +692,7 @@ def kv_phase(cache, tokens, cached):
     """A per_step for ``steps``: one phase step (the prefill, or a decode step) in its region, with its memory.
     The embedding makes the hidden state; the projection to the vocabulary its logits (every position's), of which
     argmax keeps the last position's choice: the one thing a step leaves besides the cache."""
-    calls, plan = [op("aten::embedding", (EMBED, 3))], [("aten::embedding", [tokens * KV_LAYER], [])]
+    calls, plan = [op("aten::embedding", (GATHER_LARGE, 3))], [("aten::embedding", [tokens * KV_LAYER], [])]
     for _ in range(KV_LAYERS):
         layer_calls, layer_plan = kv_layer(tokens, cache, cached)
         calls += layer_calls
