@@ -56,7 +56,10 @@ def count_of(n: int, noun: str) -> str:
 
 
 def format_size(count: float) -> str:
-    """A number of bytes as a short human string: 512 bytes, 32 MiB, 2 GiB."""
+    """A number of bytes as a short human string: 512 bytes, 32 MiB, 2 GiB; a negative one (more freed than
+    allocated) with a minus sign: −8 MiB."""
+    if count < 0:
+        return "−" + format_size(-count)
     for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if count >= scale:
             return f"{round(count / scale, 1):g} {unit}"  # 515 KiB and 514.5 KiB, never 515.0 KiB

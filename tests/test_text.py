@@ -68,6 +68,7 @@ def test_format_duration(us, text):
 def test_sizes_round_to_one_decimal_and_drop_a_trailing_zero():
     assert format_size(527_360) == "515 KiB" and format_size(526_848) == "514.5 KiB"
     assert format_size(32 << 20) == "32 MiB" and format_size(512) == "512 bytes"
+    assert format_size(-8_355_808) == "−8 MiB" and format_size(-512) == "−512 bytes"
 
 
 def test_code_keeps_stars_and_underscores_from_turning_into_emphasis():
