@@ -94,13 +94,14 @@ def ops_in_region(trace: Trace, region: str, op: str) -> int | None:
     return sum(entry["name"] == op for entry in tree[1:]) if tree else None
 
 
-def ops_in_each_call(trace: Trace, region: str, prefix: str = "") -> list[int]:
-    """For each call of the region or op ``region``, in order of start: how many ops (``cpu_op`` events) whose
-    names start with ``prefix`` lie wholly inside it on its thread (``wholly_inside``), at any depth."""
+def ops_in_each_call(trace: Trace, region: str, prefix: str = "", kinds: tuple[str, ...] = ("cpu_op",)) -> list[int]:
+    """For each call of the region or op ``region``, in order of start: how many ops (``cpu_op`` events; with
+    ``kinds``, the events of those kinds, runtime calls too) whose names start with ``prefix`` lie wholly inside it
+    on its thread (``wholly_inside``), at any depth."""
     if region not in trace.names:
         return []
     calls = np.flatnonzero((trace.name == trace.names.index(region)) & kinds_mask(trace, ("cpu_op", "annotation")))
-    ops = (trace.kind == KIND["cpu_op"]) & names_where(trace, lambda name: name.startswith(prefix))
+    ops = kinds_mask(trace, kinds) & names_where(trace, lambda name: name.startswith(prefix))
     counts = []
     for call in calls.tolist():
         inside = np.flatnonzero(ops & wholly_inside(trace, call))

@@ -748,3 +748,172 @@ PREDICTIONS.update({
         {"on a GPU, its decode steps should leave next to nothing allocated either": 512 / 131072},
         memory_timeline=kv_timeline("Unknown", [528 * KV_TOKEN] * (1 + KV_DECODES))),
 })
+
+
+# Part 6, Graphs and compiled decoding
+# The decoder of serving-a-model/compiled-decoding.md at its CUDA sizes (8 layers, width 1024, 16 heads of 64, MLP
+# 4096, a vocabulary of 32000, batch 1, a prompt of 512 tokens), in bfloat16 on an H200. Its profiled generation is
+# sixteen ProfilerSteps: #1 the prefill's region, #2 to #16 one decode step's region each. The static cache's mask
+# adds two elementwise kernels to the part's names.
+LE = "void at::native::vectorized_elementwise_kernel<4, at::native::CompareFunctor<long>>(int)"  # elementwise
+LOGICAL_NOT = "void at::native::vectorized_elementwise_kernel<4, at::native::logical_not_kernel_cuda>(int)"
+
+
+def decoder_linear(us):
+    """``nn.Linear`` without bias on a 3-D input, eager: the weight's transpose, and matmul's one GEMM on the
+    flattened input (at batch 1 and one token, cuBLAS's GEMM of one row)."""
+    return op("aten::linear", under=(op("aten::t", under=(op("aten::transpose", under=(op("aten::as_strided"),)),)),
+                                      op("aten::matmul", under=(op("aten::view"), op("aten::mm", (GEMM, us)),
+                                                                op("aten::_unsafe_view")))))
+
+
+def eager_layer(cache, tokens):
+    """One block, eager: 19 kernels with the static cache, 17 with the dynamic one (its decode step's attention
+    needs no mask; its prefill asks SDPA for a causal one, flash attention's)."""
+    long = tokens > 1
+    norm = op("aten::rms_norm", under=(op("aten::_fused_rms_norm", (RMS_NORM, 3 if long else 2)),))
+    if cache == "static":
+        # written = position + arange(tokens); two index_copy_ into the buffers; the causal mask arange(max) <=
+        # written[:, None]; SDPA turns the boolean mask into a float one (logical_not, where) for the memory-
+        # efficient kernel, flash attention taking no mask: 2 + 2 + 2 + 2 + 1 = 9 kernels.
+        update = [op("aten::arange", (ARANGE, 2)), op("aten::add", (ADD, 2)),
+                  op("aten::index_copy_", (INDEX_COPY, 2)), op("aten::index_copy_", (INDEX_COPY, 2)),
+                  op("aten::arange", (ARANGE, 2)), op("aten::le", (LE, 2))]
+        attention = op("aten::scaled_dot_product_attention", under=(
+            op("aten::logical_not", (LOGICAL_NOT, 2)), op("aten::where", (WHERE, 2)),
+            op("aten::_scaled_dot_product_efficient_attention", (MEM_EFFICIENT, 40 if long else 8))))
+    else:
+        # two cat of the cache and this step's keys and values; flash attention, causal in the prefill only: 3.
+        update = [op("aten::cat", (CAT, 3)), op("aten::cat", (CAT, 3))] if not long else []
+        attention = op("aten::scaled_dot_product_attention", under=(
+            op("aten::_scaled_dot_product_flash_attention", (FLASH, 30 if long else 6)),))
+    return [norm, decoder_linear(30 if long else 6), op("aten::unbind"), *update, attention,
+            decoder_linear(15 if long else 4), op("aten::add", (ADD, 2)), norm, decoder_linear(60 if long else 12),
+            op("aten::chunk"), op("aten::silu", (SILU, 3)), op("aten::mul", (MUL, 3)),
+            decoder_linear(30 if long else 10), op("aten::add", (ADD, 2))]
+
+
+def eager_forward(cache, tokens):
+    """The decoder's forward and the next token's argmax, eager: the two embeddings, the positions' arange and the
+    adds (5 kernels), eight blocks, the final norm and the head (2), the argmax (1): 5 + 8 × 19 + 3 = 160 kernels
+    a step with the static cache."""
+    long = tokens > 1
+    layers = [call for _ in range(8) for call in eager_layer(cache, tokens)]
+    return [op("aten::embedding", (GATHER_LARGE, 2)), op("aten::arange", (ARANGE, 2)), op("aten::add", (ADD, 2)),
+            op("aten::embedding", (GATHER_LARGE, 2)), op("aten::add", (ADD, 2)), *layers,
+            op("aten::rms_norm", under=(op("aten::_fused_rms_norm", (RMS_NORM, 2)),)),
+            decoder_linear(120 if long else 16), op("aten::slice"), op("aten::argmax", (ARGMAX, 3))]
+
+
+def inductor_calls(cache, tokens):
+    """The kernels of Inductor's graph for ``tokens``, each under its host op (a Triton kernel's own, or the extern
+    kernel's aten op). With the static cache, the causal mask first: the same in every block, computed once
+    (AOTAutograd's CSE), arange, le and SDPA's boolean-to-float conversion fused. Then per block a fused norm (the
+    first with the embeddings, the others with the residual's add), the four GEMMs left to cuBLAS, one kernel for
+    the cache update (both index_copy_, or the keys' and values' cat, none in the dynamic cache's prefill), SDPA's
+    kernel, the fused SiLU and multiply: 9 a block (8 in the dynamic prefill); then the final add and norm fused,
+    and the head's GEMM: 1 + 8 × 9 + 2 = 75 with the static cache."""
+    long = tokens > 1
+
+    def triton(kind, fused, number, us):
+        name = f"triton_{kind}_fused_{fused}_{number}"
+        return op(name, (name, us))
+
+    calls = [triton("poi", "arange_le_logical_not_scalar_tensor_where", 40, 2)] if cache == "static" else []
+    for layer in range(8):
+        first = "add_arange_embedding_mean_mul_pow_rsqrt" if layer == 0 else "add_mean_mul_pow_rsqrt"
+        calls += [triton("per", first, 4 * layer, 3 if long else 2), op("aten::mm", (GEMM, 30 if long else 6))]
+        if cache == "static":
+            calls += [triton("poi", "arange_index_copy", 4 * layer + 1, 2),
+                      op("aten::_scaled_dot_product_efficient_attention", (MEM_EFFICIENT, 40 if long else 8))]
+        else:
+            calls += [triton("poi", "cat", 4 * layer + 1, 3)] if not long else []
+            calls.append(op("aten::_scaled_dot_product_flash_attention", (FLASH, 30 if long else 6)))
+        calls += [op("aten::mm", (GEMM, 15 if long else 4)), triton("per", "add_mean_mul_pow_rsqrt", 4 * layer + 2, 2),
+                  op("aten::mm", (GEMM, 60 if long else 12)), triton("poi", "mul_silu", 4 * layer + 3, 3),
+                  op("aten::mm", (GEMM, 30 if long else 10))]
+    return [*calls, triton("per", "add_mean_mul_pow_rsqrt", 33, 2), op("aten::mm", (GEMM, 120 if long else 16))]
+
+
+def inductor_graph(cache, tokens, graph):
+    """The compiled region ``0/graph`` (0 the prefill's, then the decode steps') and Inductor's call in it."""
+    return op(f"Torch-Compiled Region: 0/{graph}", under=(
+        op(f"## Call CompiledFxGraph f{graph}decode ##", under=tuple(inductor_calls(cache, tokens))),))
+
+
+def argmax():
+    return [op("aten::slice", under=(op("aten::as_strided"),)), op("aten::argmax", (ARGMAX, 3))]
+
+
+def generation(forward):
+    """The profiled generation: ``forward(phase, step)`` gives the calls of step 0 (the prefill, 512 tokens) and
+    of each decode step 1 to 15 (one token), each in its phase's region, one ProfilerStep a step."""
+    made = iter(range(16))
+
+    def per_step(start, ids):
+        step = next(made)
+        name = "prefill bs=1 toks=512" if step == 0 else "decode bs=1 toks=1"
+        return region(name, forward(step), start, ids)
+
+    return steps(per_step, 16, counter())
+
+
+def decoding_compiled(cache):
+    # Static cache: the prefill runs graph 0/0, every decode step 0/1. Dynamic cache: the first decode step runs
+    # 0/1, the later ones 0/2, compiled for a cache of any length.
+    def graph(step):
+        return 0 if step == 0 else 1 if cache == "static" or step == 1 else 2
+
+    return generation(lambda step: [inductor_graph(cache, 512 if step == 0 else 1, graph(step)), *argmax()])
+
+
+def reduce_overhead_step(start, ids, name, graph, tokens):
+    """A step of mode="reduce-overhead": its region, the compiled region and Inductor's call, in which CUDA graph
+    trees copy the new token ids into the graph's static input (the cache's buffers are static), then replay the
+    recorded graph with one ``cudaGraphLaunch``: the 75 kernels of ``inductor_calls``, all of that launch's
+    correlation; then the argmax, eager. (events, host end, GPU end)"""
+    replayed = [kernel for _, kernels, _ in inductor_calls("static", tokens) for kernel in kernels]
+    copied, host, gpu_end = ops([op("aten::copy_", (COPY, 2))], start + 3, ids)
+    launch, own = next(ids), next(ids)
+    events = [*copied, cpu("cudaGraphLaunch", host + 1, 8, kind="runtime", correlation=launch, external_id=own)]
+    at = max(host + 6, gpu_end)
+    for kernel, us in replayed:
+        events.append(gpu(kernel, at, us, correlation=launch, external_id=own))
+        at += us
+    host += 10
+    events = [cpu(name, start, 0, kind="annotation"), cpu(f"Torch-Compiled Region: 0/{graph}", start + 1, host - start),
+              cpu(f"## Call CompiledFxGraph f{graph}decode ##", start + 2, host - start - 2), *events]
+    tail, end, tail_gpu = ops(argmax(), host + 2, ids)
+    tail = [{**event, "ts": max(event["ts"], at)} if event["cat"] == "kernel" else event for event in tail]
+    events += tail
+    events[0]["dur"] = end + 1 - start
+    return events, end + 1, max(tail_gpu, at + 3)
+
+
+def decoding_reduce_overhead():
+    made = iter(range(16))
+
+    def per_step(start, ids):
+        step = next(made)
+        return reduce_overhead_step(start, ids, "prefill bs=1 toks=512" if step == 0 else "decode bs=1 toks=1",
+                                    0 if step == 0 else 1, 512 if step == 0 else 1)
+
+    return steps(per_step, 16, counter())
+
+
+PREDICTIONS.update({
+    # Eager, static cache: 160 kernels a step (eager_forward), and no compiled region in any.
+    "serving-decode-eager": Prediction(generation(lambda step: eager_forward("static", 512 if step == 0 else 1)),
+                                       {}),
+    # Compiled, static cache: every decode step runs 0/1, one Inductor call, 75 kernels (inductor_calls) and the
+    # argmax's: 76 against the eager 160 a step, the median of each over its sixteen steps: 160 / 76. No
+    # compilation, and without CUDA graphs no cudaGraphLaunch.
+    "serving-decode-compiled": Prediction(decoding_compiled("static"), {
+        "On a GPU, the compiled decode step should launch at most half as many kernels as the eager one": 160 / 76,
+        "and replay no CUDA graph: the default mode captures none": 0}),
+    # reduce-overhead: each of the fifteen decode steps holds one cudaGraphLaunch, under its 0/1.
+    "serving-decode-reduce-overhead": Prediction(decoding_reduce_overhead(), {
+        "On a GPU, each decode step should replay its graph with one `cudaGraphLaunch`": 15}),
+    # Dynamic cache: the first decode step runs 0/1, the fourteen after it 0/2.
+    "serving-decode-dynamic-compiled": Prediction(decoding_compiled("dynamic"), {}),
+})

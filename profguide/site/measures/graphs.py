@@ -15,8 +15,9 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class CallsHolding(Measure):
-    """How many calls of the op or region ``region`` hold, at any depth, an op whose name starts with ``prefix``:
-    the decode steps that ran one compiled graph (``Torch-Compiled Region: 0/1``)."""
+    """How many calls of the op or region ``region`` hold, at any depth, an op or a runtime or driver call whose
+    name starts with ``prefix``: the decode steps that ran one compiled graph (``Torch-Compiled Region: 0/1``), or
+    that replayed a CUDA graph (``cudaGraphLaunch``, a runtime call)."""
 
     region: Event
     prefix: NamePart
@@ -27,7 +28,7 @@ class CallsHolding(Measure):
     def value(self, run: Run) -> float | None:
         from profguide.analysis.regions import ops_in_each_call
 
-        counts = ops_in_each_call(run.trace, self.region, self.prefix)
+        counts = ops_in_each_call(run.trace, self.region, self.prefix, ("cpu_op", "runtime", "driver"))
         return float(sum(count > 0 for count in counts)) if counts else None
 
 

@@ -16,6 +16,11 @@ STEPS = [region("decode", 0, 100), cpu("Torch-Compiled Region: 0/1", 10, 50),
          region("decode", 400, 100), cpu("Torch-Compiled Region: 0/2", 410, 20),
          cpu("Torch-Compiled Region: 0/2", 440, 20)]
 DECODING = run(*STEPS)
+# Two decode steps under mode="reduce-overhead": the first replays its graph with one cudaGraphLaunch (a runtime
+# call, no op), the second runs without.
+REPLAYING = run(region("decode", 0, 100), cpu("Torch-Compiled Region: 0/1", 10, 50),
+                cpu("cudaGraphLaunch", 20, 5, kind="runtime", correlation=1),
+                region("decode", 200, 100), cpu("Torch-Compiled Region: 0/1", 210, 50))
 # A capture of two launches, the first under aten::mm, the second under aten::relu; nodes of 9 µs each.
 CAPTURE = [cpu("cudaStreamBeginCapture", 0, 2, kind="runtime", correlation=1),
            cpu("aten::mm", 5, 20), cpu("cudaLaunchKernel", 10, 3, kind="runtime", correlation=2),
@@ -30,6 +35,7 @@ OTHER_REPLAY = run(*one_launch(kernels=3), compared=CAPTURED)
 ANSWERS = [
     Answer("one-step-of-three", DECODING, CallsHolding("decode", "Torch-Compiled Region: 0/1"), 1),
     Answer("two-steps-once-each", DECODING, CallsHolding("decode", "Torch-Compiled Region: 0/2"), 2),
+    Answer("one-step-replays", REPLAYING, CallsHolding("decode", "cudaGraphLaunch"), 1),
     Answer("no-such-region", DECODING, CallsHolding("prefill", "Torch-Compiled Region"), None),
     Answer("captures", CAPTURED, GraphUse("captures"), 1),
     Answer("captured-calls", CAPTURED, GraphUse("captured_calls"), 2),
