@@ -110,6 +110,8 @@ def cache_steps(data: Run) -> dict[str, str]:
     from profguide.site.measures.cache import device_type
     from profguide.text import code, format_size, markdown_table
 
+    if data.real or data.params.get("cache") not in CACHE_OPS:
+        raise FragmentError("not a generation of the KV cache page: it has no parameters that name a cache")
     params = data.params
     op = CACHE_OPS[params["cache"]]
     where = device_type(data)
