@@ -5,9 +5,9 @@ the stall that handing a finished profile over puts on the serving thread, and t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
-from profguide.site.measures.results import from_results
+from profguide.site.measures.results import ratio, row_ratio, rows_by_name
 from profguide.site.recordings import Measure
 
 if TYPE_CHECKING:
@@ -19,19 +19,6 @@ HandOver = Literal["not written", "written on the serving thread", "written on a
 # The profiler options the snippet exported a trace with.
 TracedWith = Literal["defaults", "with_stack"]
 TraceSize = Literal["bytes", "events"]
-
-
-def rows_by_name(run: Run, key: str) -> dict[str, dict[str, Any]] | None:
-    """The rows of the list ``key`` of the run's ``results.json``, by their names; None without it."""
-    found: dict[str, dict[str, Any]] | None = from_results(run, key, read=lambda rows: {row["name"]: row
-                                                                                         for row in rows})
-    return found
-
-
-def ratio(part: Any, whole: Any) -> float | None:
-    """``part / whole`` where both are positive numbers; None otherwise."""
-    numbers = isinstance(part, (int, float)) and isinstance(whole, (int, float))
-    return float(part / whole) if numbers and part > 0 and whole > 0 else None
 
 
 @dataclass(frozen=True)
@@ -46,10 +33,7 @@ class StallRatio(Measure):
         return f"longest step, trace {self.part} / {self.whole}"
 
     def value(self, run: Run) -> float | None:
-        rows = rows_by_name(run, "hand_over")
-        if rows is None or self.part not in rows or self.whole not in rows:
-            return None
-        return ratio(rows[self.part]["longest_step_us"], rows[self.whole]["longest_step_us"])
+        return row_ratio(run, "hand_over", self.part, self.whole, "longest_step_us")
 
 
 @dataclass(frozen=True)
@@ -80,7 +64,4 @@ class TraceSizeRatio(Measure):
         return f"trace {self.size}, {self.part} / {self.whole}"
 
     def value(self, run: Run) -> float | None:
-        rows = rows_by_name(run, "trace_sizes")
-        if rows is None or self.part not in rows or self.whole not in rows:
-            return None
-        return ratio(rows[self.part][self.size], rows[self.whole][self.size])
+        return row_ratio(run, "trace_sizes", self.part, self.whole, self.size)

@@ -72,6 +72,28 @@ def exported_stacks(run: Run, which: Literal["verbose", "plain"] = "verbose") ->
     return found
 
 
+def rows_by_name(run: Run, key: str) -> dict[str, dict[str, Any]] | None:
+    """The rows of the list ``key`` of the run's ``results.json``, by their names; None without it."""
+    found: dict[str, dict[str, Any]] | None = from_results(run, key, read=lambda rows: {row["name"]: row
+                                                                                         for row in rows})
+    return found
+
+
+def ratio(part: Any, whole: Any) -> float | None:
+    """``part / whole`` where both are positive numbers; None otherwise."""
+    numbers = isinstance(part, (int, float)) and isinstance(whole, (int, float))
+    return float(part / whole) if numbers and part > 0 and whole > 0 else None
+
+
+def row_ratio(run: Run, key: str, part: str, whole: str, field: str) -> float | None:
+    """``field`` of the row named ``part`` over that of the row named ``whole``, in the list ``key`` of the run's
+    ``results.json``; None where a row or a positive number is missing."""
+    rows = rows_by_name(run, key) or {}
+    if part not in rows or whole not in rows:
+        return None
+    return ratio(rows[part].get(field), rows[whole].get(field))
+
+
 @dataclass(frozen=True)
 class CpuShare(Measure):
     """``part``'s CPU time (its self time, or its total) over ``whole``'s CPU total, from the summary table."""
@@ -154,12 +176,7 @@ class StepTimeRatio(Measure):
 
     def value(self, run: Run) -> float | None:
         """From ``results.json``: ``{"configurations": [{"name", "median_step_us"}, …]}``."""
-        medians = from_results(run, "configurations", read=lambda rows: {row["name"]: row["median_step_us"]
-                                                                          for row in rows})
-        if medians is None:
-            return None
-        part, whole = medians.get(self.part), medians.get(self.whole)
-        return part / whole if part and whole else None
+        return row_ratio(run, "configurations", self.part, self.whole, "median_step_us")
 
 
 @dataclass(frozen=True)
