@@ -44,6 +44,7 @@ class Args(msgspec.Struct, gc=False):
     graph_node: int | str | None = msgspec.field(name="graph node id", default=None)
     input_dims: msgspec.Raw = msgspec.field(name="Input Dims", default=NULL)
     input_type: msgspec.Raw = msgspec.field(name="Input type", default=NULL)
+    concrete_inputs: msgspec.Raw = msgspec.field(name="Concrete Inputs", default=NULL)
     in_msg_nelems: msgspec.Raw = msgspec.field(name="In msg nelems", default=NULL)
     dtype: msgspec.Raw = NULL
     seq: msgspec.Raw = msgspec.field(name="Seq", default=NULL)

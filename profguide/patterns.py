@@ -55,6 +55,13 @@ BACKEND_OP = re.compile(r"^(gloo|nccl|rccl|mpi|ucc|xccl):(\w+)$")
 GEMM_FIRST_MATRIX = {"aten::mm": 0, "aten::addmm": 1, "aten::bmm": 0, "aten::baddbmm": 1, "aten::_scaled_mm": 0}
 GEMM_OPS = frozenset(GEMM_FIRST_MATRIX)
 
+# The ops whose FLOPs and bytes ``profguide.analysis.opwork`` works out from their inputs: the loader keeps
+# their Input Dims, Input type and Concrete Inputs.
+MODELLED_OPS = GEMM_OPS | frozenset({
+    "aten::linear", "aten::matmul", "aten::scaled_dot_product_attention", "aten::_scaled_dot_product_flash_attention",
+    "aten::_flash_attention_forward", "aten::native_layer_norm", "aten::_softmax", "aten::add", "aten::mul",
+    "aten::copy_", "aten::gelu", "aten::silu", "aten::embedding"})
+
 # torch.compile's names: each call of a compiled frame is a ``Torch-Compiled Region: F/R`` op; it calls its
 # graph, ``## Call CompiledFxGraph <hash> ##`` under Inductor (inside ``CompiledFunction`` with autograd).
 COMPILED_REGION = "Torch-Compiled Region"

@@ -131,12 +131,30 @@ def test_the_sequence_number_is_a_column_in_both_decoding_paths(tmp_path, odd):
     assert loaded.external_id[0] == (loader.NO_ID if odd else 1)  # the loose path was the one taken
 
 
+@pytest.mark.parametrize("odd", [False, True], ids=["typed", "loose"])
+def test_a_sized_op_keeps_its_inputs_decoded_once_per_distinct_text(tmp_path, odd):
+    def softmax(ts, concrete):
+        args = {"Input Dims": [[8, 128], [], []], "Input type": ["float", "Scalar", "Scalar"],
+                "External id": [ts] if odd else ts}
+        return {"ph": "X", "cat": "cpu_op", "name": "aten::_softmax", "ts": ts, "dur": 1, "pid": 1, "tid": 1,
+                "args": args | ({"Concrete Inputs": concrete} if concrete else {})}
+
+    events = [softmax(1, ["", "-1", "False"]), softmax(3, ["", "-1", "False"]), softmax(5, None),
+              {"ph": "X", "cat": "cpu_op", "name": "aten::view", "ts": 7, "dur": 1, "pid": 1, "tid": 1,
+               "args": {"Input Dims": [[8, 128], []], "Input type": ["float", "ScalarList"]}}]
+    loaded = trace.load(write(tmp_path, "t.json", json.dumps({"traceEvents": events}).encode()))
+    assert sorted(loaded.shapes) == sorted(loaded.concrete) == [0, 1, 2]  # aten::view is not sized
+    assert loaded.concrete[0] == ["", "-1", "False"] and loaded.concrete[2] == []  # none before torch 2.2
+    assert loaded.concrete[0] is loaded.concrete[1]  # the same text, decoded once
+    assert loaded.shapes[0] == ([[8, 128], [], []], ["float", "Scalar", "Scalar"])
+
+
 def same_columns(a, b):
     for column in ("ts", "dur", "kind", "correlation", "external_id", "sequence"):
         np.testing.assert_array_equal(getattr(a, column), getattr(b, column))
     assert [a.names[i] for i in a.name] == [b.names[i] for i in b.name]
     assert [a.lanes[i] for i in a.lane] == [b.lanes[i] for i in b.lane]
-    assert a.shapes.keys() == b.shapes.keys()
+    assert a.shapes.keys() == b.shapes.keys() and a.concrete == b.concrete
     assert (a.device_properties, a.distributed_info, a.skipped) == (b.device_properties, b.distributed_info, b.skipped)
 
 
