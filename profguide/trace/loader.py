@@ -953,7 +953,8 @@ def too_large(source: Path | str, what: str) -> TraceError:
 def new_batches() -> Batches:
     """What the batches of one trace add up to: column chunks, the value codes, shapes, skip counts."""
     return {"chunks": [], "names": Codes(), "lanes": Codes(), "categories": Codes(), "shape_texts": Codes(),
-            "shapes": {}, "concrete": {}, "decoded_inputs": {}, "comm_args": {}, "skipped": {}, "repaired": {}, "count": 0, "phases": {}, "thread_names": {},
+            "shapes": {}, "concrete": {}, "decoded_inputs": {}, "comm_args": {}, "skipped": {}, "repaired": {},
+            "count": 0, "phases": {}, "thread_names": {},
             "memory": {"ts": [], "bytes": [], "total": [], "lane": [], "lanes": Codes(), "device": [],
                        "devices": Codes()}}
 
