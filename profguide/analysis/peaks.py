@@ -35,7 +35,7 @@ A100 = ("https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf
         "nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf")
 H100 = "https://www.nvidia.com/en-us/data-center/h100/"
 H200 = "https://www.nvidia.com/en-us/data-center/h200/"
-HGX = "https://www.nvidia.com/en-us/data-center/hgx/"
+GB200_NVL72 = "https://www.nvidia.com/en-us/data-center/gb200-nvl72/"
 MI250X = "https://www.amd.com/en/products/accelerators/instinct/mi200/mi250x.html"
 MI250 = "https://www.amd.com/en/products/accelerators/instinct/mi200/mi250.html"
 MI300X = "https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html"
@@ -73,11 +73,9 @@ PEAKS = {peaks.model: peaks for peaks in (
     Peaks("H100 NVL", HOPPER_NVL, 3.9, H100),
     Peaks("H200 SXM", HOPPER_SXM, 4.8, H200),
     Peaks("H200 NVL", HOPPER_NVL, 4.8, H200),
-    # HGX B200's table is for its eight GPUs, with sparsity: each figure here is an eighth of it, halved (FP32,
-    # 600 TFLOPS for the eight, is not sparse); its 64 TB/s is 8 TB/s a GPU.
-    Peaks("B200", {"fp32": 600 / 8, "tf32": halved(18_000 / 8), "bf16": halved(36_000 / 8),
-                   "fp16": halved(36_000 / 8), "fp8": halved(72_000 / 8), "fp4": halved(144_000 / 8),
-                   "int8": halved(72_000 / 8)}, 8.0, HGX),
+    # The GB200 NVL72 page's table gives each of HGX B200's GPUs its figures, tensor cores' with sparsity: halved.
+    Peaks("B200", {"fp32": 75.0, "tf32": halved(2_200), "bf16": halved(4_500), "fp16": halved(4_500),
+                   "fp8": halved(9_000), "fp4": halved(18_000), "int8": halved(9_000)}, 7.7, GB200_NVL72),
     Peaks("MI250X (one GCD)", one_die({"fp32": 47.9, "fp32_matrix": 95.7, "bf16": 383.0, "fp16": 383.0,
                                        "int8": 383.0}), 3.2 / 2, MI250X),
     Peaks("MI250 (one GCD)", one_die({"fp32": 45.3, "fp32_matrix": 90.5, "bf16": 362.1, "fp16": 362.1,

@@ -117,7 +117,7 @@ def test_every_trace_matches_on_purpose(path):
 def test_sparse_figures_are_halved_and_dies_split():
     h100 = PEAKS["H100 SXM"]
     assert h100.tflops["bf16"] == 1979 / 2 and h100.tflops["fp8"] == 3958 / 2 and h100.tflops["fp32"] == 67.0
-    assert PEAKS["B200"].tflops["fp4"] == 144_000 / 8 / 2 and PEAKS["B200"].tb_per_s == 64 / 8
+    assert PEAKS["B200"].tflops["fp4"] == 18_000 / 2 and PEAKS["B200"].tflops["tf32"] == 2_200 / 2
     gcd = PEAKS["MI250X (one GCD)"]
     assert gcd.tflops["fp16"] == 383.0 / 2 and gcd.tb_per_s == 3.2 / 2
     assert PEAKS["A100 SXM 80GB"].tflops["tf32"] == 156.0 and PEAKS["A100 PCIe 80GB"].tb_per_s == 1.935
@@ -150,7 +150,7 @@ def test_compute_type(dtype, expected):
     ("H100 SXM", "c10::BFloat16", True, True, 1979 / 2),  # tf32 says nothing of a bf16 op
     ("H100 SXM", "c10::Float8_e4m3fn", True, False, 3958 / 2),
     ("H100 SXM", "c10::Float4_e2m1fn_x2", True, False, None),  # Hopper has no FP4
-    ("B200", "c10::Float4_e2m1fn_x2", True, False, 144_000 / 8 / 2),
+    ("B200", "c10::Float4_e2m1fn_x2", True, False, 18_000 / 2),
     ("A100 SXM 40GB", "signed char", True, False, 624.0),
     ("A100 SXM 40GB", "long int", False, False, 19.5),  # non-matrix work: FP32 vector whatever the type
     ("A100 SXM 40GB", "double", True, False, None),
