@@ -7,6 +7,7 @@ from numpy.typing import NDArray
 
 from profguide.analysis.families import kernel_family
 from profguide.analysis.intervals import EVERYTHING, Floats, Mask, Window, starts_in
+from profguide.analysis.peaks import device_peaks, roof_tflops, uses_tf32
 from profguide.analysis.select import Indices, names_where
 from profguide.analysis.summary import Distribution, GemmRow, KernelRow, MemoryTraffic, Occupancy
 from profguide.patterns import GEMM_FIRST_MATRIX
@@ -19,19 +20,6 @@ class GemmTotals(TypedDict):
     calls: int
     flops: int
     kernel_us: float
-
-# Dense (no sparsity) peak TFLOP/s from the vendors' datasheets, by input type: A100
-# (nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf),
-# H100 and H200 SXM (nvidia.com/en-us/data-center/h100/, /h200/), V100 SXM2 (images.nvidia.com/content/
-# technologies/volta/pdf/volta-v100-datasheet-update-us-1165301-r5.pdf), MI250X (amd.com/en/products/accelerators/
-# instinct/mi200/mi250x.html). "float" is plain FP32 (PyTorch's default matmul precision), not TF32.
-PEAK_TFLOPS = (
-    ("H200", {"float": 67.0, "c10::BFloat16": 989.4, "c10::Half": 989.4}),
-    ("H100", {"float": 67.0, "c10::BFloat16": 989.4, "c10::Half": 989.4}),
-    ("A100", {"float": 19.5, "c10::BFloat16": 312.0, "c10::Half": 312.0}),
-    ("V100", {"float": 15.7, "c10::Half": 125.0}),
-    ("MI250X", {"float": 95.7, "c10::BFloat16": 383.0, "c10::Half": 383.0}),
-)
 
 
 def distribution(values: Floats) -> Distribution | None:
@@ -147,14 +135,6 @@ def device_name(trace: Trace) -> str | None:
     return None
 
 
-def peak_tflops(name: str | None, dtype: str) -> float | None:
-    """The datasheet's dense peak for a device name and input type, or None when unknown."""
-    for model, peaks in PEAK_TFLOPS:
-        if name and model in name.upper():
-            return peaks.get(dtype)
-    return None
-
-
 def shape(value: object) -> list[int] | None:
     """``value`` as a tensor shape (a list of non-negative whole numbers), or None."""
     if isinstance(value, list) and all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in value):
@@ -214,9 +194,11 @@ def gemm_calls(trace: Trace, window: Window = EVERYTHING) -> list[GemmCall]:
 def gemm_throughput(trace: Trace, window: Window = EVERYTHING) -> list[GemmRow]:
     """Achieved TFLOP/s of the matrix multiplies whose shapes were recorded, against the device's peak, over
     the kernels that start in the window."""
-    device = device_name(trace)
+    peaks = device_peaks(trace.device_properties[0] if trace.device_properties else None)
     groups: dict[GemmKey, GemmTotals] = {}
-    for call in gemm_calls(trace, window):
+    calls = gemm_calls(trace, window)
+    on_tf32 = {call.key for call in calls if any(map(uses_tf32, call.kernels))}
+    for call in calls:
         group = groups.setdefault(call.key, {"calls": 0, "flops": 0, "kernel_us": 0.0})
         group["calls"] += 1
         group["flops"] += call.flops
@@ -224,7 +206,7 @@ def gemm_throughput(trace: Trace, window: Window = EVERYTHING) -> list[GemmRow]:
     rows: list[GemmRow] = []
     for (name, dims, dtype), group in groups.items():
         achieved = group["flops"] / group["kernel_us"] / 1e6 if group["kernel_us"] > 0 else None
-        peak = peak_tflops(device, dtype)
+        peak = roof_tflops(peaks, dtype, True, (name, dims, dtype) in on_tf32) if peaks else None
         rows.append({
             "op": name, "input_dims": dims, "dtype": dtype, **group, "tflops": achieved, "peak_tflops": peak,
             "pct_of_peak": 100 * achieved / peak if achieved and peak else None,

@@ -47,6 +47,23 @@ def test_gemm_throughput_from_recorded_shapes():
     assert row["peak_tflops"] == 19.5 and row["pct_of_peak"] == pytest.approx(100 * row["tflops"] / 19.5)
 
 
+
+@pytest.mark.parametrize(("kernel", "dtype", "device", "peak"), [
+    ("ampere_tf32_s1688gemm_tf32_128x128_16x3_nn", "float", "NVIDIA A100-SXM4-80GB", 156.0),  # TF32's peak
+    ("ampere_sgemm_128x64_nn", "float", "NVIDIA A100-SXM4-80GB", 19.5),
+    ("nvjet_tst_128x256_64x4_2x1_v_bz_coopA_TNT", "c10::BFloat16", "NVIDIA H100 80GB HBM3", 1979 / 2),
+    ("ampere_sgemm_128x64_nn", "float", "NVIDIA GeForce RTX 4090", None),  # not in the table
+])
+def test_gemm_throughput_peak_by_kernel_type_and_device(kernel, dtype, device, peak):
+    t = make(
+        cpu("aten::mm", 0, 10, external_id=7, **{"Input Dims": [[8, 8], [8, 8]], "Input type": [dtype, dtype]}),
+        cpu("cudaLaunchKernel", 2, 2, kind="runtime", correlation=1, external_id=7),
+        gpu(kernel, 10, 200, correlation=1, external_id=7),
+        deviceProperties=[{"name": device, "numSms": 132}],
+    )
+    [row] = kernels.gemm_throughput(t)
+    assert row["peak_tflops"] == peak
+
 @pytest.mark.parametrize(
     ("op", "dims", "flops"),
     [("aten::mm", [[2, 3], [3, 4]], 48), ("aten::addmm", [[4], [2, 3], [3, 4]], 48),
