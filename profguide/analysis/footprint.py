@@ -61,7 +61,7 @@ def holds_a_tile(launch: Launch, limits: tuple[str, ...]) -> bool:
     gets by default, or more (which a kernel must opt in to): a kernel that keeps a tile on chip, as flash
     attention and GEMM mainloops do, and holds few blocks by design."""
     default = whole(launch.device.get("sharedMemPerBlock"))
-    return bool(default) and launch.shared >= (default or 0) and bool({"registers", "shared memory"} & set(limits))
+    return default is not None and 0 < default <= launch.shared and bool({"registers", "shared memory"} & set(limits))
 
 
 def under_a_percent(launch: Launch, fitted: Fit | None) -> bool:
