@@ -410,8 +410,9 @@ def run_explain(args: argparse.Namespace) -> int:
 
         if args.trace != STANDARD_STREAM and is_folder(args.trace):
             raise UsageError(f"{shown(args.trace)}: --ops reads one trace file, not a folder of rank traces")
-        view = view_of(load_input(args), input_name(args.trace) if args.trace == STANDARD_STREAM
-                       else shown(args.trace), args.step)
+        from_file = args.trace != STANDARD_STREAM
+        view = view_of(load_input(args), shown(args.trace) if from_file else input_name(args.trace), args.step,
+                       args.trace if from_file else None)
         print_found(view, ops_view.to_markdown if args.markdown else ops_view.to_text, args.json)
     elif not one_file:
         folder = job.folder_job(args.trace, args.step, max_bytes=args.max_size,

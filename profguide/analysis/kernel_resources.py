@@ -29,7 +29,7 @@ import msgspec
 
 from profguide.errors import TraceError
 from profguide.jsontypes import JSONObject
-from profguide.trace.loader import read_bytes
+from profguide.trace.loader import occupancy_value, read_bytes
 
 # The most blocks one SM holds at once, by compute capability (CUDA C++ Programming Guide, "Technical
 # Specifications per Compute Capability"); an unknown device sets no such limit here.
@@ -53,6 +53,7 @@ class Launch(NamedTuple):
     blocks: int  # the grid
     recorded: float | None  # the trace's est. achieved occupancy, as a fraction (None when absent)
     device: JSONObject  # the GPU's deviceProperties entry
+    recorded_limits: tuple[str, ...] = ()  # what limits it by the trace's ``occupancy`` object (kineto#1330), if any
 
 
 class Fit(NamedTuple):
@@ -63,6 +64,7 @@ class Fit(NamedTuple):
     limited_by: tuple[Limit, ...]  # the limits equal to ``blocks``
     theoretical: float  # the warps of ``blocks`` over the most an SM holds
     default_shared: int | None  # the default per-block shared memory limit, which Kineto's column assumes
+    warps: int  # a block's
 
 
 class _Event(msgspec.Struct, gc=False):
@@ -115,12 +117,48 @@ def launches_of(raw: bytes) -> list[Launch]:
         threads, blocks = product(args.get("block")), product(args.get("grid"))
         if device is None or registers is None or shared is None or blocks is None or not threads:
             continue
-        recorded = args.get("est. achieved occupancy %")
-        recorded = recorded / 100 if isinstance(recorded, (int, float)) and not isinstance(recorded, bool) else None
+        recorded = recorded_occupancy(args)
         dur = event.dur if isinstance(event.dur, (int, float)) else 0.0
         found.append(Launch(str(event.name), float(dur), calls.get(whole(args.get("correlation")), ""), registers,
-                            shared, threads, blocks, recorded, device))
+                            shared, threads, blocks, recorded, device, recorded_limits(args)))
     return found
+
+
+def recorded_occupancy(args: JSONObject) -> float | None:
+    """The trace's est. achieved occupancy as a fraction: the number under ``est. achieved occupancy %``, or the
+    one an ``occupancy`` object holds (``occupancy_value``); None when neither holds one."""
+    value = occupancy_value(args.get("est. achieved occupancy %"))
+    if math.isnan(value) and isinstance(args.get("occupancy"), dict):
+        value = occupancy_value(args["occupancy"])
+    return None if math.isnan(value) else value / 100
+
+
+# cudaOccLimitingFactor's bits (cuda_occupancy.h), as kineto#1330 may write ``limitingFactors`` as a number
+LIMIT_BITS = {0x01: "warps", 0x02: "registers", 0x04: "shared memory", 0x08: "blocks", 0x10: "barriers"}
+LIMIT_WORDS = {"WARP": "warps", "REG": "registers", "SHARED": "shared memory", "SMEM": "shared memory",
+               "BLOCK": "blocks", "BARRIER": "barriers"}  # a part of a factor's name → the word this module uses
+
+
+def limit_word(factor: str) -> str:
+    """A limiting factor as the trace names it ("REGS", "SHARED_MEMORY", "registers") in this module's words;
+    a name it does not know, lower-cased."""
+    upper = factor.strip().upper()
+    return next((word for part, word in LIMIT_WORDS.items() if part in upper), factor.strip().lower())
+
+
+def recorded_limits(args: JSONObject) -> tuple[str, ...]:
+    """What limits a kernel's occupancy by the ``occupancy`` object newer Kineto writes in its args (kineto#1330,
+    from ``cudaOccResult.limitingFactors``): a bit field, names joined by "|" ("WARPS|REGS"), or a list of names;
+    () when the trace gives none."""
+    objects = [value for key in ("occupancy", "est. achieved occupancy %") if isinstance(value := args.get(key), dict)]
+    factors = next((value for found in objects for key, value in found.items()
+                    if "".join(filter(str.isalpha, str(key))).lower() in ("limitingfactors", "limitingfactor")), None)
+    if isinstance(factors, int) and not isinstance(factors, bool):
+        return tuple(word for bit, word in LIMIT_BITS.items() if factors & bit)
+    names = factors.replace(",", "|").split("|") if isinstance(factors, str) else factors
+    if not isinstance(names, list):
+        return ()
+    return tuple(dict.fromkeys(limit_word(name) for name in names if isinstance(name, str) and name.strip()))
 
 
 @functools.lru_cache(maxsize=8)
@@ -172,7 +210,7 @@ def fit(launch: Launch) -> Fit | None:
     by = {limit: by[limit] for limit in LIMITS}
     blocks = min(value for value in by.values() if value is not None)
     return Fit(by, blocks, tuple(limit for limit, value in by.items() if value == blocks), blocks * warps / most_warps,
-               whole(device.get("sharedMemPerBlock")))
+               whole(device.get("sharedMemPerBlock")), warps)
 
 
 def above_default(launch: Launch) -> bool | None:

@@ -32,6 +32,7 @@ by all queries at once.
 """
 
 import re
+from pathlib import Path
 from typing import Annotated, NamedTuple, TypedDict
 
 import numpy as np
@@ -39,6 +40,7 @@ import numpy.typing as npt
 from msgspec import Meta
 
 from profguide.analysis.families import kernel_family
+from profguide.analysis.footprint import FootprintRow, footprint_rows
 from profguide.analysis.intervals import Floats, Mask, Window
 from profguide.analysis.select import (
     Indices,
@@ -632,6 +634,10 @@ class OpsView(TypedDict):
                                                          "when the trace has none")]
     memory_peak: Annotated[list[MemoryPeak] | None, Meta(description="per device, the memory peak and the op "
                                                                      "at it; null without profile_memory")]
+    kernels: Annotated[list[FootprintRow], Meta(description="kernels with their resource footprint, most time "
+                                                            "first, the whole trace's; empty when the trace "
+                                                            "records none (CPU traces, ROCm traces without "
+                                                            "registers) or was read from standard input")]
 
 
 def host_step(trace: Trace, step: int) -> Window:
@@ -641,13 +647,15 @@ def host_step(trace: Trace, step: int) -> Window:
     return start, start + next(found["dur_us"] for found in profiler_steps(trace) if found["step"] == step)
 
 
-def ops_view(trace: Trace, file: str, step: int | None = None) -> OpsView:
-    """The op view of ``trace``, or of the ops that start in ``ProfilerStep#step``; the memory peak is the
-    whole trace's."""
+def ops_view(trace: Trace, file: str, step: int | None = None, path: Path | None = None) -> OpsView:
+    """The op view of ``trace``, or of the ops that start in ``ProfilerStep#step``; the memory peak and the
+    kernels' footprints are the whole trace's, the footprints read from the file at ``path`` (none without it:
+    the trace model keeps no footprint, and standard input cannot be read twice)."""
     window = None if step is None else host_step(trace, step)
     return OpsView(file=file, trace_start_us=float(trace.ts[0]), on_gpu=bool(gpu_work(trace).any()),
                    ops=op_rows(trace, window), modules=module_rows(trace, window),
-                   regions=region_rows(trace, window), memory_peak=memory_peak(trace))
+                   regions=region_rows(trace, window), memory_peak=memory_peak(trace),
+                   kernels=[] if path is None else footprint_rows(path))
 
 
 def op_launched_share(trace: Trace, op: str) -> float | None:

@@ -2,8 +2,10 @@
 
 from collections.abc import Sequence
 
+from profguide.analysis.footprint import FOOTPRINTS_SHOWN, FootprintRow
 from profguide.analysis.ops import MemoryPeak, ModuleRow, OpRow, OpsView, RegionRow
-from profguide.text import cell, code_cell, cut, format_duration, format_size, markdown_table
+from profguide.text import cell, code_cell, count_of, cut, format_duration, format_size, markdown_table
+from profguide.trace.loader import STDIN
 
 OPS_SHOWN = 30  # the text's ops table; --json has every row
 SHAPES_WIDTH = 40  # characters of an op's input shapes the text shows
@@ -96,10 +98,66 @@ def memory_lines(view: OpsView) -> list[str]:
             *(f"  {peak_words(peak, view['trace_start_us'])}" for peak in view["memory_peak"])]
 
 
+FOOTPRINT_HEADING = "Kernels: resource footprint and occupancy"
+FOOTPRINT_HEADINGS = ("Device", "Launches", "Regs", "Shared", "Threads", "Blocks/SM", "Warps/SM", "Theor.",
+                      "Trace", "Limited by")
+
+
+def percent(fraction: float | None) -> str:
+    return "–" if fraction is None else f"{fraction:.0%}"
+
+
+def limits_cell(row: FootprintRow) -> str:
+    """Our limiting factors, and the trace's own where its occupancy object names others."""
+    ours = ", ".join(row["limited_by"]) or "–"
+    theirs = ", ".join(row["trace_limited_by"])
+    return ours if not theirs or row["trace_limited_by"] == row["limited_by"] else f"{ours} (trace: {theirs})"
+
+
+def footprint_cells(row: FootprintRow) -> tuple[str, ...]:
+    blocks, warps = (("–" if value is None else f"{value:,}") for value in (row["blocks_per_sm"], row["warps_per_sm"]))
+    return (format_duration(row["device_us"]), f"{row['launches']:,}", f"{row['registers']:,}",
+            format_size(row["shared_bytes"]), f"{row['threads']:,}", blocks, warps, percent(row["theoretical"]),
+            percent(row["recorded"]), limits_cell(row))
+
+
+def footprint_notes(rows: Sequence[FootprintRow]) -> list[tuple[int, str]]:
+    """The notes of each shown kernel that has some or has other footprints, with its row's number."""
+    lines = []
+    for number, row in enumerate(rows, 1):
+        others = [f"{count_of(row['other_footprints'], 'other footprint')} (the row shows the one with the most "
+                  "time)"] if row["other_footprints"] else []
+        if notes := row["notes"] + others:
+            lines.append((number, "; ".join(notes)))
+    return lines
+
+
+def footprint_intro(view: OpsView) -> str:
+    """What the section says above its table, or instead of it when there are no rows."""
+    kernels = view["kernels"]
+    if not kernels:
+        return (f"{FOOTPRINT_HEADING}: not read from standard input (name the file to see them)."
+                if view["file"] == STDIN else f"{FOOTPRINT_HEADING}: none recorded in this trace.")
+    of = f"the top {FOOTPRINTS_SHOWN} of {len(kernels):,}" if len(kernels) > FOOTPRINTS_SHOWN else \
+        f"all {len(kernels):,}"
+    return (f"{FOOTPRINT_HEADING} ({of} kernels by time, the whole trace; Theor.: the theoretical occupancy, "
+            "Trace: the trace's estimate):")
+
+
+def footprint_lines(view: OpsView) -> list[str]:
+    rows = view["kernels"][:FOOTPRINTS_SHOWN]
+    if not rows:
+        return [footprint_intro(view)]
+    table = [(*footprint_cells(row), f"{number}. {cut(row['name'], 60)}")
+             for number, row in enumerate(rows, 1)]
+    return [footprint_intro(view), *("  " + line for line in aligned((*FOOTPRINT_HEADINGS, "Kernel"), table)),
+            *(f"  {number}. {notes}" for number, notes in footprint_notes(rows))]
+
+
 def to_text(view: OpsView) -> str:
     """The op view as aligned text: ops, modules, regions (when there are any), memory peak."""
-    return "\n".join([f"Op view of {view['file']}", *op_lines(view), *module_lines(view["modules"]),
-                      *region_lines(view), *memory_lines(view)]) + "\n"
+    return "\n".join([f"Op view of {view['file']}", *op_lines(view), *footprint_lines(view),
+                      *module_lines(view["modules"]), *region_lines(view), *memory_lines(view)]) + "\n"
 
 
 def to_markdown(view: OpsView) -> str:
@@ -114,6 +172,7 @@ def to_markdown(view: OpsView) -> str:
                                  "ll" + "r" * len(op_headings(view["on_gpu"])))]
     else:
         lines += op_lines(view) + [""]
+    lines += footprint_markdown(view)
     if view["modules"]:
         rows = [(code_cell(row["name"]), format_duration(row["cpu_us"]), format_duration(row["device_us"]),
                  f"{row['calls']:,}", f"{row['kernels']:,}") for row in view["modules"]]
@@ -128,3 +187,15 @@ def to_markdown(view: OpsView) -> str:
     memory = memory_lines(view)
     lines += memory[:1] + ([""] + [f"- {cell(line.strip())}" for line in memory[1:]] if len(memory) > 1 else [])
     return "\n".join(lines) + "\n"
+
+
+def footprint_markdown(view: OpsView) -> list[str]:
+    """The kernels' footprint section as Markdown: its table and its notes, numbered as the rows."""
+    rows = view["kernels"][:FOOTPRINTS_SHOWN]
+    if not rows:
+        return [footprint_intro(view), ""]
+    table = [(f"{number}. {code_cell(row['name'])}", *footprint_cells(row))
+             for number, row in enumerate(rows, 1)]
+    notes = footprint_notes(rows)
+    return [footprint_intro(view), "", markdown_table(("Kernel", *FOOTPRINT_HEADINGS), table, "l" + "r" * 9 + "l"),
+            *([f"- Kernel {number}: {cell(text)}" for number, text in notes] + [""] if notes else [])]

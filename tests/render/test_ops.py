@@ -1,10 +1,14 @@
 """`profguide explain TRACE --ops`: the op view as text, Markdown and JSON; a folder gets one line and exit 2."""
 
+import io
 import json
+import re
+import sys
 
 import msgspec
 
 from profguide import cli
+from profguide.analysis import footprint
 from profguide.analysis.ops import OpsView
 from profguide.render import ops as ops_view
 from tests.helpers import ROOT, TRACES
@@ -74,3 +78,40 @@ def test_a_folder_or_an_unknown_step_is_one_line_and_exit_2(capsys, tmp_path):
         assert code == 2 and out == ""
         assert len(err.strip().splitlines()) == 1, err
     assert "not a folder" in explain(capsys, tmp_path)[2]
+
+
+FOOTPRINT_TRACE = TRACES / "h100_bert_small_inference.json.gz"  # kernels with registers, shared memory, grid, block
+
+
+def test_the_text_has_the_kernels_footprint_after_the_ops_with_its_notes(capsys):
+    code, out, err = explain(capsys, FOOTPRINT_TRACE)
+    assert code == 0, err
+    lines = out.splitlines()
+    section = next(at for at, line in enumerate(lines) if line.startswith(ops_view.FOOTPRINT_HEADING))
+    assert next(at for at, line in enumerate(lines) if line.startswith("Ops by name")) < section < \
+        next(at for at, line in enumerate(lines) if line.startswith("Modules"))
+    assert lines[section + 1].split()[:3] == ["Device", "Launches", "Regs"]
+    flash = next(line for line in lines[section:] if "flash_fwd_kernel" in line)
+    number = re.search(r"  (\d+\.) \S.*flash_fwd_kernel", flash).group(1)  # the row's number, "3."
+    assert any(line.strip().startswith(number + " ") and footprint.EXPECTED in line for line in lines[section:])
+
+
+def test_the_json_lists_the_kernels_of_a_gpu_trace_and_none_of_a_cpu_one(capsys):
+    kernels = json.loads(explain(capsys, FOOTPRINT_TRACE, "--json")[1])["kernels"]
+    assert kernels and all(set(row) == footprint.FootprintRow.__required_keys__ for row in kernels)
+    assert json.loads(explain(capsys, RECORDING, "--json")[1])["kernels"] == []
+    assert f"{ops_view.FOOTPRINT_HEADING}: none recorded" in explain(capsys, RECORDING)[1]
+
+
+def test_markdown_has_a_table_of_kernels_and_their_notes_by_row(capsys):
+    code, out, err = explain(capsys, FOOTPRINT_TRACE, "--markdown")
+    assert code == 0, err
+    assert "| Kernel | Device | Launches | Regs |" in out
+    assert re.search(r"^- Kernel \d+: expected: holds a tile", out, re.MULTILINE)
+
+
+def test_a_trace_read_from_standard_input_says_its_footprints_were_not_read(capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(io.BytesIO(FOOTPRINT_TRACE.read_bytes()))))
+    code, out, err = explain(capsys, "-")
+    assert code == 0, err
+    assert f"{ops_view.FOOTPRINT_HEADING}: not read from standard input" in out
