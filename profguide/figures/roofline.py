@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from profguide.figures.svg import CHAR_WIDTH, FONT_SIZE, legend_svg, svg_document, xml_text
+from profguide.figures.svg import CHAR_WIDTH, FONT_SIZE, fit_label, legend_svg, svg_document, xml_text
 from profguide.text import count_of, cut, format_duration
 
 # Narrower than the timelines (800): a phone's column shrinks it by less, and a roofline is about as tall as wide.
@@ -286,13 +286,14 @@ def roofline_svg(points: Sequence[RooflinePoint], roofs: Sequence[Roof], tb_per_
         return nothing_svg(NO_OPS, title)
     if not ceilings or not (math.isfinite(tb_per_s) and tb_per_s > 0):
         return nothing_svg(NO_ROOFS, title)
-    heading = cut(f"{device}: {count_of(len(drawn), 'op')}, each circle's area its device time", 76)
+    heading = fit_label(f"{device}: {count_of(len(drawn), 'op')}, each circle's area its device time",
+                        ROOFLINE_WIDTH - PLOT_LEFT)
     legend, top = legend_svg([(FAMILY_COLOURS.get(f, OTHER_COLOUR), f) for f in families(drawn)],
                              top=HEADING_HEIGHT + 4, left=PLOT_LEFT, right=ROOFLINE_WIDTH)
     top += 6
-    ridges = [roof.tflops / tb_per_s for roof in ceilings]
-    x = LogScale(*decades(min(p.intensity for p in drawn), max(max(p.intensity for p in drawn),
-                                                               ridges[0] * RIDGE_RUN)), PLOT_LEFT, PLOT_RIGHT)
+    ridge = ceilings[0].tflops / tb_per_s
+    x = LogScale(*decades(min(p.intensity for p in drawn), max(max(p.intensity for p in drawn), ridge * RIDGE_RUN)),
+                 PLOT_LEFT, PLOT_RIGHT)
     y = LogScale(*decades(min(min(p.tflops for p in drawn), ceilings[-1].tflops),
                           max(max(p.tflops for p in drawn), ceilings[0].tflops)), top + PLOT_HEIGHT, top)
     taken: list[Box] = []

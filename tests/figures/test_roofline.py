@@ -180,6 +180,11 @@ def test_a_point_with_a_bad_value_is_left_out_and_the_rest_drawn():
     assert "good" in groups_by_tooltip(svg, "circle") and "bad" not in groups_by_tooltip(svg, "circle")
 
 
+def test_a_long_device_name_is_cut_to_the_canvas():
+    svg = roofline_svg([point("a", 1, 1, 1)], ROOFS, TB_PER_S, "NVIDIA " * 40)
+    assert all(right <= ROOFLINE_WIDTH for _, _, right, _, _ in text_boxes(svg))
+
+
 def test_a_hostile_label_is_escaped():
     svg = draw([point("<script>&\x00\u202e", 1, 1, 1)])
     assert "<script>" not in svg
