@@ -136,14 +136,15 @@ def nice_tick_step(span: float, target_ticks: int = 6) -> float:
     return float(10 * magnitude)
 
 
-def legend_svg(items: Iterable[tuple[str, str]], top: float = 8) -> tuple[str, float]:
-    """A legend of (colour, label) items, wrapped into rows; returns (svg, bottom y)."""
+def legend_svg(items: Iterable[tuple[str, str]], top: float = 8, left: float = LABEL_WIDTH,
+               right: float = WIDTH) -> tuple[str, float]:
+    """A legend of (colour, label) items, wrapped into rows between ``left`` and ``right``; returns (svg, bottom y)."""
     parts = []
-    x, y = LABEL_WIDTH, top
+    x, y = left, top
     for fill, label in items:
         item_width = 16 + int(len(label) * CHAR_WIDTH) + 18
-        if x + item_width > WIDTH and x > LABEL_WIDTH:
-            x, y = LABEL_WIDTH, y + LEGEND_ROW
+        if x + item_width > right and x > left:
+            x, y = left, y + LEGEND_ROW
         parts.append(f'<rect x="{x}" y="{y}" width="12" height="12" fill="{fill}"/>')
         parts.append(f'<text class="pg-ink" x="{x + 16}" y="{y + 10}">{xml_text(label)}</text>')
         x += item_width
