@@ -22,7 +22,9 @@ Families, what each counts, and where the formula comes from:
   two matrix products, 2·B·H_q·S_q·S_k·(D_qk + D_v), halved when causal (only for S_q = S_k: the backends
   align a causal mask differently otherwise, so that call is refused). Key and value may have fewer heads
   (GQA). Backward: 2.5× the forward, the five products of FlashAttention's backward pass (QKᵀ recomputed,
-  dV, dP, dQ, dK) against the forward's two (Dao, FlashAttention-2, https://arxiv.org/abs/2307.08691).
+  dV, dP, dQ, dK) against the forward's two (Dao, FlashAttention-2, https://arxiv.org/abs/2307.08691; the
+  same 4·B·H·S²·D and 2.5× in FlashAttention's own benchmark, ``benchmarks/benchmark_flash_attention.py`` in
+  https://github.com/Dao-AILab/flash-attention).
   Bytes: q, k, v, a mask when given, and the output (backward: also dO, out, the log-sum-exp and dq, dk,
   dv); never the S×S matrix, which the fused kernels keep on chip.
 - softmax (``softmax``, ``_softmax``, ``log_softmax``, ``_log_softmax`` and their backward ops): a constant
@@ -43,12 +45,17 @@ Families, what each counts, and where the formula comes from:
 - embedding (``embedding``, ``index_select``, ``gather``): no flops; the indices, the rows gathered and the
   output.
 
-Where this differs from AMD TraceLens's perf model (``TraceLens/PerfModel/perf_model.py``):
+Where this differs from AMD TraceLens's perf model (``TraceLens/PerfModel/perf_model.py``), which agrees on
+the rest (2·M·N·K plus M·N for a bias; attention's two products, halved when causal with S_q = S_k; one flop per input
+element of a reduction):
 - GEMM bias bytes: TraceLens assumes a bias of N elements; here the bias is read at its recorded shape.
 - GEMM output type: TraceLens writes the output at the inputs' element size; here an FP8 GEMM's output is
-  written at its ``out_dtype`` when the trace records it (an FP8 GEMM rarely writes FP8).
-- Causal attention with S_q ≠ S_k is refused here rather than halved, since the backends differ on where the
-  causal diagonal sits.
+  written at its ``out_dtype`` when the trace records it, since an FP8 GEMM rarely writes FP8.
+- Attention backward bytes: TraceLens reads q, k, v, dO; here also out and the log-sum-exp, which
+  FlashAttention's backward reads (rowsum(dO ∘ O)). Its few GQA reduction flops (summing dK, dV over the
+  query heads sharing a key head) are left out here: about 1/(2·S_q) of the rest.
+- Unary activations: TraceLens counts one flop per element for every unary op; here GELU, SiLU and sigmoid
+  count the operations of their formula, so that their arithmetic intensity is not understated.
 """
 
 import math
