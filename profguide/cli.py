@@ -20,7 +20,7 @@ from profguide.text import format_tick
 
 if TYPE_CHECKING:  # the command imports what each subcommand needs when it runs
     from profguide.analysis.diff import JobDiff, TraceDiff
-    from profguide.analysis.ops import OpsView
+    from profguide.analysis.op_view import OpsView
     from profguide.analysis.summary import FolderJob, RankRow, TraceSummary
     from profguide.trace import Trace
 
@@ -69,6 +69,7 @@ examples:
   profguide draw trace.json.gz --out zoom.svg --window 12ms:15.5ms  a window, as Perfetto times it
   profguide draw logs/ --out ranks.svg                              the ranks one above the other
   zcat trace.json.gz | profguide draw - --out - > timeline.svg      standard input to standard output
+  profguide draw trace.json.gz --out roofline.svg --roofline        each op under the GPU's roofs
 """,
     "diff": """\
 examples:
@@ -153,6 +154,9 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                        help="times after the trace's first event, as Perfetto shows them: µs, or with "
                             "a unit (12ms:15.5ms)")
     where.add_argument("--step", type=int, metavar="N", help="draw ProfilerStep#N and the GPU work it launched")
+    drw.add_argument("--roofline", action="store_true", help="draw the ops' roofline instead (one trace file with "
+                     "GPU work on a GPU in profguide's peak table): each op's TFLOP/s against its FLOPs per byte "
+                     "under the device's roofs")
 
     dif = command("diff", "say what changed from one trace (or folder of rank traces) to another")
     dif.add_argument("before", type=Path, help="the trace before the change: a .json or .json.gz file, a folder "
@@ -404,7 +408,7 @@ def run_explain(args: argparse.Namespace) -> int:
     if args.capture is not None and (args.ops or not one_file):
         raise UsageError("--capture: for one replay trace's explain, not --ops or a folder of ranks")
     if args.ops:
-        from profguide.analysis.ops import ops_view as view_of
+        from profguide.analysis.op_view import ops_view as view_of
         from profguide.render import ops as ops_view
         from profguide.text import shown
 
@@ -493,7 +497,13 @@ def run_draw(args: argparse.Namespace) -> int:
     from profguide.text import count_of
 
     if args.trace != STANDARD_STREAM and is_folder(args.trace):
+        if args.roofline:
+            from profguide.text import shown
+
+            raise UsageError(f"{shown(args.trace)}: --roofline draws one trace file, not a folder of rank traces")
         return draw_folder(args)
+    if args.roofline:
+        return draw_roofline(args)
     inputs = [] if args.trace == STANDARD_STREAM else [args.trace]
     check_output(args.out, inputs)  # before the work, not after
     loaded = load_input(args)
@@ -511,6 +521,25 @@ def run_draw(args: argparse.Namespace) -> int:
     if drawn < shown_events:
         print(f"left out {count_of(shown_events - drawn, 'slice')} too narrow to see or beyond the busiest lanes: "
               "use --window or --step to zoom in", file=sys.stderr)
+    return 0
+
+
+def draw_roofline(args: argparse.Namespace) -> int:
+    """``draw TRACE --roofline``: the ops with a formula (in ProfilerStep#N with --step) under the device's roofs."""
+    from profguide.analysis.op_view import host_step
+    from profguide.figures.roofline import trace_roofline_svg
+    from profguide.text import count_of
+
+    if args.window is not None:
+        raise UsageError("--window: not with --roofline, which counts ops by the step they start in (use --step N)")
+    inputs = [] if args.trace == STANDARD_STREAM else [args.trace]
+    check_output(args.out, inputs)
+    loaded = load_input(args)
+    svg = trace_roofline_svg(loaded, None if args.step is None else host_step(loaded, args.step),
+                             title=f"Roofline of {input_name(args.trace)}")
+    written, report = write_svg(args.out, svg, inputs)
+    drawn = svg.count('<circle class="pg-dot"')
+    print(f"wrote {written} ({len(svg.encode()) // 1024} KiB, {count_of(drawn, 'op')} drawn)", file=report)
     return 0
 
 

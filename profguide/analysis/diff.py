@@ -27,8 +27,9 @@ from profguide.analysis.intervals import Mask, Window
 from profguide.analysis.job import folder_job, results_in_pool, trace_summary
 from profguide.analysis.kernels import by_name, in_window
 from profguide.analysis.ops import memory_peak, op_rows
+from profguide.analysis.roofline import roofline_rows
 from profguide.analysis.select import kinds_mask, launch_of
-from profguide.analysis.summary import SCHEMA_VERSION, FolderJob, RankRow, SchemaVersion, TraceSummary
+from profguide.analysis.summary import SCHEMA_VERSION, FolderJob, RankRow, RooflineRow, SchemaVersion, TraceSummary
 from profguide.errors import UsageError
 from profguide.files import is_folder
 from profguide.limits import MAX_BYTES
@@ -39,6 +40,7 @@ from profguide.trace.model import Trace
 SHARED_NAMES_PCT = 50  # under this share of kernel time in names both sides share, on either side: match by role
 Totals = dict[str, tuple[float, float]]  # name (or role) → (count, total µs)
 OpTotals = dict[tuple[str, str], tuple[float, float]]  # (op name, input shapes) → (calls, self CPU µs)
+RooflineKey = tuple[str, str, str]  # (op name, input shapes, type)
 
 
 class Side(TypedDict):
@@ -49,6 +51,7 @@ class Side(TypedDict):
     launches: int  # the distinct calls that launched them
     ops: OpTotals  # the ops that start in the steps (else in explain's window, else anywhere)
     memory_peak: dict[str, float]  # device (cpu, cuda:0) → the peak of allocated bytes; empty without [memory]
+    roofline: dict[RooflineKey, RooflineRow]  # the ops with a formula that start where ``ops`` are counted
 
 
 def counted_kernels(loaded: Trace, summary: TraceSummary) -> Mask:
@@ -86,7 +89,9 @@ def side_of(loaded: Trace, file: Path | str) -> Side:
             "launches": int(np.unique(launch[launch >= 0]).size),
             "ops": {(row["name"], row["shapes"]): (float(row["calls"]), row["self_cpu_us"])
                     for row in op_rows(loaded, counted_span(summary))},
-            "memory_peak": {peak["device"]: peak["peak_bytes"] for peak in memory_peak(loaded) or []}}
+            "memory_peak": {peak["device"]: peak["peak_bytes"] for peak in memory_peak(loaded) or []},
+            "roofline": {(row["name"], row["shapes"], row["dtype"]): row
+                         for row in roofline_rows(loaded, counted_span(summary))}}
 
 
 def counted_span(summary: TraceSummary) -> Window | None:
@@ -174,6 +179,22 @@ def rule_changes(before: TraceSummary, after: TraceSummary) -> RuleChanges:
             "kept": [rule for rule in fired[0] if rule in fired[1]]}
 
 
+class RooflineChange(TypedDict):
+    """An op with a formula, one set of input shapes and one type, on both sides: how near its roof it ran, and
+    what its main kernel's name says changed."""
+
+    name: Annotated[str, Meta(description="the op's name")]
+    shapes: Annotated[str, Meta(description="its input shapes as the trace writes them")]
+    dtype: Annotated[str, Meta(description="the type its work is done in")]
+    fraction: Annotated[Quantity, Meta(description="the share of its roof it reached (RooflineRow.fraction)")]
+    tflops: Annotated[Quantity, Meta(description="its achieved TFLOP/s")]
+    device_us: Annotated[Quantity, Meta(description="the time of its GPU work per call")]
+    kernels: Annotated[tuple[str, str], Meta(description="its main kernel's name, (before, after)")]
+    kernel_changes: Annotated[list[str], Meta(description="what the kernel's name says changed: library, "
+                                                          "precision, tensor cores, layout, tile, split-K, "
+                                                          "backend, each as 'field: before → after'")]
+
+
 @final  # a diff of files or of folders: `"ranks" in found` tells them apart
 class TraceDiff(TypedDict):
     """``profguide diff --json`` of two trace files."""
@@ -211,7 +232,44 @@ class TraceDiff(TypedDict):
     ops: Annotated[list[Change], Meta(description="every op, by name and input shapes, on either side, largest "
                                                   "|change_us| (self CPU time) first")]
     rules: Annotated[RuleChanges, Meta(description="the rules that fired on each side (explain's findings)")]
+    roofline: Annotated[list[RooflineChange], Meta(description="the ops with a formula on both sides, by name, "
+                                                               "shapes and type: their share of the roof and "
+                                                               "their kernel, most change in time per call first")]
     sentence: Annotated[str, Meta(description="what the change did, in one sentence, from the largest change")]
+
+
+# What a kernel's name says (``kernel_family``) that the diff reports when it changes, and its word.
+KERNEL_FIELDS = (("family", "family"), ("library", "library"), ("precision", "precision"),
+                 ("tensor_cores", "tensor cores"), ("layout", "layout"), ("tile", "tile"), ("split_k", "split-K"),
+                 ("backend", "backend"))
+
+
+def kernel_changes(before: str, after: str) -> list[str]:
+    """What two kernels' names say differs between them, as 'tile: 64x64x64 → 128x128x64'."""
+    if before == after:
+        return []
+    first, second = kernel_family(before), kernel_family(after)
+
+    def said(value: object) -> str:
+        return "not said" if value is None else "yes" if value is True else "no" if value is False else str(value)
+
+    return [f"{word}: {said(getattr(first, field))} → {said(getattr(second, field))}"
+            for field, word in KERNEL_FIELDS if getattr(first, field) != getattr(second, field)]
+
+
+def roofline_changes(before: dict[RooflineKey, RooflineRow],
+                     after: dict[RooflineKey, RooflineRow]) -> list[RooflineChange]:
+    """The ops with a formula on both sides, most change in time per call first."""
+    found = []
+    for key in before.keys() & after.keys():
+        first, second = before[key], after[key]
+        found.append(RooflineChange(
+            name=key[0], shapes=key[1], dtype=key[2], fraction=quantity(first["fraction"], second["fraction"]),
+            tflops=quantity(first["tflops"], second["tflops"]),
+            device_us=quantity(first["device_us"] / first["calls"], second["device_us"] / second["calls"]),
+            kernels=(first["kernel"], second["kernel"]),
+            kernel_changes=kernel_changes(first["kernel"], second["kernel"])))
+    return sorted(found, key=lambda row: (-abs(row["device_us"]["change"] or 0.0), row["name"], row["shapes"]))
 
 
 def quantity(before: float | None, after: float | None) -> Quantity:
@@ -389,6 +447,7 @@ def trace_diff(before: Side, after: Side) -> TraceDiff:
         "kernels": changes(unshaped(kernels_a), unshaped(kernels_b), divisors, ops=False),
         "ops": changes(before["ops"], after["ops"], divisors),
         "rules": rule_changes(first, second),
+        "roofline": roofline_changes(before["roofline"], after["roofline"]),
         "sentence": "",
     }
     found["sentence"] = sentence(found)

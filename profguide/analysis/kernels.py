@@ -7,7 +7,7 @@ from numpy.typing import NDArray
 
 from profguide.analysis.families import kernel_family
 from profguide.analysis.intervals import EVERYTHING, Floats, Mask, Window, starts_in
-from profguide.analysis.peaks import device_peaks, roof_tflops, uses_tf32
+from profguide.analysis.peaks import compute_roof, device_peaks, uses_tf32
 from profguide.analysis.select import Indices, names_where
 from profguide.analysis.summary import Distribution, GemmRow, KernelRow, MemoryTraffic, Occupancy
 from profguide.patterns import GEMM_FIRST_MATRIX
@@ -206,7 +206,8 @@ def gemm_throughput(trace: Trace, window: Window = EVERYTHING) -> list[GemmRow]:
     rows: list[GemmRow] = []
     for (name, dims, dtype), group in groups.items():
         achieved = group["flops"] / group["kernel_us"] / 1e6 if group["kernel_us"] > 0 else None
-        peak = roof_tflops(peaks, dtype, True, (name, dims, dtype) in on_tf32) if peaks else None
+        roof = compute_roof(peaks, dtype, True, (name, dims, dtype) in on_tf32) if peaks else None
+        peak = roof.tflops if roof else None
         rows.append({
             "op": name, "input_dims": dims, "dtype": dtype, **group, "tflops": achieved, "peak_tflops": peak,
             "pct_of_peak": 100 * achieved / peak if achieved and peak else None,

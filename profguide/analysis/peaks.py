@@ -163,21 +163,31 @@ def compute_type(dtype: str) -> str | None:
     return COMPUTE_TYPES.get(dtype)
 
 
-def roof_tflops(peaks: Peaks, dtype: str, on_tensor_cores: bool, tf32: bool = False) -> float | None:
+class Roof(NamedTuple):
+    """A flat roof: the peak of one kind of work on a device, and its name (BF16 tensor, FP32 vector)."""
+
+    name: str
+    tflops: float
+
+
+def compute_roof(peaks: Peaks, dtype: str, on_tensor_cores: bool, tf32: bool = False) -> Roof | None:
     """The peak an op can reach: for matrix work (``on_tensor_cores``: a GEMM, a convolution, attention) the
     tensor-core (matrix-core) peak of its type, float at TF32's when ``tf32`` says its kernels used it, else at
     the FP32 matrix peak where the GPU has one (AMD) or the vector peak; for other work the FP32 vector peak
     whatever its type, doubles excepted. None where the table has no figure (BF16 on a V100, doubles)."""
+    cores = "matrix" if "fp32_matrix" in peaks.tflops else "tensor"  # AMD's word for them, and NVIDIA's
     if dtype == "double":
         return None
     if not on_tensor_cores:
-        return peaks.tflops["fp32"]
+        return Roof("FP32 vector", peaks.tflops["fp32"])
     kind = compute_type(dtype)
     if kind == "fp32":
         if tf32 and "tf32" in peaks.tflops:
-            return peaks.tflops["tf32"]
-        return peaks.tflops.get("fp32_matrix", peaks.tflops["fp32"])
-    return peaks.tflops.get(kind) if kind else None
+            return Roof(f"TF32 {cores}", peaks.tflops["tf32"])
+        if "fp32_matrix" in peaks.tflops:
+            return Roof("FP32 matrix", peaks.tflops["fp32_matrix"])
+        return Roof("FP32 vector", peaks.tflops["fp32"])
+    return Roof(f"{kind.upper()} {cores}", peaks.tflops[kind]) if kind and kind in peaks.tflops else None
 
 
 def uses_tf32(kernel_name: str) -> bool:

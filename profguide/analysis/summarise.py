@@ -21,6 +21,7 @@ from profguide.analysis.idle import busy_intervals, idle_breakdown, idle_pct_by_
 from profguide.analysis.intervals import EVERYTHING, Mask, Window, union_length
 from profguide.analysis.kernels import device_name, gemm_throughput, in_window, memory_traffic, occupancy, top_kernels
 from profguide.analysis.launches import clock_skew, launch_delays, profiler_overhead, synchronisations
+from profguide.analysis.roofline import roofline
 from profguide.analysis.rules import findings
 from profguide.analysis.select import (
     activity_window,
@@ -166,6 +167,7 @@ def measure(trace: Trace, window: Window | None = None, window_meaning: str | No
         "occupancy": occupancy(trace, window=span)[:10],
         "compile": compile_markers(trace, asked),
         "gemm": gemm_throughput(trace, span),
+        "roofline": roofline(trace, span),
         "trust": trust(trace) if checked is None else checked,
         "graphs": graph_use(trace, span),
     }

@@ -450,6 +450,66 @@ class Serving(TypedDict):
     phases: Annotated[list[ServingPhase], Meta(description="one per phase the steps run, prefill first")]
 
 
+class RooflineRow(TypedDict):
+    """The counted calls of one op with one set of input shapes and one input type."""
+
+    name: Annotated[str, Meta(description="the op's name as the trace writes it (aten::addmm)")]
+    shapes: Annotated[str, Meta(description="its Input Dims as the trace writes them, on one line")]
+    dtype: Annotated[str, Meta(description="the type its work is done in, as the trace writes it (c10::BFloat16)")]
+    family: Annotated[str, Meta(description="GEMM, convolution, attention, softmax, normalization, elementwise, "
+                                            "reduction, copy or embedding")]
+    calls: Annotated[int, Meta(description="how many calls")]
+    flops: Annotated[int, Meta(description="their floating-point operations (a multiply-add is two)")]
+    bytes: Annotated[int, Meta(description="the least bytes they move: each input read once, each output written "
+                                           "once")]
+    device_us: Annotated[float, Meta(description="the time of the GPU work launched inside them")]
+    kernel: Annotated[str, Meta(description="the name of the kernel (or copy) with most of that time")]
+    tflops: Annotated[float | None, Meta(description="flops over device time, in TFLOP/s; null without time")]
+    tb_per_s: Annotated[float | None, Meta(description="bytes over device time, in TB/s; null without time")]
+    intensity: Annotated[float | None, Meta(description="flops per byte; null when it moves no bytes")]
+    peak_tflops: Annotated[float | None, Meta(description="the device's peak for this work (its flat roof), "
+                                                          "TFLOP/s; null when the device is not in profguide's "
+                                                          "table or has no figure for this type")]
+    peak_name: Annotated[str | None, Meta(description="that peak's name: the type and the units (BF16 tensor, FP32 "
+                                                      "vector)")]
+    roof_tflops: Annotated[float | None, Meta(description="the roof at that intensity: the least of the device's "
+                                                          "peak for this work and bandwidth × intensity, in "
+                                                          "TFLOP/s; null when the device has no peak in "
+                                                          "profguide's table")]
+    bound: Annotated[str | None, Meta(description="memory or compute: which roof is the lower at that intensity; "
+                                                  "null without a roof")]
+    fraction: Annotated[float | None, Meta(description="tflops over roof_tflops (for work with no flops, TB/s over "
+                                                       "the bandwidth); null without a roof")]
+    lost_us: Annotated[float | None, Meta(description="device time above what the roof allows: device_us × (1 − "
+                                                      "fraction); null without a roof")]
+
+
+class UnmodelledRow(TypedDict):
+    """GPU work that no counted op launched, by the op (or region) that launched it."""
+
+    name: Annotated[str, Meta(description="the innermost op or region open at its launch; \"(no op found)\" for "
+                                          "GPU work whose launch the trace lacks or no op holds")]
+    calls: Annotated[int, Meta(description="GPU ops (kernels, copies, sets) it launched")]
+    device_us: Annotated[float, Meta(description="their time")]
+
+
+class Roofline(TypedDict):
+    """Every counted op's place under the device's roof, and how much of the GPU's time that covers."""
+
+    device: Annotated[str | None, Meta(description="the GPU's name from deviceProperties; null when absent")]
+    peaks_model: Annotated[str | None, Meta(description="the row of profguide's peak table it matched; null when "
+                                                        "none did (no roofs then)")]
+    peaks_source: Annotated[str | None, Meta(description="where that row's peaks come from (a datasheet)")]
+    tb_per_s: Annotated[float | None, Meta(description="the device's memory bandwidth, TB/s")]
+    device_us: Annotated[float, Meta(description="the time of all GPU work in the window")]
+    modelled_us: Annotated[float, Meta(description="the time of the GPU work of counted ops")]
+    near_roof_us: Annotated[float, Meta(description="of modelled_us, the time of ops at half their roof or more")]
+    furthest: Annotated[list[RooflineRow], Meta(description="the ops (by name, shapes and type) with the most time "
+                                                            "lost below their roof, most first")]
+    unmodelled: Annotated[list[UnmodelledRow], Meta(description="GPU work with no formula, by the op that launched "
+                                                                "it, most time first (the first ten)")]
+
+
 class Measured(TypedDict):
     """What ``summarise`` measures about one trace, over one window, before it gives the verdict."""
 
@@ -493,6 +553,8 @@ class Measured(TypedDict):
     occupancy: Annotated[list[Occupancy], Meta(description="up to ten kernels' occupancy, most time first")]
     compile: Annotated[CompileMarkers, Meta(description="what torch.compile left")]
     gemm: Annotated[list[GemmRow], Meta(description="matrix multiplies with recorded shapes, most time first")]
+    roofline: Annotated[Roofline | None, Meta(description="the ops' place under the device's roof; null for a trace "
+                                                          "without GPU work")]
     trust: Annotated[Trust, Meta(description="whether the trace can support a verdict, and why not")]
     graphs: Annotated[GraphUse | None, Meta(description="CUDA graphs captured in the trace or replayed in the "
                                                         "window; null when it does neither")]

@@ -7,8 +7,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from profguide.analysis.intervals import Window
+from profguide.analysis.peaks import Roof
+from profguide.analysis.roofline import roofline, roofline_rows
+from profguide.errors import UsageError
 from profguide.figures.svg import CHAR_WIDTH, FONT_SIZE, fit_label, legend_svg, svg_document, xml_text
 from profguide.text import count_of, cut, format_duration
+from profguide.trace.model import Trace
 
 # Narrower than the timelines (800): a phone's column shrinks it by less, and a roofline is about as tall as wide.
 ROOFLINE_WIDTH = 600
@@ -53,11 +58,7 @@ class RooflinePoint(NamedTuple):
     intensity: float  # FLOP per byte
     tflops: float  # achieved TFLOP/s
     device_us: float  # its device time: the circle's area grows with it
-
-
-class Roof(NamedTuple):
-    label: str  # "BF16 tensor", "FP32" ...
-    tflops: float  # the flat roof
+    roof: Roof | None = None  # the flat roof of its kind of work; None: the highest of the figure's
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,7 @@ def merged_roofs(roofs: Sequence[Roof]) -> list[Roof]:
     by_peak: dict[float, list[str]] = {}
     for roof in roofs:
         if math.isfinite(roof.tflops) and roof.tflops > 0:
-            by_peak.setdefault(roof.tflops, []).append(roof.label)
+            by_peak.setdefault(roof.tflops, []).append(roof.name)
     return [Roof(", ".join(labels), peak) for peak, labels in sorted(by_peak.items(), reverse=True)]
 
 
@@ -146,16 +147,17 @@ def placed_text(text: str, candidates: Sequence[tuple[float, float, str]], taken
     return ""
 
 
-def roof_at(intensity: float, roofs: Sequence[Roof], tb_per_s: float) -> tuple[float, str]:
-    """(TFLOP/s, which roof) the highest roof allows at ``intensity``: the memory roof left of its ridge."""
+def roof_at(intensity: float, flat: Roof, tb_per_s: float) -> tuple[float, str]:
+    """(TFLOP/s, which roof) ``flat`` and the memory roof allow at ``intensity``: the memory roof left of its
+    ridge."""
     memory = intensity * tb_per_s
-    if memory < roofs[0].tflops:
+    if memory < flat.tflops:
         return memory, f"memory, {three_figures(tb_per_s)} TB/s"
-    return roofs[0].tflops, f"{roofs[0].label}, {three_figures(roofs[0].tflops)} TFLOP/s"
+    return flat.tflops, f"{flat.name}, {three_figures(flat.tflops)} TFLOP/s"
 
 
 def tooltip(point: RooflinePoint, roofs: Sequence[Roof], tb_per_s: float) -> str:
-    roof, which = roof_at(point.intensity, roofs, tb_per_s)
+    roof, which = roof_at(point.intensity, point.roof or roofs[0], tb_per_s)
     above = "\nabove the roof: a wrong formula, peak or dtype?" if point.tflops > roof else ""
     return (f"{point.label}\n{point.family}: {three_figures(point.tflops)} TFLOP/s at "
             f"{three_figures(point.intensity)} FLOP/byte, {format_duration(point.device_us)} on the device\n"
@@ -206,7 +208,7 @@ def roofs_svg(roofs: Sequence[Roof], tb_per_s: float, x: LogScale, y: LogScale, 
     for roof in roofs:
         left = x.at(max(roof.tflops / tb_per_s, 10.0**x.low))
         height = y.at(roof.tflops)
-        text = f"{roof.label} {three_figures(roof.tflops)} TFLOP/s"
+        text = f"{roof.name} {three_figures(roof.tflops)} TFLOP/s"
         parts.append(f'<g><title>{xml_text(text)}</title><line class="pg-roof" x1="{left:.1f}" y1="{height:.1f}" '
                      f'x2="{x.end}" y2="{height:.1f}"/></g>')
         # Best left of the roof's ridge, above the sloped roof, where no op can be; else on the roof, clear of
@@ -253,7 +255,7 @@ def points_svg(drawn: Sequence[Circle], roofs: Sequence[Roof], tb_per_s: float, 
     and the largest few labelled where a label fits."""
     parts, labels = [], []
     for rank, (point, cx, cy, r) in enumerate(drawn):
-        roof, _ = roof_at(point.intensity, roofs, tb_per_s)
+        roof, _ = roof_at(point.intensity, point.roof or roofs[0], tb_per_s)
         ring = (f'<circle class="pg-mark" cx="{cx:.1f}" cy="{cy:.1f}" r="{r + 4:.1f}" stroke-dasharray="3 2"/>'
                 if point.tflops > roof else "")
         parts.append(f'<g><title>{xml_text(tooltip(point, roofs, tb_per_s))}</title><circle class="pg-dot" '
@@ -309,3 +311,23 @@ def families(points: Sequence[RooflinePoint]) -> list[str]:
     """The families drawn, each once: opwork's in their order, then any other in alphabetical order."""
     present = {point.family for point in points}
     return [f for f in FAMILY_COLOURS if f in present] + sorted(present - FAMILY_COLOURS.keys())
+
+
+def trace_roofline_svg(trace: Trace, window: Window | None = None, title: str | None = None) -> str:
+    """The roofline of a trace's ops with a formula (``profguide.analysis.roofline``) that start in ``window``,
+    under the roofs of the kinds of work they do; an UsageError where there is no roof to draw under."""
+    found = roofline(trace, window)
+    if found is None:
+        raise UsageError("no GPU work in this trace: a CPU trace is not set against a GPU's roofline")
+    if found["peaks_model"] is None or found["tb_per_s"] is None:
+        raise UsageError(f"no peaks for {found['device'] or 'this GPU (its deviceProperties name none)'} in "
+                         "profguide's table: no roof to draw under (explain --ops gives the ops' TFLOP/s and TB/s)")
+    rows = roofline_rows(trace, window)
+    roof_of = {id(row): Roof(row["peak_name"], row["peak_tflops"]) for row in rows
+               if row["peak_name"] is not None and row["peak_tflops"] is not None}
+    points = [RooflinePoint(f"{row['name']} {row['shapes']}", row["family"], row["intensity"] or 0.0,
+                            row["tflops"] or 0.0, row["device_us"], roof_of.get(id(row))) for row in rows]
+    roofs = set(roof_of.values())
+    device = f"{found['device']} (peaks of the {found['peaks_model']})"
+    return roofline_svg(points, sorted(roofs, key=lambda roof: -roof.tflops), found["tb_per_s"], device,
+                        **({"title": title} if title else {}))

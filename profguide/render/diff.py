@@ -7,7 +7,17 @@ into text for a terminal or Markdown for the site.
 from pathlib import Path
 from typing import Literal
 
-from profguide.analysis.diff import Change, JobDiff, Quantity, RankDiff, RuleChanges, SideFacts, TraceDiff, signed_pct
+from profguide.analysis.diff import (
+    Change,
+    JobDiff,
+    Quantity,
+    RankDiff,
+    RooflineChange,
+    RuleChanges,
+    SideFacts,
+    TraceDiff,
+    signed_pct,
+)
 from profguide.render.explain import IDLE_LABELS
 from profguide.render.facts import count_words, percent
 from profguide.text import cell, code_cell, count_of, cut, format_duration, format_size, markdown_table, shown
@@ -120,7 +130,27 @@ def to_text(found: TraceDiff) -> str:
     if found["ops"]:
         lines.append(op_summary(found))
         lines += [change_line(row) for row in found["ops"][:CHANGES_SHOWN] if row["status"] != "same"]
+    lines += roofline_change_lines(found["roofline"])
     return "\n".join(lines) + "\n"
+
+
+def roof_share(value: float | None) -> str:
+    return "no roof" if value is None else percent(100 * value)
+
+
+def roofline_change_lines(rows: list[RooflineChange]) -> list[str]:
+    """The ops with a formula whose time per call changed most: their share of the roof, and their kernel."""
+    shown = [row for row in rows if row["device_us"]["change"]][:CHANGES_SHOWN]
+    if not shown:
+        return []
+    lines = ["Against the roofline (ops with a formula on both sides, most change in time per call first):"]
+    for row in shown:
+        kernel = f"; kernel {'; '.join(row['kernel_changes'])}" if row["kernel_changes"] else ""
+        lines.append(f"  {row['name']} {cut(row['shapes'], 40)} {cut(row['dtype'], 20)}: "
+                     f"{duration(row['device_us']['before'])} → {duration(row['device_us']['after'])} a call, "
+                     f"{roof_share(row['fraction']['before'])} → {roof_share(row['fraction']['after'])} of its roof"
+                     f"{kernel}.")
+    return lines
 
 
 RULE_CHANGES: dict[Literal["gone", "new", "kept"], str] = {

@@ -38,12 +38,13 @@ from profguide.render.facts import (
     share_of_peak,
     tflops,
 )
+from profguide.render.roofline import roofline_lines
 from profguide.stats import median
 from profguide.text import CONTROL, cell, clocks_note, code_cell, count_of, cut, format_duration, markdown_table, shown
 
 if TYPE_CHECKING:  # the shapes --ops and diff print, imported only for the type checker: explain does without
     from profguide.analysis.diff import JobDiff, TraceDiff
-    from profguide.analysis.ops import OpsView
+    from profguide.analysis.op_view import OpsView
 
 RANKS_SHOWN = 16  # a folder of more ranks: the text lists the straggler and those that waited longest (--json all)
 HOST_STEPS_SHOWN = 8  # a trace without GPU work: the steps whose split the text lists (--json has all)
@@ -292,6 +293,7 @@ def evidence_lines(summary: TraceSummary) -> list[str]:
             f"{gemm['op']} {gemm['input_dims']} {cut(gemm['dtype'])}: {tflops(gemm['tflops'])}{peak} "
             f"over {gemm['calls']:,} calls."
         )
+    lines += roofline_lines(summary["roofline"])
     lines += compile_lines(summary["compile"])
     for reason, count in summary["skipped_events"].items():
         lines.append(f"Skipped {count:,} events {reason}.")

@@ -3,7 +3,15 @@
 from collections.abc import Sequence
 
 from profguide.analysis.footprint import FOOTPRINTS_SHOWN, FootprintRow
-from profguide.analysis.ops import MemoryPeak, ModuleRow, OpRow, OpsView, RegionRow
+from profguide.analysis.op_view import OpsView
+from profguide.analysis.ops import MemoryPeak, ModuleRow, OpRow, RegionRow
+from profguide.render.roofline import (
+    ROOFLINE_HEADINGS,
+    ROOFLINE_SHOWN,
+    roofline_cells,
+    roofline_heading,
+    roofline_lines,
+)
 from profguide.text import cell, code_cell, count_of, cut, format_duration, format_size, markdown_table
 from profguide.trace.loader import STDIN
 
@@ -132,6 +140,26 @@ def footprint_notes(rows: Sequence[FootprintRow]) -> list[tuple[int, str]]:
     return lines
 
 
+def roofline_text(view: OpsView) -> list[str]:
+    """The roofline section as aligned text: explain's lines, then the ops with a formula; nothing on a CPU trace."""
+    rows = view["roofline_ops"][:ROOFLINE_SHOWN]
+    if view["roofline"] is None or not rows:
+        return []
+    return [*roofline_lines(view["roofline"]), roofline_heading(view["roofline"], view["roofline_ops"], len(rows)),
+            *("  " + line for line in aligned(ROOFLINE_HEADINGS, [roofline_cells(row) for row in rows]))]
+
+
+def roofline_markdown(view: OpsView) -> list[str]:
+    rows = view["roofline_ops"][:ROOFLINE_SHOWN]
+    if view["roofline"] is None or not rows:
+        return []
+    table = [(code_cell(row["name"]), cell(row["shapes"]), cell(row["dtype"]), *roofline_cells(row)[:-1])
+             for row in rows]
+    return [*(f"- {cell(line)}" for line in roofline_lines(view["roofline"])), "",
+            roofline_heading(view["roofline"], view["roofline_ops"], len(rows)), "",
+            markdown_table(("Op", "Input shapes", "Type", *ROOFLINE_HEADINGS[:-1]), table, "lll" + "r" * 6), ""]
+
+
 def footprint_intro(view: OpsView) -> str:
     """What the section says above its table, or instead of it when there are no rows."""
     kernels = view["kernels"]
@@ -156,7 +184,7 @@ def footprint_lines(view: OpsView) -> list[str]:
 
 def to_text(view: OpsView) -> str:
     """The op view as aligned text: ops, modules, regions (when there are any), memory peak."""
-    return "\n".join([f"Op view of {view['file']}", *op_lines(view), *footprint_lines(view),
+    return "\n".join([f"Op view of {view['file']}", *op_lines(view), *roofline_text(view), *footprint_lines(view),
                       *module_lines(view["modules"]), *region_lines(view), *memory_lines(view)]) + "\n"
 
 
@@ -172,6 +200,7 @@ def to_markdown(view: OpsView) -> str:
                                  "ll" + "r" * len(op_headings(view["on_gpu"])))]
     else:
         lines += op_lines(view) + [""]
+    lines += roofline_markdown(view)
     lines += footprint_markdown(view)
     if view["modules"]:
         rows = [(code_cell(row["name"]), format_duration(row["cpu_us"]), format_duration(row["device_us"]),

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from profguide.analysis import diff, ops, summary
+from profguide.analysis import diff, op_view, summary
 from profguide.analysis.idle import hta_ops_in
 from profguide.analysis.rules import JOB_RULES, RULES
 from profguide.analysis.summarise import summarise
@@ -65,7 +65,7 @@ CHEAT_SHEET = "reading-output/cheat-sheet.md"
 # The JSON Schemas of the commands' --json output, which the reference page links: (types, title) by file.
 SCHEMAS = {"explain.schema.json": (summary.OUTPUTS, "profguide explain --json"),
            "diff.schema.json": (diff.OUTPUTS, "profguide diff --json"),
-           "ops.schema.json": ((ops.OpsView,), "profguide explain --ops --json")}
+           "ops.schema.json": ((op_view.OpsView,), "profguide explain --ops --json")}
 
 
 @dataclass(frozen=True)

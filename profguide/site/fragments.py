@@ -20,12 +20,8 @@ from profguide.analysis.families import CONVOLUTION, kernel_family
 from profguide.analysis.job import trace_summary
 from profguide.analysis.kernels import gemm_throughput
 from profguide.analysis.launches import occupancy_queries
-from profguide.analysis.ops import (
-    joined_device_us,
-    module_rows,
-    op_rows,
-    ops_view,
-)
+from profguide.analysis.op_view import ops_view
+from profguide.analysis.ops import joined_device_us, module_rows, op_rows
 from profguide.analysis.regions import region_names, region_tree
 from profguide.analysis.select import first_spans, occurrences, step_window
 from profguide.errors import RecordingError, UsageError
@@ -245,9 +241,10 @@ def compile_calls(data: Run) -> dict[str, str]:
 
 
 def op_view(data: Run) -> dict[str, str]:
-    """What ``profguide explain --ops --markdown`` says of rank 0's trace: ops, modules, the memory peak."""
-    return {"ops.md": render.standin_notice(data.meta) + ops_markdown.to_markdown(ops_view(data.trace, str(
-        data.trace_path().name))) + source_note(data)}
+    """What ``profguide explain --ops --markdown`` says of rank 0's trace: ops, kernels, the roofline, modules,
+    the memory peak."""
+    view = ops_view(data.trace, str(data.trace_path().name), path=data.trace_path())
+    return {"ops.md": render.standin_notice(data.meta) + ops_markdown.to_markdown(view) + source_note(data)}
 
 
 def diffed(data: Run) -> dict[str, str]:

@@ -8,7 +8,8 @@ import pytest
 
 from profguide import trace
 from profguide.analysis.diff import side_of, trace_diff
-from profguide.analysis.ops import memory_peak, ops_view
+from profguide.analysis.op_view import ops_view
+from profguide.analysis.ops import memory_peak
 from profguide.analysis.select import on_a_stream
 from profguide.site.catalogue import RECORDINGS
 from tests.helpers import ROOT, TRACES

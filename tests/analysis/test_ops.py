@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from profguide import trace as trace_module
-from profguide.analysis import ops
+from profguide.analysis import op_view, ops
 from profguide.analysis.select import gpu_work, launch_of
 from profguide.errors import UsageError
 from profguide.trace.model import KIND
@@ -155,15 +155,15 @@ def test_ops_that_start_in_the_window_only():
     trace = make(cpu("ProfilerStep#1", 0, 100, kind="annotation"), cpu("aten::mm", 10, 20),
                  cpu("ProfilerStep#2", 100, 100, kind="annotation"), cpu("aten::mm", 110, 30), cpu("aten::add", 150, 5))
     assert [(r["name"], r["cpu_us"]) for r in ops.op_rows(trace, (100, 200))] == [("aten::mm", 30), ("aten::add", 5)]
-    view = ops.ops_view(trace, "t.json", step=1)
+    view = op_view.ops_view(trace, "t.json", step=1)
     assert [(r["name"], r["calls"]) for r in view["ops"]] == [("aten::mm", 1)]
     with pytest.raises(UsageError, match="no ProfilerStep#9"):
-        ops.ops_view(trace, "t.json", step=9)
+        op_view.ops_view(trace, "t.json", step=9)
 
 
 def test_a_trace_without_ops_modules_or_memory_events_has_an_empty_view():
     trace = make(cpu("region", 0, 10, kind="annotation"), gpu("gemm", 2, 5))
-    view = ops.ops_view(trace, "t.json")
+    view = op_view.ops_view(trace, "t.json")
     assert (view["ops"], view["modules"], view["memory_peak"]) == ([], [], None)
     assert view["on_gpu"]
 

@@ -6,7 +6,7 @@ import re
 import pytest
 
 from profguide import trace
-from profguide.analysis.peaks import PEAKS, compute_type, device_peaks, roof_tflops, uses_tf32
+from profguide.analysis.peaks import PEAKS, compute_roof, compute_type, device_peaks, uses_tf32
 from tests.helpers import TRACES
 
 GIB = 1 << 30
@@ -162,8 +162,23 @@ def test_compute_type(dtype, expected):
     ("MI300X", "float", True, True, 653.7),
     ("MI300X", "long int", True, False, None),
 ])
-def test_roof_tflops(gpu, dtype, matrix, tf32, expected):
-    assert roof_tflops(PEAKS[gpu], dtype, matrix, tf32) == expected
+def test_the_roof_of_each_kind_of_work(gpu, dtype, matrix, tf32, expected):
+    roof = compute_roof(PEAKS[gpu], dtype, matrix, tf32)
+    assert (None if roof is None else roof.tflops) == expected
+
+
+@pytest.mark.parametrize(("gpu", "dtype", "matrix", "tf32", "name"), [
+    ("H100 SXM", "c10::BFloat16", True, False, "BF16 tensor"),
+    ("H100 SXM", "c10::BFloat16", False, False, "FP32 vector"),
+    ("H100 SXM", "float", True, True, "TF32 tensor"),
+    ("H100 SXM", "float", True, False, "FP32 vector"),
+    ("MI300X", "c10::BFloat16", True, False, "BF16 matrix"),  # AMD's word
+    ("MI250 (one GCD)", "float", True, False, "FP32 matrix"),
+    ("B200", "c10::Float8_e4m3fn", True, False, "FP8 tensor"),
+])
+def test_a_roof_is_named_by_its_type_and_its_units(gpu, dtype, matrix, tf32, name):
+    roof = compute_roof(PEAKS[gpu], dtype, matrix, tf32)
+    assert roof is not None and roof.name == name
 
 
 @pytest.mark.parametrize(("name", "expected"), [

@@ -5,7 +5,7 @@ import collections
 
 import pytest
 
-from profguide.analysis import ops
+from profguide.analysis import op_view, ops
 from profguide.analysis.ops import region_rows
 from profguide.analysis.regions import (
     ops_in_each_call,
@@ -202,7 +202,7 @@ def test_the_backward_of_a_real_decoder_block_splits_into_its_parts(tmp_path):
 
 
 def test_the_op_views_text_lists_the_regions_after_the_modules_and_omits_them_when_none():
-    view = ops.ops_view(make(*two_op_region()), "t.json")
+    view = op_view.ops_view(make(*two_op_region()), "t.json")
     lines = ops_view.to_text(view).splitlines()
     first = lines.index("Regions (record_function), with the backward of the ops inside them:")
     assert lines[first - 1].startswith("No nn.Module events")
@@ -218,13 +218,13 @@ def test_the_op_views_text_lists_the_regions_after_the_modules_and_omits_them_wh
         heading.index("Region")}  # the names in one column
     markdown = ops_view.to_markdown(view)
     assert "| Region | CPU | Device | Kernels | Calls | Backward CPU | Backward device | Backward kernels |" in markdown
-    bare = ops.ops_view(make(cpu("aten::mm", 0, 5)), "t.json")
+    bare = op_view.ops_view(make(cpu("aten::mm", 0, 5)), "t.json")
     assert bare["regions"] == [] and "Region" not in ops_view.to_text(bare) + ops_view.to_markdown(bare)
 
 
 def test_on_a_trace_without_gpu_work_the_regions_show_their_cpu_columns_alone():
-    view = ops.ops_view(make(*[event for event in two_op_region() if event["cat"] not in ("kernel", "cuda_runtime")]),
-                        "t.json")
+    cpu_only = [event for event in two_op_region() if event["cat"] not in ("kernel", "cuda_runtime")]
+    view = op_view.ops_view(make(*cpu_only), "t.json")
     assert not view["on_gpu"] and view["regions"]
     lines = ops_view.to_text(view).splitlines()
     heading = lines[lines.index("Regions (record_function), with the backward of the ops inside them:") + 1]

@@ -6,11 +6,11 @@ import xml.etree.ElementTree as ElementTree
 
 import pytest
 
+from profguide.analysis.peaks import Roof
 from profguide.figures.roofline import (
     LARGEST_RADIUS,
     ROOFLINE_WIDTH,
     SMALLEST_RADIUS,
-    Roof,
     RooflinePoint,
     decade_label,
     op_name,

@@ -9,7 +9,7 @@ import msgspec
 
 from profguide import cli
 from profguide.analysis import footprint
-from profguide.analysis.ops import OpsView
+from profguide.analysis.op_view import OpsView
 from profguide.render import ops as ops_view
 from tests.helpers import ROOT, TRACES
 

@@ -1,0 +1,71 @@
+"""The roofline (``profguide.analysis.roofline``) in words: explain's lines and the op view's table."""
+
+from collections.abc import Sequence
+
+from profguide.analysis.summary import Roofline, RooflineRow
+from profguide.render.facts import percent, share
+from profguide.text import cut, format_duration
+
+ROOFLINE_SHOWN = 20  # the op view's roofline rows; --json has every one
+
+
+def rate(row: RooflineRow) -> str:
+    """What the op achieved in the unit of its roof: TFLOP/s for compute-bound work, TB/s for memory-bound."""
+    if row["bound"] == "memory" or (row["bound"] is None and not row["flops"]):
+        return "–" if row["tb_per_s"] is None else f"{row['tb_per_s']:.2f} TB/s"
+    return "–" if row["tflops"] is None else f"{row['tflops']:.1f} TFLOP/s"
+
+
+def of_roof(row: RooflineRow) -> str:
+    """'4.2% of its memory roof', or why there is none."""
+    if row["fraction"] is None:
+        return "no roof (the device is not in profguide's table)"
+    return f"{percent(100 * row['fraction'])} of its {row['bound']} roof"
+
+
+def op_label(row: RooflineRow, width: int = 40) -> str:
+    return f"{row['name']} {cut(row['shapes'], width)} {cut(row['dtype'], 20)}".replace("  ", " ").strip()
+
+
+def roofline_lines(roofline: Roofline | None) -> list[str]:
+    """explain's lines: what share of the GPU time the formulas cover and how near its roof, the ops furthest
+    below theirs, and the GPU work with no formula."""
+    if roofline is None or not roofline["device_us"]:
+        return []
+    covered = share(roofline["modelled_us"], roofline["device_us"])
+    if roofline["peaks_model"] is None:
+        lines = [f"Roofline: no peaks for {roofline['device'] or 'this GPU (deviceProperties names none)'} in "
+                 f"profguide's table, so no roof; ops with a formula hold {covered} of the GPU time "
+                 "(explain --ops gives their TFLOP/s and TB/s)."]
+    else:
+        lines = [f"Roofline against the {roofline['peaks_model']}'s datasheet: ops with a formula hold {covered} "
+                 f"of the GPU time, {share(roofline['near_roof_us'], roofline['modelled_us'])} of theirs at half "
+                 "their roof or more."]
+    for row in roofline["furthest"][:3]:
+        lines.append(f"Below its roof: {op_label(row)}: {rate(row)}, {of_roof(row)}; "
+                     f"{format_duration(row['lost_us'] or 0.0)} lost over {row['calls']:,} calls.")
+    unmodelled = [row for row in roofline["unmodelled"] if row["device_us"] > 0]
+    if unmodelled:
+        names = ", ".join(f"{cut(row['name'], 50)} ({format_duration(row['device_us'])})" for row in unmodelled[:3])
+        lines.append(f"No formula for {share(roofline['device_us'] - roofline['modelled_us'], roofline['device_us'])}"
+                     f" of the GPU time; most under {names}.")
+    return lines
+
+
+ROOFLINE_HEADINGS = ("Device", "TFLOP/s", "TB/s", "FLOP/B", "Of roof", "Bound", "Op  Input shapes  Type")
+
+
+def roofline_cells(row: RooflineRow) -> tuple[str, ...]:
+    def number(value: float | None, digits: int) -> str:
+        return "–" if value is None else f"{value:,.{digits}f}"
+
+    fraction = "–" if row["fraction"] is None else percent(100 * row["fraction"])
+    return (format_duration(row["device_us"]), number(row["tflops"], 1), number(row["tb_per_s"], 2),
+            number(row["intensity"], 1), fraction, row["bound"] or "–", op_label(row))
+
+
+def roofline_heading(roofline: Roofline | None, rows: Sequence[RooflineRow], shown: int) -> str:
+    against = (f"against the {roofline['peaks_model']} ({roofline['tb_per_s']:g} TB/s)"
+               if roofline and roofline["peaks_model"] and roofline["tb_per_s"] else "with no roof for this device")
+    of = f"the top {shown} of {len(rows):,}" if shown < len(rows) else f"all {len(rows):,}"
+    return f"Roofline, {against}: ops with a formula by device time ({of}; --json lists every one):"

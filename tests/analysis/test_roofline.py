@@ -1,0 +1,113 @@
+"""The roofline: which op calls are counted, their rates against the device's roof, the GPU work with no formula,
+and, on every real trace, no op above its roof."""
+
+import pytest
+
+from profguide import trace
+from profguide.analysis import roofline
+from profguide.analysis.opwork import op_work
+from profguide.analysis.peaks import device_peaks
+from tests.helpers import TRACES, make_trace
+from tests.helpers import event as cpu
+from tests.helpers import gpu_event as gpu
+
+H100 = {"id": 0, "name": "NVIDIA H100 80GB HBM3", "numSms": 132, "totalGlobalMem": 85018279936, "computeMajor": 9,
+        "computeMinor": 0}
+ADDMM_DIMS = [[512], [141, 512], [512, 512], [], []]
+ADDMM_TYPES = ["c10::BFloat16"] * 3 + ["Scalar", "Scalar"]
+REAL_TRACES = sorted(TRACES.glob("*.json.gz"))
+QWEN_H100 = TRACES / "h100_qwen1.5_0.5b_inference.json.gz"
+GEMM_KERNEL = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize64x64x64_warpgroupsize1x1x1_execute_segment_k_off"
+
+
+def linear_trace(kernel_us=10.0, device=H100, extra=()):
+    """aten::linear calling aten::addmm, whose one kernel runs ``kernel_us``; then an aten::index with no formula
+    and a kernel of its own."""
+    return make_trace(
+        cpu("aten::linear", 0, 30, **{"Input Dims": [[1, 141, 512], [512, 512], [512]],
+                                      "Input type": ["c10::BFloat16"] * 3, "Concrete Inputs": ["", "", ""]}),
+        cpu("aten::addmm", 2, 25, **{"Input Dims": ADDMM_DIMS, "Input type": ADDMM_TYPES,
+                                     "Concrete Inputs": ["", "", "", "1", "1"]}),
+        cpu("cudaLaunchKernel", 20, 4, kind="runtime", correlation=1),
+        gpu(GEMM_KERNEL, 30, kernel_us, correlation=1),
+        cpu("aten::index", 40, 10),
+        cpu("cudaLaunchKernel", 45, 3, kind="runtime", correlation=2),
+        gpu("index_elementwise_kernel", 60, 5, correlation=2),
+        *extra,
+        deviceProperties=[device] if device else [])
+
+
+def test_the_innermost_sized_op_is_counted_with_its_kernels_time():
+    rows = roofline.roofline_rows(linear_trace())
+    assert [(row["name"], row["calls"], row["device_us"], row["kernel"]) for row in rows] == [
+        ("aten::addmm", 1, 10.0, GEMM_KERNEL)]  # not aten::linear around it: its work would count twice
+    work = op_work("aten::addmm", ADDMM_DIMS, ADDMM_TYPES, ["", "", "", "1", "1"])
+    assert work is not None and (rows[0]["flops"], rows[0]["bytes"]) == (work.flops, work.bytes)
+
+
+def test_rates_roof_and_fraction_follow_from_the_work_the_time_and_the_peaks():
+    row = roofline.roofline_rows(linear_trace(kernel_us=10.0))[0]
+    peaks = device_peaks(H100)
+    assert peaks is not None
+    assert row["tflops"] == pytest.approx(row["flops"] / 10e-6 / 1e12)
+    assert row["tb_per_s"] == pytest.approx(row["bytes"] / 10e-6 / 1e12)
+    assert row["intensity"] == pytest.approx(row["flops"] / row["bytes"])
+    bandwidth_roof = peaks.tb_per_s * row["intensity"]
+    peak = peaks.tflops["bf16"]
+    assert row["roof_tflops"] == pytest.approx(min(peak, bandwidth_roof))
+    assert row["bound"] == ("memory" if bandwidth_roof < peak else "compute")
+    assert row["fraction"] == pytest.approx(row["tflops"] / row["roof_tflops"])
+    assert row["lost_us"] == pytest.approx(10.0 * (1 - row["fraction"]))
+    slower = roofline.roofline_rows(linear_trace(kernel_us=20.0))[0]
+    assert slower["fraction"] == pytest.approx(row["fraction"] / 2)  # twice the time, half the rate
+
+
+def test_gpu_work_outside_every_counted_op_is_listed_by_its_launcher():
+    summary = roofline.roofline(linear_trace())
+    assert summary is not None
+    assert [(row["name"], row["calls"], row["device_us"]) for row in summary["unmodelled"]] == [
+        ("aten::index", 1, 5.0)]
+    assert (summary["modelled_us"], summary["device_us"]) == (10.0, 15.0)
+
+
+def test_a_gpu_op_no_op_launched_is_listed_as_such():
+    summary = roofline.roofline(linear_trace(extra=[gpu("Memcpy HtoD", 90, 4, kind="memcpy")]))
+    assert summary is not None and (roofline.NO_OP, 1, 4.0) in [
+        (row["name"], row["calls"], row["device_us"]) for row in summary["unmodelled"]]
+
+
+def test_a_device_not_in_the_table_gets_rates_but_no_roof():
+    unknown = {"id": 0, "name": "Imaginary GPU 9000", "numSms": 7}
+    row = roofline.roofline_rows(linear_trace(device=unknown))[0]
+    assert row["tflops"] is not None and row["roof_tflops"] is None and row["fraction"] is None
+    summary = roofline.roofline(linear_trace(device=unknown))
+    assert summary is not None and summary["peaks_model"] is None and summary["device"] == "Imaginary GPU 9000"
+
+
+def test_a_cpu_trace_is_not_judged_against_a_gpu_roof():
+    cpu_only = make_trace(cpu("aten::addmm", 0, 30, **{"Input Dims": ADDMM_DIMS, "Input type": ADDMM_TYPES}))
+    assert roofline.roofline(cpu_only) is None
+    assert roofline.roofline_rows(cpu_only) == []  # no GPU work launched: nothing counted
+
+
+def test_the_window_keeps_the_ops_that_start_in_it():
+    assert roofline.roofline_rows(linear_trace(), window=(35.0, 100.0)) == []
+    assert len(roofline.roofline_rows(linear_trace(), window=(0.0, 35.0))) == 1
+
+
+def test_the_furthest_below_are_ranked_by_time_lost():
+    summary = roofline.roofline(trace.load(QWEN_H100))
+    assert summary is not None and summary["furthest"]
+    lost = [row["lost_us"] for row in summary["furthest"]]
+    assert lost == sorted(lost, reverse=True)
+    everything = roofline.roofline_rows(trace.load(QWEN_H100))
+    assert max(row["lost_us"] or 0.0 for row in everything) == lost[0]
+
+
+@pytest.mark.parametrize("path", REAL_TRACES, ids=lambda path: path.name)
+def test_no_op_on_a_real_trace_is_above_its_roof(path):
+    """An op above its roof is a wrong formula, a wrong peak or a wrong type."""
+    rows = roofline.roofline_rows(trace.load(path))
+    above = [(row["name"], row["shapes"], row["dtype"], row["kernel"], row["fraction"]) for row in rows
+             if row["fraction"] is not None and row["fraction"] > 1]
+    assert not above
