@@ -1,5 +1,6 @@
 """Words and numbers for people: durations, sizes, counts, and names from traces and paths made short and safe."""
 
+import math
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -46,6 +47,14 @@ def format_tick(us: float) -> str:
     if "." in number:
         number = number.rstrip("0").rstrip(".")
     return f"{number} {unit}"
+
+
+def three_figures(value: float) -> str:
+    """A number to three significant figures, without an exponent: 0.0123, 4.56, 789, 1,234; 0 as "0"."""
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    decimals = max(0, 2 - math.floor(math.log10(abs(value))))
+    return f"{value:,.{decimals}f}"
 
 
 def count_of(n: int, noun: str) -> str:

@@ -209,3 +209,33 @@ def test_a_window_that_starts_below_zero_is_a_window_not_an_option(capsys, tmp_p
     assert (tmp_path / "negative.svg").read_text() == (tmp_path / "zero.svg").read_text()  # cut to the trace
     code, _, err = draw(capsys, source, "--out", tmp_path / "x.svg", "--window", "-5:-10")
     assert (code, err) == (2, "profguide: --window '-5:-10': END must come after START\n")
+
+
+def test_the_roofline_of_a_gpu_trace_draws_one_circle_per_op_with_work(capsys, tmp_path):
+    from profguide import trace
+    from profguide.analysis.roofline import roofline_rows
+
+    source = TRACES / "h100_bert_small_inference.json.gz"
+    code, out, _ = draw(capsys, source, "--out", tmp_path / "r.svg", "--roofline")
+    svg = (tmp_path / "r.svg").read_text()
+    drawable = [row for row in roofline_rows(trace.load(source)) if row["flops"] and row["tflops"]]
+    assert code == 0 and svg.count('<circle class="pg-dot"') == len(drawable) > 0
+    assert f"{len(drawable)} ops drawn" in out
+    assert "BF16 tensor" in svg and "FP32 vector" in svg  # the GEMMs' roof and the norms' and elementwise ops'
+
+
+@pytest.mark.parametrize(("name", "args", "message"), [
+    ("cpu_only_gloo.json.gz", (), "no GPU work in this trace"),
+    ("mi300x_vllm_piecewise_graph_execution.json.gz", (), "no peaks for this GPU"),
+    ("h100_bert_small_inference.json.gz", ("--window", "1ms:2ms"), "--window: not with --roofline"),
+    ("h100_bert_small_inference.json.gz", ("--step", "99"), "ProfilerStep#99"),
+])
+def test_a_roofline_that_cannot_be_drawn_is_one_line(capsys, tmp_path, name, args, message):
+    code, _, err = draw(capsys, TRACES / name, "--out", tmp_path / "r.svg", "--roofline", *args)
+    assert code == 2 and message in err and err.count("\n") == 1
+    assert not (tmp_path / "r.svg").exists()
+
+
+def test_a_folder_has_no_roofline(capsys, tmp_path):
+    code, _, err = draw(capsys, TRACES, "--out", tmp_path / "r.svg", "--roofline")
+    assert code == 2 and "--roofline draws one trace file" in err

@@ -18,6 +18,7 @@ from profguide.text import (
     markdown_table,
     printable,
     shown,
+    three_figures,
 )
 from tests.helpers import TRACES
 
@@ -129,3 +130,9 @@ def test_a_cell_makes_no_link_of_brackets():
     assert cell("[x](javascript:alert(1))") == "&#91;x&#93;(javascript:alert(1))"
     assert code("[x]") == "<code>&#91;x&#93;</code>"
 
+
+
+@pytest.mark.parametrize(("value", "text"), [(0.012345, "0.0123"), (4.5678, "4.57"), (789.4, "789"),
+                                            (1234.5, "1,234"), (0, "0"), (-0.5, "-0.500")])
+def test_three_significant_figures_without_an_exponent(value, text):
+    assert three_figures(value) == text

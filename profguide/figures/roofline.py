@@ -12,7 +12,7 @@ from profguide.analysis.peaks import Roof
 from profguide.analysis.roofline import roofline, roofline_rows
 from profguide.errors import UsageError
 from profguide.figures.svg import CHAR_WIDTH, FONT_SIZE, fit_label, legend_svg, svg_document, xml_text
-from profguide.text import count_of, cut, format_duration
+from profguide.text import count_of, cut, format_duration, three_figures
 from profguide.trace.model import Trace
 
 # Narrower than the timelines (800): a phone's column shrinks it by less, and a roofline is about as tall as wide.
@@ -88,12 +88,6 @@ def decade_label(exponent: int) -> str:
     if -3 <= exponent <= 4:
         return f"{10.0**exponent:,.{max(0, -exponent)}f}"
     return "10" + str(exponent).translate(SUPERSCRIPTS)
-
-
-def three_figures(value: float) -> str:
-    """A positive number to three significant figures, without an exponent: 0.0123, 4.56, 789, 1,234."""
-    decimals = max(0, 2 - math.floor(math.log10(value)))
-    return f"{value:,.{decimals}f}"
 
 
 def valid(point: RooflinePoint) -> bool:

@@ -4,7 +4,7 @@ from collections.abc import Sequence
 
 from profguide.analysis.summary import Roofline, RooflineRow
 from profguide.render.facts import percent, share
-from profguide.text import cut, format_duration
+from profguide.text import cut, format_duration, three_figures
 
 ROOFLINE_SHOWN = 20  # the op view's roofline rows; --json has every one
 
@@ -12,8 +12,8 @@ ROOFLINE_SHOWN = 20  # the op view's roofline rows; --json has every one
 def rate(row: RooflineRow) -> str:
     """What the op achieved in the unit of its roof: TFLOP/s for compute-bound work, TB/s for memory-bound."""
     if row["bound"] == "memory" or (row["bound"] is None and not row["flops"]):
-        return "–" if row["tb_per_s"] is None else f"{row['tb_per_s']:.2f} TB/s"
-    return "–" if row["tflops"] is None else f"{row['tflops']:.1f} TFLOP/s"
+        return "–" if row["tb_per_s"] is None else f"{three_figures(row['tb_per_s'])} TB/s"
+    return "–" if row["tflops"] is None else f"{three_figures(row['tflops'])} TFLOP/s"
 
 
 def of_roof(row: RooflineRow) -> str:
@@ -56,12 +56,12 @@ ROOFLINE_HEADINGS = ("Device", "TFLOP/s", "TB/s", "FLOP/B", "Of roof", "Bound", 
 
 
 def roofline_cells(row: RooflineRow) -> tuple[str, ...]:
-    def number(value: float | None, digits: int) -> str:
-        return "–" if value is None else f"{value:,.{digits}f}"
+    def number(value: float | None) -> str:
+        return "–" if value is None else three_figures(value)
 
     fraction = "–" if row["fraction"] is None else percent(100 * row["fraction"])
-    return (format_duration(row["device_us"]), number(row["tflops"], 1), number(row["tb_per_s"], 2),
-            number(row["intensity"], 1), fraction, row["bound"] or "–", op_label(row))
+    return (format_duration(row["device_us"]), number(row["tflops"]), number(row["tb_per_s"]),
+            number(row["intensity"]), fraction, row["bound"] or "–", op_label(row))
 
 
 def roofline_heading(roofline: Roofline | None, rows: Sequence[RooflineRow], shown: int) -> str:

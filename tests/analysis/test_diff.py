@@ -154,3 +154,24 @@ def test_the_fixed_loop_lists_the_rules_it_no_longer_fires_and_counts_a_reshaped
     # the convolution's shapes changed (no bias): by name and shapes it is one row gone and one new, but the
     # sentence speaks of ops by name, and no op by name is new or gone
     assert "is new" not in found["sentence"] and "is gone" not in found["sentence"]
+
+
+def test_kernel_changes_say_what_the_names_say_differs():
+    from profguide.analysis.diff import kernel_changes
+
+    before = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize64x64x64_warpgroupsize1x1x1_execute_segment_k_off"
+    after = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_nt_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off"
+    assert kernel_changes(before, after) == ["layout: tn → nt", "tile: 64x64x64 → 128x128x64"]
+    assert kernel_changes(before, before) == []
+
+
+def test_an_op_on_both_sides_compares_its_share_of_the_roof_and_its_kernel():
+    bert = TRACES / "h100_bert_small_inference.json.gz"
+    found = trace_diff(*file_sides(bert, TRACES / "mi300x_bert_small_inference.json.gz"))
+    rows = {(row["name"], row["shapes"]): row for row in found["roofline"]}
+    addmm = rows["aten::addmm", "[[512], [141, 512], [512, 512], [], []]"]
+    assert addmm["fraction"]["before"] is not None and addmm["fraction"]["after"] is not None
+    assert addmm["kernels"][0].startswith("void cutlass") and addmm["kernels"][1].startswith("Cijk_")
+    assert "library: CUTLASS → hipBLASLt/Tensile" in addmm["kernel_changes"]
+    same = trace_diff(*file_sides(bert, bert))
+    assert all(row["fraction"]["change"] == 0 and not row["kernel_changes"] for row in same["roofline"])
