@@ -24,10 +24,12 @@ from profguide.text import (
     format_size,
     kernel_name,
     markdown_table,
+    three_figures,
 )
 
 if TYPE_CHECKING:  # types only: the analyses stay unloaded until a fragment's maker runs them
     from profguide.analysis.launches import OccupancyQueries
+    from profguide.analysis.peaks import Peaks
     from profguide.analysis.regions import TreeEntry
     from profguide.analysis.summarise import Facts
     from profguide.analysis.summary import GemmRow, Step, Summary
@@ -626,3 +628,16 @@ def ranks_table(infos: Sequence[Mapping[str, Any] | None], files: Sequence[str])
 def percent(part: float, whole: float) -> str:
     """A share in a table's cell: "–" where there is no whole."""
     return share(part, whole, "–")
+
+
+PEAK_COLUMNS = (("fp32", "FP32"), ("fp32_matrix", "FP32 matrix"), ("tf32", "TF32"), ("bf16", "BF16"),
+                ("fp16", "FP16"), ("fp8", "FP8"), ("fp4", "FP4"), ("int8", "INT8 (TOPS)"))
+
+
+def peak_table(peaks: Iterable[Peaks]) -> str:
+    """The peak table the roofline reads: each GPU's dense TFLOP/s by type, its bandwidth and its datasheet."""
+    rows = [(escape(found.model), *(three_figures(found.tflops[key]) if key in found.tflops else "–"
+                                    for key, _ in PEAK_COLUMNS),
+             three_figures(found.tb_per_s), f"[datasheet]({found.source})") for found in peaks]
+    return markdown_table(("GPU", *(label for _, label in PEAK_COLUMNS), "TB/s", "Source"), rows,
+                          "l" + "r" * (len(PEAK_COLUMNS) + 1) + "l") + "\n"

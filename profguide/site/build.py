@@ -22,6 +22,7 @@ from typing import Any, TextIO
 
 from profguide.analysis import diff, op_view, summary
 from profguide.analysis.idle import hta_ops_in
+from profguide.analysis.peaks import PEAKS
 from profguide.analysis.rules import JOB_RULES, RULES
 from profguide.analysis.summarise import summarise
 from profguide.errors import RecordingError, TraceError
@@ -266,6 +267,7 @@ def site_files(root: Path, checks: list[ClaimCheck], included: Iterable[str]) ->
             benchmark_results(root, RANKS_RESULTS))},
         "transformers-cost.md": lambda: {"transformers-cost.md": render.transformers_benchmark_fragment(
             benchmark_results(root, TRANSFORMERS_RESULTS))},
+        "peaks.md": lambda: {"peaks.md": render.peak_table(PEAKS.values())},
         "cheat-sheet.md": lambda: {"cheat-sheet.md": rule_table.cheat_rows(Path(root), found(), CHEAT_SHEET)
                                    + "\n" + cheat_sheet(checks)},
         glossary.VERDICT_LIST: lambda: {glossary.VERDICT_LIST: glossary.verdict_list()},
