@@ -138,7 +138,7 @@ def test_cudnn_convolution_takes_padding_before_stride():
     dims = [[32, 3, 16, 16], [16, 3, 3, 3], [], [], [], [], [], [], []]
     types = [BF16, BF16, "ScalarList", "ScalarList", "ScalarList", "Scalar", "Scalar", "Scalar", "Scalar"]
     # padding [0, 0], stride [2, 2]: (16 - 3) // 2 + 1 = 7 positions per side
-    work = op_work("aten::cudnn_convolution", dims, types, ["", "", "[0, 0]", "[2, 2]", "[1, 1]", "1"])
+    work = op_work("aten::cudnn_convolution", dims, types, ["", "", "[0, 0]", "[2, 2]", "[1, 1]", "1", "", "", ""])
     assert work is not None and work.flops == 2 * 32 * 16 * (7 * 7) * 3 * 9
 
 
@@ -390,6 +390,16 @@ def test_unknown_types_and_unreadable_scalars_are_refused():
 def test_shapes_that_do_not_broadcast_or_would_grow_an_in_place_operand_are_refused():
     assert op_work("aten::mul", [[4096], [4095]], [FP32, FP32], []) is None
     assert op_work("aten::mul_", [[1], [4096]], [FP32, FP32], []) is None
+
+
+@pytest.mark.parametrize("name", sorted(FORMULAS))
+def test_every_formula_refuses_malformed_records_without_raising(name):
+    malformed = [
+        ([], [], []),  # nothing recorded
+        ([[4, 8]] * 12, ["float"], []),  # fewer types than dims
+        ([[4, 8], None, "x", [[1]], [-1]] * 3, [None, 3, "", "Scalar", "bool"] * 3, [None, 7, "[", "True"] * 4),
+    ]
+    assert all(op_work(name, dims, types, concrete) is None for dims, types, concrete in malformed)
 
 
 def test_causal_attention_with_unequal_lengths_is_refused():
