@@ -99,7 +99,22 @@ ELEMENT_BYTES: dict[str, int] = {
 FLOATING_TYPES = frozenset(name for name in ELEMENT_BYTES if name in ("float", "double") or name.startswith("c10::"))
 
 # PyTorch's ScalarType codes (c10/core/ScalarType.h) for the output types an op takes as an argument.
-SCALAR_TYPE_CODES: dict[str, str] = {"5": "c10::Half", "6": "float", "7": "double", "15": "c10::BFloat16"}
+SCALAR_TYPE_CODES: dict[str, str] = {
+    "0": "unsigned char",
+    "1": "signed char",
+    "2": "short int",
+    "3": "int",
+    "4": "long int",
+    "5": "c10::Half",
+    "6": "float",
+    "7": "double",
+    "11": "bool",
+    "15": "c10::BFloat16",
+    "23": "c10::Float8_e5m2",
+    "24": "c10::Float8_e4m3fn",
+    "25": "c10::Float8_e5m2fnuz",
+    "26": "c10::Float8_e4m3fnuz",
+}
 
 # Flops per element, each the count of arithmetic operations in the usual formula (a transcendental counts 1).
 GELU_FLOPS = 5  # x/sqrt(2), erf, +1, x0.5, xx (the tanh form is counted the same)

@@ -93,6 +93,14 @@ def test_scaled_mm_reads_fp8_and_its_scales_and_writes_its_out_dtype():  # made-
     assert work == Work(2 * 888 * 5120 * 2880, moved, fp8, "GEMM")
 
 
+def test_scaled_mm_with_an_fp8_output_writes_one_byte_an_element():  # out_dtype 24 is Float8_e4m3fn
+    fp8 = "c10::Float8_e4m3fn"
+    dims = [[888, 2880], [2880, 5120], [], [], [], [], [], []]
+    types = [fp8, fp8, FP32, FP32, "", "", "Scalar", "Scalar"]
+    work = op_work("aten::_scaled_mm", dims, types, ["", "", "", "", "", "", "24", "False"])
+    assert work == Work(2 * 888 * 5120 * 2880, 888 * 2880 + 2880 * 5120 + 2 * 4 + 888 * 5120, fp8, "GEMM")
+
+
 def test_grouped_mm_sums_its_groups_rows():  # made-up shapes: 4 experts over 512 routed tokens
     dims = [[512, 2880], [4, 2880, 1024], [4], [], []]
     work = op_work("aten::_grouped_mm", dims, [BF16, BF16, "int", "", ""], ["", "", "", "", ""])
@@ -430,17 +438,39 @@ def test_every_modelled_op_of_a_real_trace_gets_work_or_a_refusal(name):
     assert sum(w is not None for w in works) > len(works) // 2
 
 
-def test_each_linear_of_bert_agrees_with_the_addmm_inside_it():
-    ops = _cpu_ops("h100_bert_small_inference.json.gz")
+# An op and the modelled op it calls, whose counts the roofline needs to agree (it keeps the innermost).
+CALLS = {
+    "aten::linear": {"aten::addmm", "aten::mm"},
+    "aten::matmul": {"aten::mm", "aten::bmm"},
+    "aten::scaled_dot_product_attention": {"aten::_scaled_dot_product_flash_attention"},
+    "aten::_scaled_dot_product_flash_attention": {"aten::_flash_attention_forward"},
+    "aten::layer_norm": {"aten::native_layer_norm"},
+    "aten::embedding": {"aten::index_select"},
+}
+
+
+def _flops(event):
+    args = event["args"]
+    work = op_work(event["name"], args["Input Dims"], args["Input type"], args.get("Concrete Inputs", []))
+    return work and work.flops
+
+
+@pytest.mark.parametrize(
+    "name", ["h100_bert_small_inference.json.gz", "h100_qwen1.5_0.5b_inference.json.gz",
+             "mi300x_bert_small_inference.json.gz"],
+)
+def test_an_op_and_the_op_it_calls_agree_on_every_call_of_a_real_trace(name):
+    ops = _cpu_ops(name)
     pairs = [
-        (outer, inner) for outer in ops if outer["name"] == "aten::linear" for inner in ops
-        if inner["name"] == "aten::addmm" and inner["tid"] == outer["tid"]
+        (outer, inner) for outer in ops if outer["name"] in CALLS for inner in ops
+        if inner["name"] in CALLS[outer["name"]] and inner["tid"] == outer["tid"]
         and outer["ts"] <= inner["ts"] and inner["ts"] + inner["dur"] <= outer["ts"] + outer["dur"]
     ]
+    assert len({outer["name"] for outer, _ in pairs}) >= 4
+    assert all(_flops(outer) is not None and _flops(outer) == _flops(inner) for outer, inner in pairs)
 
-    def flops(event):
-        args = event["args"]
-        work = op_work(event["name"], args["Input Dims"], args["Input type"], args.get("Concrete Inputs", []))
-        return work and work.flops
 
-    assert pairs and all(flops(outer) is not None and flops(outer) == flops(inner) for outer, inner in pairs)
+def test_clone_moves_what_the_copy_it_calls_moves():
+    clone = op_work("aten::clone", [[4096, 12, 64], []], [FP32, "Scalar"], [])
+    copy = op_work("aten::copy_", [[4096, 12, 64], [4096, 12, 64], []], [FP32, FP32, "Scalar"], ["", "", "False"])
+    assert clone is not None and clone == copy
