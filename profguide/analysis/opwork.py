@@ -33,10 +33,11 @@ Families, what each counts, and where the formula comes from:
   element for the statistics and the normalisation (layer/group/batch-in-training 6, batch in eval 2, RMS 3),
   one per element for each of weight and bias, one for a fused residual add. Bytes: input(s), the weight and
   bias vectors, the output(s); the per-row mean and rstd (a few bytes a row) are left out.
-- elementwise (unary, binary with broadcasting, ``where``, comparisons, ``silu_and_mul``): one flop per output
-  element, a named constant for the activations that are several operations (GELU 5, SiLU 4, sigmoid 3), two
-  for add/sub with an alpha other than 1; a transcendental function counts as one. Bytes: each tensor operand
-  at its own size (a Python scalar none) and the output; an in-place op reads and writes its first operand.
+- elementwise (unary, binary with broadcasting, ``where``, comparisons, ``silu_and_mul``, vLLM's FP8
+  quantisation): one flop per output element, a named constant for the activations that are several
+  operations (GELU 5, SiLU 4, sigmoid 3), two for add/sub with an alpha other than 1; a transcendental function
+  counts as one. Bytes: each tensor operand at its own size (a Python scalar none) and the output; an in-place
+  op reads and writes its first operand.
 - reduction (``sum``, ``mean``, ``amax``, ``amin``, ``max``, ``min``, ``argmax``, ``argmin``, ``cumsum``): one
   flop per input element. Bytes: input and output (indices as ``long int``).
 - copy (``copy_``, ``clone``, ``fill_``, ``zero_``): no flops; the bytes read and written. ``aten::to`` and
@@ -878,6 +879,16 @@ def _silu_and_mul(args: Args) -> Work | None:
     return _work(math.prod(out) * (SILU_FLOPS + 1), moved, dtype, "elementwise")
 
 
+def _static_fp8_quant(args: Args) -> Work | None:
+    """vLLM's _C::static_scaled_fp8_quant(out, input, scale): each element scaled once (the clamp and the
+    conversion uncounted) from the input's type into FP8."""
+    out, x, source = args.shape(0), args.shape(1), args.dtype(1)
+    if out is None or x is None or source is None or out != x or args.shape(2) not in ([], [1]):
+        return None
+    moved = _sum_bytes(args.tensor_bytes(0), args.tensor_bytes(1), args.tensor_bytes(2))
+    return _work(math.prod(x), moved, source, "elementwise")
+
+
 # --- reductions ---------------------------------------------------------------------------------------------------
 
 
@@ -1104,6 +1115,7 @@ FORMULAS: dict[str, Callable[[Args], Work | None]] = {
     "aten::where": _where,
     "sgl_kernel::silu_and_mul": _silu_and_mul,
     "_C::silu_and_mul": _silu_and_mul,
+    "_C::static_scaled_fp8_quant": _static_fp8_quant,
     "aten::sum": _sum_mean,
     "aten::mean": _sum_mean,
     "aten::amax": _amax,

@@ -332,6 +332,12 @@ def test_silu_and_mul_halves_its_input():
     assert work == Work((4 + 1) * 15360 * 12288, (15360 * 12288 + 15360 * 24576) * 2, BF16, "elementwise")
 
 
+def test_fp8_quantisation_reads_bf16_and_writes_a_byte_an_element():
+    dims, types = [[888, 512], [888, 512], []], ["c10::Float8_e4m3fn", BF16, FP32]
+    work = op_work("_C::static_scaled_fp8_quant", dims, types, ["", "", ""])
+    assert work == Work(888 * 512, 888 * 512 * (1 + 2) + 4, BF16, "elementwise")
+
+
 def test_reductions_read_everything_and_write_what_is_left():
     mean = op_work("aten::mean", [[16, 559, 1024], [], [], []], [FP32, "ScalarList", "Scalar", ""],
                    ["", "[-1]", "True", ""])
