@@ -62,6 +62,7 @@ MODELLED_OPS = frozenset(
         "_C::fused_add_rms_norm",
         "_C::rms_norm",
         "_C::silu_and_mul",
+        "_C::static_scaled_fp8_quant",
         "aiter::add_rmsnorm",
         "aiter::gemm_a16w16",
         "aiter::rms_norm",

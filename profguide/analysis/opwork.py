@@ -33,10 +33,11 @@ Families, what each counts, and where the formula comes from:
   element for the statistics and the normalisation (layer/group/batch-in-training 6, batch in eval 2, RMS 3),
   one per element for each of weight and bias, one for a fused residual add. Bytes: input(s), the weight and
   bias vectors, the output(s); the per-row mean and rstd (a few bytes a row) are left out.
-- elementwise (unary, binary with broadcasting, ``where``, comparisons, ``silu_and_mul``): one flop per output
-  element, a named constant for the activations that are several operations (GELU 5, SiLU 4, sigmoid 3), two
-  for add/sub with an alpha other than 1; a transcendental function counts as one. Bytes: each tensor operand
-  at its own size (a Python scalar none) and the output; an in-place op reads and writes its first operand.
+- elementwise (unary, binary with broadcasting, ``where``, comparisons, ``silu_and_mul``, vLLM's FP8
+  quantisation): one flop per output element, a named constant for the activations that are several
+  operations (GELU 5, SiLU 4, sigmoid 3), two for add/sub with an alpha other than 1; a transcendental function
+  counts as one. Bytes: each tensor operand at its own size (a Python scalar none) and the output; an in-place
+  op reads and writes its first operand.
 - reduction (``sum``, ``mean``, ``amax``, ``amin``, ``max``, ``min``, ``argmax``, ``argmin``, ``cumsum``): one
   flop per input element. Bytes: input and output (indices as ``long int``).
 - copy (``copy_``, ``clone``, ``fill_``, ``zero_``): no flops; the bytes read and written. ``aten::to`` and
@@ -96,12 +97,25 @@ ELEMENT_BYTES: dict[str, int] = {
     "long": 8,
     "double": 8,
 }
-FLOATING_TYPES = frozenset(
-    name for name in ELEMENT_BYTES if name in ("float", "double", "c10::Half", "c10::BFloat16") or "Float" in name
-)
+FLOATING_TYPES = frozenset(name for name in ELEMENT_BYTES if name in ("float", "double") or name.startswith("c10::"))
 
 # PyTorch's ScalarType codes (c10/core/ScalarType.h) for the output types an op takes as an argument.
-SCALAR_TYPE_CODES: dict[str, str] = {"5": "c10::Half", "6": "float", "7": "double", "15": "c10::BFloat16"}
+SCALAR_TYPE_CODES: dict[str, str] = {
+    "0": "unsigned char",
+    "1": "signed char",
+    "2": "short int",
+    "3": "int",
+    "4": "long int",
+    "5": "c10::Half",
+    "6": "float",
+    "7": "double",
+    "11": "bool",
+    "15": "c10::BFloat16",
+    "23": "c10::Float8_e5m2",
+    "24": "c10::Float8_e4m3fn",
+    "25": "c10::Float8_e5m2fnuz",
+    "26": "c10::Float8_e4m3fnuz",
+}
 
 # Flops per element, each the count of arithmetic operations in the usual formula (a transcendental counts 1).
 GELU_FLOPS = 5  # x/sqrt(2), erf, +1, x0.5, xx (the tanh form is counted the same)
@@ -145,10 +159,15 @@ class Args:
         shape = self.shape(index)
         return shape if shape is not None and len(shape) == rank else None
 
+    def kind(self, index: int) -> str | None:
+        """The type the trace writes at ``index`` ("float", "Scalar", "" for None, ...)."""
+        name = self.types[index] if index < len(self.types) else None
+        return name if isinstance(name, str) else None
+
     def dtype(self, index: int) -> str | None:
         """The element type at ``index`` when it is one with a known size."""
-        name = self.types[index] if index < len(self.types) else None
-        return name if isinstance(name, str) and name in ELEMENT_BYTES else None
+        name = self.kind(index)
+        return name if name in ELEMENT_BYTES else None
 
     def tensor_bytes(self, index: int) -> int | None:
         """The bytes of the tensor at ``index``."""
@@ -159,7 +178,7 @@ class Args:
         """Whether the optional argument at ``index`` was not given (None records as [] with type "")."""
         if index >= len(self.dims) or index >= len(self.types):
             return True
-        return self.dims[index] == [] and self.types[index] in ("", None)
+        return self.dims[index] == [] and self.kind(index) == ""
 
     def optional_bytes(self, index: int) -> int | None:
         """The bytes of an optional tensor: 0 when absent, None when present and unreadable."""
@@ -227,54 +246,62 @@ def _work(flops: int, moved: int | None, dtype: str, family: str) -> Work | None
 
 
 def _gemm(
-    args: Args, a: int, b: int, m: int, n: int, k: int, batch: int, extra: list[int | None], out_dtype: str | None
+    args: Args,
+    operands: tuple[int, int],
+    mnk: tuple[int, int, int],
+    batch: int,
+    bias_at: int | None,
+    extra: list[int | None],
+    out_dtype: str | None,
 ) -> Work | None:
-    """A (batched) product of the tensors at ``a`` and ``b`` with a bias or scales at ``extra`` (a bias's
-    bytes nonzero when given: its add is counted once per output element)."""
-    dtype = args.dtype(a)
-    if dtype is None or args.dtype(b) is None:
+    """``batch`` products [M, K] by [K, N] of the tensors at ``operands``: 2·M·N·K each, plus one flop per
+    output element for the optional bias at ``bias_at``; bytes both operands, the bias, the ``extra`` tensors
+    (scales, offsets) and the output, written at ``out_dtype`` when given."""
+    m, n, k = mnk
+    dtype = args.dtype(operands[0])
+    if dtype is None or args.dtype(operands[1]) is None:
         return None
-    out = out_dtype or dtype
-    output_bytes = batch * m * n * ELEMENT_BYTES[out]
-    flops = 2 * batch * m * n * k
-    return _work(flops, _sum_bytes(args.tensor_bytes(a), args.tensor_bytes(b), *extra, output_bytes), dtype, "GEMM")
-
-
-def _bias_flops(args: Args, index: int, outputs: int) -> int:
-    return 0 if args.absent(index) else outputs
+    outputs = batch * m * n
+    has_bias = bias_at is not None and not args.absent(bias_at)
+    bias_bytes = args.optional_bytes(bias_at) if bias_at is not None else 0
+    reads = [args.tensor_bytes(operands[0]), args.tensor_bytes(operands[1]), bias_bytes, *extra]
+    moved = _sum_bytes(*reads, outputs * ELEMENT_BYTES[out_dtype or dtype])
+    return _work(2 * outputs * k + (outputs if has_bias else 0), moved, dtype, "GEMM")
 
 
 def _mm(args: Args) -> Work | None:
+    """mm(self [M, K], mat2 [K, N])."""
     a, b = args.matrix(0, 2), args.matrix(1, 2)
     if a is None or b is None or a[1] != b[0]:
         return None
-    return _gemm(args, 0, 1, a[0], b[1], a[1], 1, [], None)
+    return _gemm(args, (0, 1), (a[0], b[1], a[1]), 1, None, [], None)
 
 
 def _addmm(args: Args) -> Work | None:
+    """addmm(self, mat1 [M, K], mat2 [K, N], beta, alpha): self, the bias, broadcasts to [M, N]; beta and alpha
+    scale it and the product, folded into the bias's add."""
     a, b, bias = args.matrix(1, 2), args.matrix(2, 2), args.shape(0)
     if a is None or b is None or bias is None or a[1] != b[0] or broadcast([bias, [a[0], b[1]]]) != [a[0], b[1]]:
         return None
-    work = _gemm(args, 1, 2, a[0], b[1], a[1], 1, [args.tensor_bytes(0)], None)
-    return work and work._replace(flops=work.flops + a[0] * b[1])
+    return _gemm(args, (1, 2), (a[0], b[1], a[1]), 1, 0, [], None)
 
 
 def _bmm(args: Args) -> Work | None:
+    """bmm(self [B, M, K], mat2 [B, K, N])."""
     a, b = args.matrix(0, 3), args.matrix(1, 3)
     if a is None or b is None or a[0] != b[0] or a[2] != b[1]:
         return None
-    return _gemm(args, 0, 1, a[1], b[2], a[2], a[0], [], None)
+    return _gemm(args, (0, 1), (a[1], b[2], a[2]), a[0], None, [], None)
 
 
 def _baddbmm(args: Args) -> Work | None:
+    """baddbmm(self, batch1 [B, M, K], batch2 [B, K, N], beta, alpha): self broadcasts to [B, M, N]."""
     a, b, bias = args.matrix(1, 3), args.matrix(2, 3), args.shape(0)
     if a is None or b is None or bias is None or a[0] != b[0] or a[2] != b[1]:
         return None
-    out = [a[0], a[1], b[2]]
-    if broadcast([bias, out]) != out:
+    if broadcast([bias, [a[0], a[1], b[2]]]) != [a[0], a[1], b[2]]:
         return None
-    work = _gemm(args, 1, 2, a[1], b[2], a[2], a[0], [args.tensor_bytes(0)], None)
-    return work and work._replace(flops=work.flops + math.prod(out))
+    return _gemm(args, (1, 2), (a[1], b[2], a[2]), a[0], 0, [], None)
 
 
 def _matmul(args: Args) -> Work | None:
@@ -287,19 +314,17 @@ def _matmul(args: Args) -> Work | None:
     batch = broadcast([a2[:-2], b2[:-2]])
     if batch is None or a2[-1] != b2[-2]:
         return None
-    return _gemm(args, 0, 1, a2[-2], b2[-1], a2[-1], math.prod(batch), [], None)
+    return _gemm(args, (0, 1), (a2[-2], b2[-1], a2[-1]), math.prod(batch), None, [], None)
 
 
 def _linear(args: Args) -> Work | None:
-    """x [..., K] times a weight [N, K] (transposed), plus a bias [N] when given."""
+    """linear(input [..., K], weight [N, K], bias [N]): the weight is read transposed."""
     x, weight = args.shape(0), args.matrix(1, 2)
     if x is None or weight is None or not x or x[-1] != weight[1]:
         return None
-    if not args.absent(2) and args.shape(2) not in ([weight[0]], [1]):
+    if not args.absent(2) and args.shape(2) != [weight[0]]:
         return None
-    rows = math.prod(x[:-1])
-    work = _gemm(args, 0, 1, rows, weight[0], weight[1], 1, [args.optional_bytes(2)], None)
-    return work and work._replace(flops=work.flops + _bias_flops(args, 2, rows * weight[0]))
+    return _gemm(args, (0, 1), (math.prod(x[:-1]), weight[0], weight[1]), 1, 2, [], None)
 
 
 def _out_dtype(args: Args, index: int) -> tuple[bool, str | None]:
@@ -317,9 +342,8 @@ def _scaled_mm(args: Args) -> Work | None:
     readable, out = _out_dtype(args, 6)
     if a is None or b is None or a[1] != b[0] or not readable:
         return None
-    scales = [args.tensor_bytes(2), args.tensor_bytes(3), args.optional_bytes(4), args.optional_bytes(5)]
-    work = _gemm(args, 0, 1, a[0], b[1], a[1], 1, scales, out)
-    return work and work._replace(flops=work.flops + _bias_flops(args, 4, a[0] * b[1]))
+    scales = [args.tensor_bytes(2), args.tensor_bytes(3), args.optional_bytes(5)]
+    return _gemm(args, (0, 1), (a[0], b[1], a[1]), 1, 4, scales, out)
 
 
 def _grouped(args: Args, extra: list[int | None], out: str | None) -> Work | None:
@@ -329,7 +353,7 @@ def _grouped(args: Args, extra: list[int | None], out: str | None) -> Work | Non
     if a is None or b is None or len(a) not in (2, 3) or a[-1] != b[1] or (len(a) == 3 and a[0] != b[0]):
         return None
     batch = 1 if len(a) == 2 else a[0]
-    return _gemm(args, 0, 1, a[-2], b[2], a[-1], batch, extra, out)
+    return _gemm(args, (0, 1), (a[-2], b[2], a[-1]), batch, None, extra, out)
 
 
 def _grouped_mm(args: Args) -> Work | None:
@@ -355,14 +379,15 @@ def _gemm_a16w16(args: Args) -> Work | None:
     readable, out = _out_dtype(args, 3)
     if a is None or b is None or a[1] != b[1] or not readable:
         return None
-    work = _gemm(args, 0, 1, a[0], b[0], a[1], 1, [args.optional_bytes(2)], out)
-    return work and work._replace(flops=work.flops + _bias_flops(args, 2, a[0] * b[0]))
+    return _gemm(args, (0, 1), (a[0], b[0], a[1]), 1, 2, [], out)
 
 
 # --- convolution ------------------------------------------------------------------------------------------------
 
 
 class ConvSettings(NamedTuple):
+    """A convolution's stride, padding, dilation (one value or one per spatial dim), groups and transposition."""
+
     stride: list[int]
     padding: list[int]
     dilation: list[int]
@@ -447,7 +472,7 @@ def _convolution(args: Args, settings: ConvSettings | None, bias: int | None) ->
         return None
     outputs = x[0] * _conv_channels_out(weight, settings) * math.prod(out_spatial)
     bias_bytes = 0 if bias is None else args.optional_bytes(bias)
-    bias_flops = 0 if bias is None else _bias_flops(args, bias, outputs)
+    bias_flops = 0 if bias is None or args.absent(bias) else outputs
     moved = _sum_bytes(args.tensor_bytes(0), args.tensor_bytes(1), bias_bytes, outputs * ELEMENT_BYTES[dtype])
     return _work(flops + bias_flops, moved, dtype, "convolution")
 
@@ -792,7 +817,7 @@ def _unary(flops_per_element: int) -> Callable[[Args], Work | None]:
 
 def _pow(args: Args) -> Work | None:
     """pow(self, exponent) with a scalar exponent: one flop per element."""
-    if len(args.dims) != 2 or args.types[1] != "Scalar":
+    if len(args.dims) != 2 or args.kind(1) != "Scalar":
         return None
     return _per_element(args, 1, "elementwise", [0])
 
@@ -803,7 +828,7 @@ def _elementwise(
     """An op over the operands at ``operands`` (a Python scalar or a 0-dim tensor broadcasts) writing their
     broadcast shape. The operands with dims, past the first ``untyped`` (a condition), share one type, the
     op's; an in-place op writes its first operand, so the broadcast must keep its shape."""
-    tensors = [i for i in operands if i < len(args.types) and args.types[i] != "Scalar"]
+    tensors = [i for i in operands if args.kind(i) != "Scalar"]
     shapes = [args.shape(i) for i in tensors]
     known = [shape for shape in shapes if shape is not None]
     if not tensors or len(known) != len(shapes) or (in_place and tensors[0] != operands[0]):
@@ -852,6 +877,16 @@ def _silu_and_mul(args: Args) -> Work | None:
         return None
     moved = _sum_bytes(args.tensor_bytes(0), args.tensor_bytes(1))
     return _work(math.prod(out) * (SILU_FLOPS + 1), moved, dtype, "elementwise")
+
+
+def _static_fp8_quant(args: Args) -> Work | None:
+    """vLLM's _C::static_scaled_fp8_quant(out, input, scale): each element scaled once (the clamp and the
+    conversion uncounted) from the input's type into FP8."""
+    out, x, source = args.shape(0), args.shape(1), args.dtype(1)
+    if out is None or x is None or source is None or out != x or args.shape(2) not in ([], [1]):
+        return None
+    moved = _sum_bytes(args.tensor_bytes(0), args.tensor_bytes(1), args.tensor_bytes(2))
+    return _work(math.prod(x), moved, source, "elementwise")
 
 
 # --- reductions ---------------------------------------------------------------------------------------------------
@@ -1080,6 +1115,7 @@ FORMULAS: dict[str, Callable[[Args], Work | None]] = {
     "aten::where": _where,
     "sgl_kernel::silu_and_mul": _silu_and_mul,
     "_C::silu_and_mul": _silu_and_mul,
+    "_C::static_scaled_fp8_quant": _static_fp8_quant,
     "aten::sum": _sum_mean,
     "aten::mean": _sum_mean,
     "aten::amax": _amax,
@@ -1102,8 +1138,10 @@ FORMULAS: dict[str, Callable[[Args], Work | None]] = {
 def op_work(name: str, dims: list[JSON], types: list[JSON], concrete: list[JSON]) -> Work | None:
     """The FLOPs, least bytes moved, compute type and family of one call of op ``name`` from its recorded
     ``Input Dims``, ``Input type`` and ``Concrete Inputs`` ([] when the trace lacks them); None when the op has
-    no formula or its inputs do not fit it."""
+    no formula, its inputs do not fit it, or the three lists do not have one entry per input."""
     formula = FORMULAS.get(name)
-    if formula is None or not isinstance(dims, list) or not isinstance(types, list):
+    if formula is None or not isinstance(dims, list) or not isinstance(types, list) or len(types) != len(dims):
         return None
-    return formula(Args(dims, types, concrete if isinstance(concrete, list) else []))
+    if not isinstance(concrete, list) or (concrete and len(concrete) != len(dims)):
+        return None
+    return formula(Args(dims, types, concrete))

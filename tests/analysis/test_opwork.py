@@ -93,6 +93,14 @@ def test_scaled_mm_reads_fp8_and_its_scales_and_writes_its_out_dtype():  # made-
     assert work == Work(2 * 888 * 5120 * 2880, moved, fp8, "GEMM")
 
 
+def test_scaled_mm_with_an_fp8_output_writes_one_byte_an_element():  # out_dtype 24 is Float8_e4m3fn
+    fp8 = "c10::Float8_e4m3fn"
+    dims = [[888, 2880], [2880, 5120], [], [], [], [], [], []]
+    types = [fp8, fp8, FP32, FP32, "", "", "Scalar", "Scalar"]
+    work = op_work("aten::_scaled_mm", dims, types, ["", "", "", "", "", "", "24", "False"])
+    assert work == Work(2 * 888 * 5120 * 2880, 888 * 2880 + 2880 * 5120 + 2 * 4 + 888 * 5120, fp8, "GEMM")
+
+
 def test_grouped_mm_sums_its_groups_rows():  # made-up shapes: 4 experts over 512 routed tokens
     dims = [[512, 2880], [4, 2880, 1024], [4], [], []]
     work = op_work("aten::_grouped_mm", dims, [BF16, BF16, "int", "", ""], ["", "", "", "", ""])
@@ -138,7 +146,7 @@ def test_cudnn_convolution_takes_padding_before_stride():
     dims = [[32, 3, 16, 16], [16, 3, 3, 3], [], [], [], [], [], [], []]
     types = [BF16, BF16, "ScalarList", "ScalarList", "ScalarList", "Scalar", "Scalar", "Scalar", "Scalar"]
     # padding [0, 0], stride [2, 2]: (16 - 3) // 2 + 1 = 7 positions per side
-    work = op_work("aten::cudnn_convolution", dims, types, ["", "", "[0, 0]", "[2, 2]", "[1, 1]", "1"])
+    work = op_work("aten::cudnn_convolution", dims, types, ["", "", "[0, 0]", "[2, 2]", "[1, 1]", "1", "", "", ""])
     assert work is not None and work.flops == 2 * 32 * 16 * (7 * 7) * 3 * 9
 
 
@@ -324,6 +332,12 @@ def test_silu_and_mul_halves_its_input():
     assert work == Work((4 + 1) * 15360 * 12288, (15360 * 12288 + 15360 * 24576) * 2, BF16, "elementwise")
 
 
+def test_fp8_quantisation_reads_bf16_and_writes_a_byte_an_element():
+    dims, types = [[888, 512], [888, 512], []], ["c10::Float8_e4m3fn", BF16, FP32]
+    work = op_work("_C::static_scaled_fp8_quant", dims, types, ["", "", ""])
+    assert work == Work(888 * 512, 888 * 512 * (1 + 2) + 4, BF16, "elementwise")
+
+
 def test_reductions_read_everything_and_write_what_is_left():
     mean = op_work("aten::mean", [[16, 559, 1024], [], [], []], [FP32, "ScalarList", "Scalar", ""],
                    ["", "[-1]", "True", ""])
@@ -392,6 +406,16 @@ def test_shapes_that_do_not_broadcast_or_would_grow_an_in_place_operand_are_refu
     assert op_work("aten::mul_", [[1], [4096]], [FP32, FP32], []) is None
 
 
+@pytest.mark.parametrize("name", sorted(FORMULAS))
+def test_every_formula_refuses_malformed_records_without_raising(name):
+    malformed = [
+        ([], [], []),  # nothing recorded
+        ([[4, 8]] * 12, ["float"], []),  # fewer types than dims
+        ([[4, 8], None, "x", [[1]], [-1]] * 3, [None, 3, "", "Scalar", "bool"] * 3, [None, 7, "[", "True"] * 4),
+    ]
+    assert all(op_work(name, dims, types, concrete) is None for dims, types, concrete in malformed)
+
+
 def test_causal_attention_with_unequal_lengths_is_refused():
     dims = [[4, 4, 1, 64], [4, 4, 2049, 64], [4, 4, 2049, 64], [], [], [], []]
     types = [FP32] * 3 + ["Scalar", "Scalar", "", ""]
@@ -420,17 +444,39 @@ def test_every_modelled_op_of_a_real_trace_gets_work_or_a_refusal(name):
     assert sum(w is not None for w in works) > len(works) // 2
 
 
-def test_each_linear_of_bert_agrees_with_the_addmm_inside_it():
-    ops = _cpu_ops("h100_bert_small_inference.json.gz")
+# An op and the modelled op it calls, whose counts the roofline needs to agree (it keeps the innermost).
+CALLS = {
+    "aten::linear": {"aten::addmm", "aten::mm"},
+    "aten::matmul": {"aten::mm", "aten::bmm"},
+    "aten::scaled_dot_product_attention": {"aten::_scaled_dot_product_flash_attention"},
+    "aten::_scaled_dot_product_flash_attention": {"aten::_flash_attention_forward"},
+    "aten::layer_norm": {"aten::native_layer_norm"},
+    "aten::embedding": {"aten::index_select"},
+}
+
+
+def _flops(event):
+    args = event["args"]
+    work = op_work(event["name"], args["Input Dims"], args["Input type"], args.get("Concrete Inputs", []))
+    return work and work.flops
+
+
+@pytest.mark.parametrize(
+    "name", ["h100_bert_small_inference.json.gz", "h100_qwen1.5_0.5b_inference.json.gz",
+             "mi300x_bert_small_inference.json.gz"],
+)
+def test_an_op_and_the_op_it_calls_agree_on_every_call_of_a_real_trace(name):
+    ops = _cpu_ops(name)
     pairs = [
-        (outer, inner) for outer in ops if outer["name"] == "aten::linear" for inner in ops
-        if inner["name"] == "aten::addmm" and inner["tid"] == outer["tid"]
+        (outer, inner) for outer in ops if outer["name"] in CALLS for inner in ops
+        if inner["name"] in CALLS[outer["name"]] and inner["tid"] == outer["tid"]
         and outer["ts"] <= inner["ts"] and inner["ts"] + inner["dur"] <= outer["ts"] + outer["dur"]
     ]
+    assert len({outer["name"] for outer, _ in pairs}) >= 4
+    assert all(_flops(outer) is not None and _flops(outer) == _flops(inner) for outer, inner in pairs)
 
-    def flops(event):
-        args = event["args"]
-        work = op_work(event["name"], args["Input Dims"], args["Input type"], args.get("Concrete Inputs", []))
-        return work and work.flops
 
-    assert pairs and all(flops(outer) is not None and flops(outer) == flops(inner) for outer, inner in pairs)
+def test_clone_moves_what_the_copy_it_calls_moves():
+    clone = op_work("aten::clone", [[4096, 12, 64], []], [FP32, "Scalar"], [])
+    copy = op_work("aten::copy_", [[4096, 12, 64], [4096, 12, 64], []], [FP32, FP32, "Scalar"], ["", "", "False"])
+    assert clone is not None and clone == copy
