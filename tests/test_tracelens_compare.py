@@ -20,9 +20,9 @@ def test_every_kept_row_is_compared_against_the_trace_it_was_made_from(compariso
     summary = comparison["summary"]
     assert summary["rows"] == summary["compared"] > 0 and comparison["not_compared"] == []
     # The versions of TraceLens's files kept are those of these traces: the kernel time of each op and shape
-    # is the trace's, to the rounding of TraceLens's CSV.
+    # is the trace's, to within TraceLens's finer rounding of the kernels' times (it keeps their ns).
     for row in comparison["rows"]:
-        assert abs(row["kernel_us"]["difference"]) < 1e-5, (row["trace"], row["op"], row["shapes"])
+        assert abs(row["kernel_us"]["difference"]) < 1e-3, (row["trace"], row["op"], row["shapes"])
 
 
 def test_every_difference_beyond_the_tolerance_has_a_reason(comparison):
@@ -41,6 +41,11 @@ def test_a_difference_no_rule_knows_is_left_without_a_reason(comparison):
     copy = next(row for row in comparison["rows"] if row["family"] == "copy")
     assert compare.explained(copy, "flops") == "copy_flops"
     assert compare.explained({**copy, "flops": compare.side(2.0, 1.0)}, "flops") is None
+    # A rate 6 % below TraceLens's with the same FLOPs and kernel time: the mean of per-call rates against the
+    # rate of the sums; with FLOPs apart it is not.
+    slower = {**gemm, "split": 1, "tflops": compare.side(0.94, 1.0)}
+    assert compare.explained(slower, "tflops") == "mean_of_rates"
+    assert compare.explained({**slower, "flops": doubled["flops"]}, "tflops") is None
 
 
 def test_the_relative_difference_of_two_quantities():
