@@ -23,8 +23,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, TypedDict
 
-from provenance import recorded
-
 from profguide import trace as traces
 from profguide.analysis.ops import op_rows
 from profguide.analysis.opwork import op_work
@@ -245,6 +243,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--json", type=Path, help="write the results here")
     args = parser.parse_args(argv)
+    # Here, not at the top: the tests load this file as a module, without benchmarks/ on the path.
+    from provenance import recorded
+
     measured_on = recorded(ROOT)
     results = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), **measured_on,
                **compare()}
