@@ -134,6 +134,7 @@ FRAGMENTS = {  # each results file the site shows, and the fragment that shows i
     "diff_and_rules.json": render.diff_benchmark_fragment,
     "layout_memory.json": render.layout_benchmark_fragment,
     "install_size_transformers.json": render.transformers_benchmark_fragment,
+    "tracelens_comparison.json": render.tracelens_fragment,
 }
 
 

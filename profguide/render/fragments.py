@@ -587,6 +587,64 @@ def transformers_benchmark_fragment(results: Mapping[str, Any], largest: int = 5
             "(see benchmarks/README.md).</small>\n")
 
 
+TRACELENS_QUANTITIES = {"flops": "FLOPs", "bytes": "bytes", "tflops": "TFLOP/s", "kernel_us": "kernel time"}
+
+
+SI_PREFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+
+
+def si(value: float) -> str:
+    """A count with an SI prefix and four significant digits (294.9 k, 51.58 G): close enough to show a
+    difference of a few per cent."""
+    for factor, prefix in SI_PREFIXES:
+        if abs(value) >= factor:
+            return f"{value / factor:.4g} {prefix}"
+    return f"{value:.4g}"
+
+
+def ours_theirs(side: Mapping[str, Any], shown: Callable[[float], str]) -> str:
+    """One quantity of a row of ``benchmarks/tracelens_compare.py``: profguide's / TraceLens's."""
+    return f"{'–' if side['ours'] is None else shown(side['ours'])} / {shown(side['theirs'])}"
+
+
+def tracelens_fragment(results: Mapping[str, Any]) -> str:
+    """Markdown from ``benchmarks/tracelens_compare.py --json`` output: each row of TraceLens's reports with
+    profguide's FLOPs, bytes and TFLOP/s beside TraceLens's, the reason for each difference beyond the tolerance,
+    and the reasons' sentences with their sources."""
+    summary, tolerance = results["summary"], results["tolerance"]
+
+    def why(row: Mapping[str, Any]) -> str:
+        parts = []
+        for quantity in row["beyond"]:
+            difference = row[quantity]["difference"]
+            size = "" if difference is None else f" {difference:+.0%}"
+            parts.append(f"{TRACELENS_QUANTITIES[quantity]}{size}: {code(row['why'][quantity] or 'unexplained')}")
+        return "; ".join(parts)
+
+    rows = [(code(row["trace"]), code(row["op"]), code_cell(row["shapes"]), code(row["dtype"]),
+             ours_theirs(row["flops"], si), ours_theirs(row["bytes"], si),
+             ours_theirs(row["tflops"], lambda value: f"{value:.3g}"), why(row)) for row in results["rows"]]
+    table = markdown_table(("Trace", "Op", "Input Dims", "Dtype", "FLOPs (ours / TraceLens)",
+                            "Bytes (ours / TraceLens)", "TFLOP/s (ours / TraceLens)", f"Beyond {tolerance:.0%}"),
+                           rows, "llllrrrl")
+    missed = summary["not_compared"]
+    sentence = (f"Of the {summary['rows']} rows of TraceLens's reports, {summary['compared']} were compared"
+                + (f" ({missed} had no formula or no device time here)" if missed else "")
+                + f": {summary['within']} agree within {tolerance:.0%} in FLOPs, bytes, TFLOP/s and kernel time, "
+                f"and {summary['beyond']} differ by more in at least one"
+                + (f", {summary['unexplained']} of them for no known reason." if summary["unexplained"]
+                   else ", each for one of the reasons below."))
+    used = sorted({kind for row in results["rows"] for kind in row["why"].values() if kind})
+    explanations = results["explanations"]
+    reasons = "".join(f"- {code(kind)}: {cell(explanations[kind]['sentence'])} Source: "
+                      f"<a href=\"{cell(explanations[kind]['source'])}\">{cell(explanations[kind]['where'])}</a>\n"
+                      for kind in used)
+    return (sentence + "\n\n" + table + "\n" + reasons
+            + f"\n<small>Compared {escape(results['date'][:10])} on {escape(measured_on(results))}. Rerun with "
+            "`python3 benchmarks/tracelens_compare.py --json benchmarks/results/tracelens_comparison.json` "
+            "(see benchmarks/README.md).</small>\n")
+
+
 def scaling_series(results: Mapping[str, Any]) -> list[tuple[str, list[tuple[int, float]]]]:
     """(label, [(events, seconds), …]) for explain and the decoding floor, from the scaling runs."""
     rows = results.get("scaling") or []

@@ -59,6 +59,7 @@ RANKS_RESULTS = "benchmarks/results/explain_ranks.json"
 LAYOUT_RESULTS = "benchmarks/results/layout_memory.json"
 DIFF_RESULTS = "benchmarks/results/diff_and_rules.json"
 TRANSFORMERS_RESULTS = "benchmarks/results/install_size_transformers.json"
+TRACELENS_RESULTS = "benchmarks/results/tracelens_comparison.json"
 TRACES = "docs/traces"  # the real traces from other machines, with their sources and licences
 REAL_VERDICTS = "real-trace-verdicts.md"
 HTA_AGREEMENT = "hta-agreement.md"
@@ -268,6 +269,8 @@ def site_files(root: Path, checks: list[ClaimCheck], included: Iterable[str]) ->
         "transformers-cost.md": lambda: {"transformers-cost.md": render.transformers_benchmark_fragment(
             benchmark_results(root, TRANSFORMERS_RESULTS))},
         "peaks.md": lambda: {"peaks.md": render.peak_table(PEAKS.values())},
+        "tracelens-comparison.md": lambda: {"tracelens-comparison.md": render.tracelens_fragment(
+            benchmark_results(root, TRACELENS_RESULTS))},
         "cheat-sheet.md": lambda: {"cheat-sheet.md": rule_table.cheat_rows(Path(root), found(), CHEAT_SHEET)
                                    + "\n" + cheat_sheet(checks)},
         glossary.VERDICT_LIST: lambda: {glossary.VERDICT_LIST: glossary.verdict_list()},
