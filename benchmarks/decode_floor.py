@@ -45,6 +45,7 @@ class Args(msgspec.Struct, gc=False):
     input_dims: msgspec.Raw = msgspec.field(name="Input Dims", default=NULL)
     input_type: msgspec.Raw = msgspec.field(name="Input type", default=NULL)
     concrete_inputs: msgspec.Raw = msgspec.field(name="Concrete Inputs", default=NULL)
+    input_strides: msgspec.Raw = msgspec.field(name="Input Strides", default=NULL)
     in_msg_nelems: msgspec.Raw = msgspec.field(name="In msg nelems", default=NULL)
     dtype: msgspec.Raw = NULL
     seq: msgspec.Raw = msgspec.field(name="Seq", default=NULL)

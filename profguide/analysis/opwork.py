@@ -61,7 +61,7 @@ element of a reduction):
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from profguide.jsontypes import JSON
@@ -138,10 +138,11 @@ class Args:
     """One op call's recorded inputs, read position by position; every reader returns None for what does not
     fit (missing, wrong kind, negative)."""
 
-    def __init__(self, dims: list[JSON], types: list[JSON], concrete: list[JSON]) -> None:
+    def __init__(self, dims: list[JSON], types: list[JSON], concrete: list[JSON], strides: Sequence[JSON] = ()) -> None:
         self.dims = dims
         self.types = types
         self.concrete = concrete
+        self.strides = strides
 
     def shape(self, index: int) -> Shape | None:
         """The tensor's shape at ``index`` (a 0-dim tensor's is [])."""
@@ -170,9 +171,15 @@ class Args:
         return name if name in ELEMENT_BYTES else None
 
     def tensor_bytes(self, index: int) -> int | None:
-        """The bytes of the tensor at ``index``."""
+        """The bytes of the tensor at ``index``: its distinct elements, so that a dimension with stride 0 (an
+        ``expand``ed input, broadcast in memory) counts once, where the trace records the strides."""
         shape, dtype = self.shape(index), self.dtype(index)
-        return None if shape is None or dtype is None else math.prod(shape) * ELEMENT_BYTES[dtype]
+        if shape is None or dtype is None:
+            return None
+        strides = self.strides[index] if index < len(self.strides) else None
+        if isinstance(strides, list) and len(strides) == len(shape):
+            shape = [size for size, stride in zip(shape, strides, strict=True) if stride != 0]
+        return math.prod(shape) * ELEMENT_BYTES[dtype]
 
     def absent(self, index: int) -> bool:
         """Whether the optional argument at ``index`` was not given (None records as [] with type "")."""
@@ -1135,13 +1142,14 @@ FORMULAS: dict[str, Callable[[Args], Work | None]] = {
 }
 
 
-def op_work(name: str, dims: list[JSON], types: list[JSON], concrete: list[JSON]) -> Work | None:
+def op_work(name: str, dims: list[JSON], types: list[JSON], concrete: list[JSON],
+            strides: Sequence[JSON] = ()) -> Work | None:
     """The FLOPs, least bytes moved, compute type and family of one call of op ``name`` from its recorded
-    ``Input Dims``, ``Input type`` and ``Concrete Inputs`` ([] when the trace lacks them); None when the op has
-    no formula, its inputs do not fit it, or the three lists do not have one entry per input."""
+    ``Input Dims``, ``Input type``, ``Concrete Inputs`` and ``Input Strides`` ([] when the trace lacks them);
+    None when the op has no formula, its inputs do not fit it, or the lists do not have one entry per input."""
     formula = FORMULAS.get(name)
     if formula is None or not isinstance(dims, list) or not isinstance(types, list) or len(types) != len(dims):
         return None
     if not isinstance(concrete, list) or (concrete and len(concrete) != len(dims)):
         return None
-    return formula(Args(dims, types, concrete))
+    return formula(Args(dims, types, concrete, strides))

@@ -45,17 +45,17 @@ class Counted(NamedTuple):
 def call_work(trace: Trace, times: HostTimes) -> tuple[Indices, list[Work]]:
     """The ops with a formula that fits their inputs, as positions in ``times.order``, and their work; one
     formula per distinct (name, inputs), as the loader shares their decoded lists."""
-    found: dict[tuple[int, int, int, int], Work | None] = {}
+    found: dict[tuple[int, int, int, int, int], Work | None] = {}
     positions, works = [], []
     cpu_ops = np.flatnonzero(trace.kind[times.order] == KIND["cpu_op"])
     for position, index in zip(cpu_ops.tolist(), times.order[cpu_ops].tolist(), strict=True):
         inputs = trace.shapes.get(index)
         if inputs is None:
             continue
-        concrete = trace.concrete.get(index, [])
-        key = (int(trace.name[index]), id(inputs[0]), id(inputs[1]), id(concrete))
+        concrete, strides = trace.concrete.get(index, []), trace.strides.get(index, [])
+        key = (int(trace.name[index]), id(inputs[0]), id(inputs[1]), id(concrete), id(strides))
         if key not in found:
-            found[key] = op_work(trace.names[trace.name[index]], inputs[0], inputs[1], concrete)
+            found[key] = op_work(trace.names[trace.name[index]], inputs[0], inputs[1], concrete, strides)
         work = found[key]
         if work is not None:
             positions.append(position)

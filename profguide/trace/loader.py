@@ -45,7 +45,8 @@ from profguide.trace.model import BOOKKEEPING_CATEGORIES, CATEGORY_KINDS, KIND, 
 
 Progress = Callable[[float], None]  # called with the fraction of the work done, 0 to 1
 Data = bytes | bytearray | memoryview  # JSON as read, or a view into the buffer being read
-OpInputs = tuple[list[Any], list[Any], list[Any]]  # an op's Input Dims, Input type and Concrete Inputs, decoded
+OpInputs = tuple[list[Any], list[Any], list[Any], list[Any]]  # an op's Input Dims, Input type, Concrete Inputs
+# and Input Strides, decoded
 Batches = dict[str, Any]  # what ``new_batches`` starts and ``add_batch`` grows
 
 BATCH = 65536
@@ -74,6 +75,7 @@ class _Args(msgspec.Struct, gc=False, frozen=True):
     input_dims: msgspec.Raw = msgspec.field(name="Input Dims", default=_NULL)
     input_type: msgspec.Raw = msgspec.field(name="Input type", default=_NULL)
     concrete_inputs: msgspec.Raw = msgspec.field(name="Concrete Inputs", default=_NULL)
+    input_strides: msgspec.Raw = msgspec.field(name="Input Strides", default=_NULL)
     # What ``record_param_comms`` records of a collective's message; Raw too, decoded for that op alone.
     in_msg_nelems: msgspec.Raw = msgspec.field(name="In msg nelems", default=_NULL)
     dtype: msgspec.Raw = _NULL
@@ -731,6 +733,7 @@ def coerce_args(args: dict[str, Any]) -> _Args:
         occupancy=occupancy_value(args.get("est. achieved occupancy %", math.nan)),
         occupancy_detail=raw("occupancy"),
         concrete_inputs=raw("Concrete Inputs"),
+        input_strides=raw("Input Strides"),
         graph_id=scalar(args.get("graph id", NO_ID)),
         graph_node=scalar(args.get("graph node id", NO_ID)),
         **{attribute: raw(key) for key, attribute in COMM_ARGS.items()},
@@ -800,17 +803,18 @@ def kind_codes(categories: Codes[str | None]) -> npt.NDArray[np.int8]:
     return table
 
 
-def decode_inputs(args: _Args, decoded: dict[tuple[bytes, bytes, bytes], OpInputs | None]) -> OpInputs | None:
-    """(Input Dims, Input type, Concrete Inputs) of an op the analysis sizes, decoded now so that no batch buffer
-    stays alive, and once per distinct text: calls with the same inputs share the lists (read, never written).
-    Concrete Inputs are [] where the trace has none (before torch 2.2)."""
-    key = (bytes(args.input_dims), bytes(args.input_type), bytes(args.concrete_inputs))
+def decode_inputs(args: _Args, decoded: dict[tuple[bytes, ...], OpInputs | None]) -> OpInputs | None:
+    """(Input Dims, Input type, Concrete Inputs, Input Strides) of an op the analysis sizes, decoded now so that
+    no batch buffer stays alive, and once per distinct text: calls with the same inputs share the lists (read,
+    never written). Concrete Inputs and Input Strides are [] where the trace has none (before torch 2.2)."""
+    key = (bytes(args.input_dims), bytes(args.input_type), bytes(args.concrete_inputs), bytes(args.input_strides))
     if key not in decoded:
         try:
-            dims, types, concrete = (msgspec.json.decode(raw) for raw in key)
+            dims, types, concrete, strides = (msgspec.json.decode(raw) for raw in key)
         except (msgspec.DecodeError, RecursionError):
             dims = None
-        decoded[key] = ((dims, types, concrete if isinstance(concrete, list) else [])
+        decoded[key] = ((dims, types, concrete if isinstance(concrete, list) else [],
+                         strides if isinstance(strides, list) else [])
                         if isinstance(dims, list) and isinstance(types, list) else None)
     return decoded[key]
 
@@ -953,8 +957,8 @@ def too_large(source: Path | str, what: str) -> TraceError:
 def new_batches() -> Batches:
     """What the batches of one trace add up to: column chunks, the value codes, shapes, skip counts."""
     return {"chunks": [], "names": Codes(), "lanes": Codes(), "categories": Codes(), "shape_texts": Codes(),
-            "shapes": {}, "concrete": {}, "decoded_inputs": {}, "comm_args": {}, "skipped": {}, "repaired": {},
-            "count": 0, "phases": {}, "thread_names": {},
+            "shapes": {}, "concrete": {}, "strides": {}, "decoded_inputs": {}, "comm_args": {}, "skipped": {},
+            "repaired": {}, "count": 0, "phases": {}, "thread_names": {},
             "memory": {"ts": [], "bytes": [], "total": [], "lane": [], "lanes": Codes(), "device": [],
                        "devices": Codes()}}
 
@@ -971,6 +975,7 @@ def add_batch(batches: Batches, complete: list[_Event]) -> None:
         if inputs is not None:
             batches["shapes"][batches["count"] + int(offset)] = inputs[:2]
             batches["concrete"][batches["count"] + int(offset)] = inputs[2]
+            batches["strides"][batches["count"] + int(offset)] = inputs[3]
     comm_codes = [code for name, code in batches["names"].items() if sizes_messages(name)]
     for offset in np.flatnonzero(np.isin(chunk["name"], comm_codes) | carries_collective(complete)):
         batches["comm_args"][batches["count"] + int(offset)] = decode_comm_args(complete[offset].args)
@@ -1215,6 +1220,7 @@ def assemble(path: Path | str, batches: Batches, document: _Document) -> Trace:
         shape_texts=tuple(text.decode("utf-8", "replace") for text in batches["shape_texts"]),
         shapes={int(new_index[i]): v for i, v in batches["shapes"].items() if new_index[i] >= 0},
         concrete={int(new_index[i]): v for i, v in batches["concrete"].items() if new_index[i] >= 0},
+        strides={int(new_index[i]): v for i, v in batches["strides"].items() if new_index[i] >= 0},
         comm_args={int(new_index[i]): v for i, v in batches["comm_args"].items() if v and new_index[i] >= 0},
         phases=batches["phases"],
         thread_names={lane: tuple(names) for lane, names in batches["thread_names"].items()},

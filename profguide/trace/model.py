@@ -89,9 +89,9 @@ class Trace:
     it; torch counts them per thread; ``waits_for`` is a Stream Wait Event's or Event Sync's
     ``wait_on_cuda_event_record_corr_id``); ``bytes`` and
     ``occupancy`` are NaN where absent. ``shapes`` maps an event index to its
-    decoded ``Input Dims`` and ``Input type``, and ``concrete`` to its ``Concrete Inputs`` ([] where absent), for
-    the ops whose work the analysis sizes only (``MODELLED_OPS``; every event's ``Input Dims``, as the trace
-    writes it, is ``shape_texts[shape]``);
+    decoded ``Input Dims`` and ``Input type``, ``concrete`` to its ``Concrete Inputs`` and ``strides`` to its
+    ``Input Strides`` ([] where absent), for the ops whose work the analysis sizes only (``MODELLED_OPS``;
+    every event's ``Input Dims``, as the trace writes it, is ``shape_texts[shape]``);
     ``comm_args`` maps the index of each collective's backend op
     (``nccl:all_reduce``) and ``record_param_comms`` to the args that size its
     message (``Input Dims``, ``Input type``, ``In msg nelems``, ``dtype``) and the metadata torch's trace validator
@@ -130,6 +130,7 @@ class Trace:
     shape_texts: tuple[str, ...] = ()
     shapes: dict[int, tuple[list[JSON], list[JSON]]] = field(default_factory=dict)
     concrete: dict[int, list[JSON]] = field(default_factory=dict)
+    strides: dict[int, list[JSON]] = field(default_factory=dict)
     device_properties: tuple[JSONObject, ...] = ()
     distributed_info: JSONObject | None = None
     skipped: dict[str, int] = field(default_factory=dict)

@@ -480,3 +480,14 @@ def test_clone_moves_what_the_copy_it_calls_moves():
     clone = op_work("aten::clone", [[4096, 12, 64], []], [FP32, "Scalar"], [])
     copy = op_work("aten::copy_", [[4096, 12, 64], [4096, 12, 64], []], [FP32, FP32, "Scalar"], ["", "", "False"])
     assert clone is not None and clone == copy
+
+
+def test_an_expanded_input_counts_its_distinct_elements_once():
+    """gather's index on the SGLang trace is expand()ed: stride 0 along its 4096 columns, 15360 longs in memory."""
+    dims = [[151936, 4096], [], [15360, 4096], [], [15360, 4096]]
+    types = ["c10::BFloat16", "Scalar", "long int", "Scalar", "c10::BFloat16"]
+    concrete = ["", "0", "", "False", ""]
+    dense = op_work("aten::gather", dims, types, concrete)
+    expanded = op_work("aten::gather", dims, types, concrete, [[4096, 1], [], [1, 0], [], [4096, 1]])
+    assert dense is not None and expanded is not None
+    assert dense.bytes - expanded.bytes == 15360 * 4096 * 8 - 15360 * 8
