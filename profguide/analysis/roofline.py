@@ -11,6 +11,8 @@ op that launched it, never guessed.
 A CPU trace has no roofline here: its ops ran on a CPU whose peaks profguide does not hold.
 """
 
+import json
+import re
 from typing import NamedTuple
 
 import numpy as np
@@ -115,9 +117,14 @@ def kernel_times(trace: Trace, counted: Counted) -> dict[int, dict[str, float]]:
     return times
 
 
+# A copy between host and device (or between GPUs) runs at its link's bandwidth (PCIe, NVLink), not at the
+# GPU's memory bandwidth, and the peak table holds no link: such an op gets no roof.
+OFF_DEVICE_COPY = re.compile(r"^Memcpy (?!DtoD)")
+
+
 def roof_of(peaks: Peaks | None, work: Work, kernel: str) -> Roof | None:
-    """The flat roof this work can reach on the device; None without one."""
-    if peaks is None:
+    """The flat roof this work can reach on the device; None without one, or for a copy that leaves it."""
+    if peaks is None or OFF_DEVICE_COPY.match(kernel):
         return None
     return compute_roof(peaks, work.dtype, work.family in MATRIX_FAMILIES, uses_tf32(kernel))
 
@@ -156,9 +163,8 @@ def roofline_rows(trace: Trace, window: Window | None = None) -> list[RooflineRo
         if not inside:
             continue
         index = int(times.order[position])
-        shape = int(trace.shape[index])
-        key = (trace.names[trace.name[index]], " ".join(trace.shape_texts[shape].split()) if shape >= 0 else "",
-               work.dtype)  # shapes on one line, as a pretty-printed trace may write them on many
+        key = (trace.names[trace.name[index]], json.dumps(trace.shapes[index][0]), work.dtype)  # as Kineto writes
+        # them, on one line, where a pretty-printed trace may spread them over many
         row = groups.setdefault(key, RooflineRow(
             name=key[0], shapes=key[1], dtype=work.dtype, family=work.family, calls=0, flops=0, bytes=0,
             device_us=0.0, kernel="", tflops=None, tb_per_s=None, intensity=None, peak_tflops=None, peak_name=None,
@@ -214,7 +220,8 @@ def roofline(trace: Trace, window: Window | None = None) -> Roofline | None:
     near = sum(row["device_us"] for row in rows if row["fraction"] is not None and row["fraction"] >= NEAR_THE_ROOF)
     lost = sorted((row for row in rows if row["lost_us"]), key=lambda row: -(row["lost_us"] or 0.0))
     name = device.get("name") if device else None
-    return Roofline(device=str(name) if name else None, peaks_model=peaks.model if peaks else None,
+    return Roofline(device=str(name) if name else None, shapes_recorded=bool(trace.recorded_shapes.any()),
+                    peaks_model=peaks.model if peaks else None,
                     peaks_source=peaks.source if peaks else None, tb_per_s=peaks.tb_per_s if peaks else None,
                     device_us=modelled + sum(row["device_us"] for row in unmodelled), modelled_us=modelled,
                     near_roof_us=near, furthest=lost[:FURTHEST_SHOWN], unmodelled=unmodelled[:UNMODELLED_SHOWN])

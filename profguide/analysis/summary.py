@@ -497,6 +497,8 @@ class Roofline(TypedDict):
     """Every counted op's place under the device's roof, and how much of the GPU's time that covers."""
 
     device: Annotated[str | None, Meta(description="the GPU's name from deviceProperties; null when absent")]
+    shapes_recorded: Annotated[bool, Meta(description="whether any op records its input shapes "
+                                                      "(record_shapes=True), which every formula needs")]
     peaks_model: Annotated[str | None, Meta(description="the row of profguide's peak table it matched; null when "
                                                         "none did (no roofs then)")]
     peaks_source: Annotated[str | None, Meta(description="where that row's peaks come from (a datasheet)")]

@@ -4,7 +4,7 @@ from collections.abc import Sequence
 
 from profguide.analysis.summary import Roofline, RooflineRow
 from profguide.render.facts import percent, share
-from profguide.text import cut, format_duration, three_figures
+from profguide.text import count_of, cut, format_duration, three_figures
 
 ROOFLINE_SHOWN = 20  # the op view's roofline rows; --json has every one
 
@@ -33,7 +33,11 @@ def roofline_lines(roofline: Roofline | None) -> list[str]:
     if roofline is None or not roofline["device_us"]:
         return []
     covered = share(roofline["modelled_us"], roofline["device_us"])
-    if roofline["peaks_model"] is None:
+    if not roofline["modelled_us"]:
+        lines = ["Roofline: no op with a formula launched GPU work here" + (
+            "." if roofline["shapes_recorded"] else
+            ": the trace records no input shapes, which the formulas need (profile with record_shapes=True).")]
+    elif roofline["peaks_model"] is None:
         lines = [f"Roofline: no peaks for {roofline['device'] or 'this GPU (deviceProperties names none)'} in "
                  f"profguide's table, so no roof; ops with a formula hold {covered} of the GPU time "
                  "(explain --ops gives their TFLOP/s and TB/s)."]
@@ -43,7 +47,7 @@ def roofline_lines(roofline: Roofline | None) -> list[str]:
                  "their roof or more."]
     for row in roofline["furthest"][:3]:
         lines.append(f"Below its roof: {op_label(row)}: {rate(row)}, {of_roof(row)}; "
-                     f"{format_duration(row['lost_us'] or 0.0)} lost over {row['calls']:,} calls.")
+                     f"{format_duration(row['lost_us'] or 0.0)} lost over {count_of(row['calls'], 'call')}.")
     unmodelled = [row for row in roofline["unmodelled"] if row["device_us"] > 0]
     if unmodelled:
         names = ", ".join(f"{cut(row['name'], 50)} ({format_duration(row['device_us'])})" for row in unmodelled[:3])

@@ -111,3 +111,18 @@ def test_no_op_on_a_real_trace_is_above_its_roof(path):
     above = [(row["name"], row["shapes"], row["dtype"], row["kernel"], row["fraction"]) for row in rows
              if row["fraction"] is not None and row["fraction"] > 1]
     assert not above
+
+
+def test_a_copy_from_the_host_gets_no_roof_and_one_on_the_device_does():
+    def copy(kind):
+        return linear_trace(extra=[
+            cpu("aten::copy_", 100, 20, **{"Input Dims": [[512, 512], [512, 512], []],
+                                           "Input type": ["float", "float", "Scalar"],
+                                           "Concrete Inputs": ["", "", "False"]}),
+            cpu("cudaMemcpyAsync", 105, 4, kind="runtime", correlation=9),
+            gpu(f"Memcpy {kind}", 110, 50, kind="memcpy", correlation=9)])
+
+    rows = {row["kernel"]: row for row in roofline.roofline_rows(copy("HtoD (Pinned -> Device)"))}
+    assert rows["Memcpy HtoD (Pinned -> Device)"]["fraction"] is None  # PCIe's bandwidth, not the GPU memory's
+    rows = {row["kernel"]: row for row in roofline.roofline_rows(copy("DtoD (Device -> Device)"))}
+    assert rows["Memcpy DtoD (Device -> Device)"]["bound"] == "memory"
