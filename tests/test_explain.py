@@ -539,3 +539,23 @@ def test_what_torch_compile_left_is_reported_in_every_form(capsys, tmp_path):
     _, raw, _ = explain(capsys, path, "--json")
     found = json.loads(raw)["compile"]
     assert (found["compilations"], found["eager_gap_us"], found["triton_pct"]) == (1, 40, None)
+
+
+@pytest.mark.parametrize("path", sorted(TRACES.glob("*.json.gz")), ids=lambda p: p.name)
+def test_the_op_view_json_places_every_op_with_a_formula_under_its_roof_and_names_the_rest(capsys, path):
+    from profguide.analysis.op_view import OpsView
+
+    code, out, err = explain(capsys, path, "--ops", "--json")
+    assert code == 0, err
+    view = msgspec.json.decode(out, type=OpsView)
+    roofline, rows = view["roofline"], view["roofline_ops"]
+    if roofline is None:  # no GPU work: nothing judged
+        assert not rows and not view["on_gpu"]
+        return
+    for row in rows:
+        host_copy = row["kernel"].startswith("Memcpy") and "DtoD" not in row["kernel"]
+        no_peak = row["flops"] > 0 and row["peak_tflops"] is None  # doubles: the table has no FP64
+        assert (row["fraction"] is None) == (roofline["peaks_model"] is None or host_copy or no_peak), row
+        assert row["fraction"] is None or row["fraction"] <= 1, row
+    if roofline["device_us"] > roofline["modelled_us"]:  # GPU work with no formula: named by its launcher
+        assert roofline["unmodelled"] and all(unnamed["name"] for unnamed in roofline["unmodelled"])

@@ -123,26 +123,31 @@ OFF_DEVICE_COPY = re.compile(r"^Memcpy (?!DtoD)")
 
 
 def roof_of(peaks: Peaks | None, work: Work, kernel: str) -> Roof | None:
-    """The flat roof this work can reach on the device; None without one, or for a copy that leaves it."""
-    if peaks is None or OFF_DEVICE_COPY.match(kernel):
+    """The flat roof this work can reach on the device; None without one."""
+    if peaks is None:
         return None
     return compute_roof(peaks, work.dtype, work.family in MATRIX_FAMILIES, uses_tf32(kernel))
 
 
-def placed(row: RooflineRow, flat: Roof | None, peaks: Peaks | None) -> RooflineRow:
-    """``row`` with its rates, its roof at its intensity, which roof binds, the fraction reached and time lost."""
+def placed(row: RooflineRow, flat: Roof | None, bandwidth: float | None) -> RooflineRow:
+    """``row`` with its rates, its roof at its intensity, which roof binds, the fraction reached and time lost.
+    ``bandwidth`` (TB/s) None: no roof at all (no peaks, or a copy that leaves the device); ``flat`` None: no peak
+    for its kind of work, which only work without FLOPs (held to the bandwidth alone) can do without."""
     peak = flat.tflops if flat else None
     seconds = row["device_us"] * 1e-6
     tflops = row["flops"] / seconds / 1e12 if seconds > 0 else None
     tb_per_s = row["bytes"] / seconds / 1e12 if seconds > 0 else None
     intensity = row["flops"] / row["bytes"] if row["bytes"] > 0 else None
     roof = bound = fraction = lost = None
-    if peaks is not None and peak is not None and tflops is not None and tb_per_s is not None:
-        memory_roof = peaks.tb_per_s * intensity if intensity is not None else float("inf")
-        roof = min(peak, memory_roof)
-        bound = "memory" if memory_roof < peak else "compute"
-        fraction = tflops / roof if row["flops"] > 0 else tb_per_s / peaks.tb_per_s
-        lost = row["device_us"] * max(0.0, 1.0 - fraction)
+    if bandwidth is not None and tflops is not None and tb_per_s is not None:
+        if not row["flops"]:
+            roof, bound, fraction = 0.0, "memory", tb_per_s / bandwidth
+        elif peak is not None:
+            memory_roof = bandwidth * intensity if intensity is not None else float("inf")
+            roof = min(peak, memory_roof)
+            bound = "memory" if memory_roof < peak else "compute"
+            fraction = tflops / roof
+        lost = None if fraction is None else row["device_us"] * max(0.0, 1.0 - fraction)
     return row | {"tflops": tflops, "tb_per_s": tb_per_s, "intensity": intensity, "peak_tflops": peak,
                   "peak_name": flat.name if flat else None, "roof_tflops": roof,
                   "bound": bound, "fraction": fraction, "lost_us": lost}
@@ -181,7 +186,8 @@ def roofline_rows(trace: Trace, window: Window | None = None) -> list[RooflineRo
         by_name = row_kernels[key]
         row["kernel"] = max(by_name, key=lambda name: (by_name[name], name)) if by_name else ""
         work = Work(row["flops"], row["bytes"], row["dtype"], row["family"])
-        rows.append(placed(row, roof_of(peaks, work, row["kernel"]), peaks))
+        bandwidth = None if peaks is None or OFF_DEVICE_COPY.match(row["kernel"]) else peaks.tb_per_s
+        rows.append(placed(row, roof_of(peaks, work, row["kernel"]), bandwidth))
     return sorted(rows, key=lambda row: (-row["device_us"], row["name"], row["shapes"]))
 
 
