@@ -192,7 +192,7 @@ class RooflineChange(TypedDict):
     kernels: Annotated[tuple[str, str], Meta(description="its main kernel's name, (before, after)")]
     kernel_changes: Annotated[list[str], Meta(description="what the kernel's name says changed: library, "
                                                           "precision, tensor cores, layout, tile, split-K, "
-                                                          "backend, each as 'field: before → after'")]
+                                                          "backend, each as 'field before → after'")]
 
 
 @final  # a diff of files or of folders: `"ranks" in found` tells them apart
@@ -245,7 +245,7 @@ KERNEL_FIELDS = (("family", "family"), ("library", "library"), ("precision", "pr
 
 
 def kernel_changes(before: str, after: str) -> list[str]:
-    """What two kernels' names say differs between them, as 'tile: 64x64x64 → 128x128x64'."""
+    """What two kernels' names say differs between them, as 'tile 64x64x64 → 128x128x64'."""
     if before == after:
         return []
     first, second = kernel_family(before), kernel_family(after)
@@ -253,7 +253,7 @@ def kernel_changes(before: str, after: str) -> list[str]:
     def said(value: object) -> str:
         return "not said" if value is None else "yes" if value is True else "no" if value is False else str(value)
 
-    return [f"{word}: {said(getattr(first, field))} → {said(getattr(second, field))}"
+    return [f"{word} {said(getattr(first, field))} → {said(getattr(second, field))}"
             for field, word in KERNEL_FIELDS if getattr(first, field) != getattr(second, field)]
 
 

@@ -145,7 +145,7 @@ def roofline_change_lines(rows: list[RooflineChange]) -> list[str]:
         return []
     lines = ["Against the roofline (ops with a formula on both sides, most change in time per call first):"]
     for row in shown:
-        kernel = f"; kernel {'; '.join(row['kernel_changes'])}" if row["kernel_changes"] else ""
+        kernel = f"; kernel: {', '.join(row['kernel_changes'])}" if row["kernel_changes"] else ""
         lines.append(f"  {row['name']} {cut(row['shapes'], 40)} {cut(row['dtype'], 20)}: "
                      f"{duration(row['device_us']['before'])} → {duration(row['device_us']['after'])} a call, "
                      f"{roof_share(row['fraction']['before'])} → {roof_share(row['fraction']['after'])} of its roof"
