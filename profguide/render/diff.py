@@ -138,12 +138,27 @@ def roof_share(value: float | None) -> str:
     return "no roof" if value is None else percent(100 * value)
 
 
+ROOFLINE_CHANGES = "Against the roofline (ops with a formula on both sides, most change in time per call first):"
+
+
+def kernel_words(row: RooflineChange) -> str:
+    """What changed in the op's main kernel, as its name says."""
+    if row["kernels"][0] == row["kernels"][1]:
+        return "the same kernel"
+    return ", ".join(row["kernel_changes"]) or "another name, saying nothing else different"
+
+
+def changed_on_the_roofline(rows: list[RooflineChange]) -> list[RooflineChange]:
+    """The ops with a formula whose time per call changed, the most first (``CHANGES_SHOWN``)."""
+    return [row for row in rows if row["device_us"]["change"]][:CHANGES_SHOWN]
+
+
 def roofline_change_lines(rows: list[RooflineChange]) -> list[str]:
     """The ops with a formula whose time per call changed most: their share of the roof, and their kernel."""
-    shown = [row for row in rows if row["device_us"]["change"]][:CHANGES_SHOWN]
+    shown = changed_on_the_roofline(rows)
     if not shown:
         return []
-    lines = ["Against the roofline (ops with a formula on both sides, most change in time per call first):"]
+    lines = [ROOFLINE_CHANGES]
     for row in shown:
         kernel = f"; kernel: {', '.join(row['kernel_changes'])}" if row["kernel_changes"] else ""
         lines.append(f"  {row['name']} {cut(row['shapes'], 40)} {cut(row['dtype'], 20)}: "
@@ -199,6 +214,14 @@ def to_markdown(found: TraceDiff) -> str:
             [(code_cell(row["name"]), cell(row["shapes"] or "–"), row["status"], count_words(row["before_count"]),
               count_words(row["after_count"]), format_duration(row["before_us"]), format_duration(row["after_us"]))
              for row in ops], "lllrrrr")]
+    roofline = changed_on_the_roofline(found["roofline"])
+    if roofline:
+        parts += ["", ROOFLINE_CHANGES, "", markdown_table(
+            ("op", "input shapes", "type", "a call before", "after", "of its roof before", "after", "kernel"),
+            [(code_cell(row["name"]), cell(row["shapes"]), cell(row["dtype"]), duration(row["device_us"]["before"]),
+              duration(row["device_us"]["after"]), roof_share(row["fraction"]["before"]),
+              roof_share(row["fraction"]["after"]), cell(kernel_words(row)))
+             for row in roofline], "lllrrrrl")]
     return "\n".join(parts) + "\n"
 
 
