@@ -176,7 +176,7 @@ def gemm_calls(trace: Trace, window: Window = EVERYTHING) -> list[GemmCall]:
     kernel_ids, kernel_durs = trace.external_id[kernels][order], trace.dur[kernels][order]
     kernel_codes = trace.name[kernels][order]
     calls: list[GemmCall] = []
-    for index, (dims, types) in trace.shapes.items():
+    for index, (dims, types, *_) in trace.shapes.items():
         name = trace.names[trace.name[index]]
         flops = gemm_flops(name, dims)
         external = trace.external_id[index]

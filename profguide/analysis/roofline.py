@@ -47,17 +47,16 @@ class Counted(NamedTuple):
 def call_work(trace: Trace, times: HostTimes) -> tuple[Indices, list[Work]]:
     """The ops with a formula that fits their inputs, as positions in ``times.order``, and their work; one
     formula per distinct (name, inputs), as the loader shares their decoded lists."""
-    found: dict[tuple[int, int, int, int, int], Work | None] = {}
+    found: dict[tuple[int, int], Work | None] = {}
     positions, works = [], []
     cpu_ops = np.flatnonzero(trace.kind[times.order] == KIND["cpu_op"])
     for position, index in zip(cpu_ops.tolist(), times.order[cpu_ops].tolist(), strict=True):
         inputs = trace.shapes.get(index)
         if inputs is None:
             continue
-        concrete, strides = trace.concrete.get(index, []), trace.strides.get(index, [])
-        key = (int(trace.name[index]), id(inputs[0]), id(inputs[1]), id(concrete), id(strides))
+        key = (int(trace.name[index]), id(inputs))  # calls with the same inputs share them (the loader's)
         if key not in found:
-            found[key] = op_work(trace.names[trace.name[index]], inputs[0], inputs[1], concrete, strides)
+            found[key] = op_work(trace.names[trace.name[index]], *inputs)
         work = found[key]
         if work is not None:
             positions.append(position)
@@ -168,7 +167,7 @@ def roofline_rows(trace: Trace, window: Window | None = None) -> list[RooflineRo
         if not inside:
             continue
         index = int(times.order[position])
-        key = (trace.names[trace.name[index]], json.dumps(trace.shapes[index][0]), work.dtype)  # as Kineto writes
+        key = (trace.names[trace.name[index]], json.dumps(trace.shapes[index].dims), work.dtype)  # as Kineto writes
         # them, on one line, where a pretty-printed trace may spread them over many
         row = groups.setdefault(key, RooflineRow(
             name=key[0], shapes=key[1], dtype=work.dtype, family=work.family, calls=0, flops=0, bytes=0,

@@ -311,13 +311,13 @@ def unaligned_dims(name: str, dims: object, types: object) -> list[int] | None:
 
 def half_matmul_not_multiple_of_8(trace: Trace, summary: Summary) -> Evidence | None:
     off_by_call = {index: unaligned_dims(trace.names[trace.name[index]], dims, types)
-                   for index, (dims, types) in trace.shapes.items()}
+                   for index, (dims, types, *_) in trace.shapes.items()}
     half = [index for index, off in off_by_call.items() if off is not None]
     unaligned = [index for index in half if off_by_call[index]]
     if not unaligned:
         return None
     first = min(unaligned)
-    dims, types = trace.shapes[first]
+    dims, types, *_ = trace.shapes[first]
     name, off = trace.names[trace.name[first]], off_by_call[first] or []
     return Evidence(float(len(unaligned)),
                     f"{len(unaligned)} of {count_of(len(half), 'fp16/bf16 matrix-multiply call')} with a dimension "

@@ -41,12 +41,10 @@ from profguide.files import is_folder
 from profguide.limits import COPY_BYTES_LIMIT, DUR_FLOOR, DUR_LIMIT, MAX_BYTES, MAX_EVENT_BYTES, TS_LIMIT
 from profguide.patterns import BACKEND_OP, GEMM_OPS, MODELLED_OPS
 from profguide.text import format_size, shown
-from profguide.trace.model import BOOKKEEPING_CATEGORIES, CATEGORY_KINDS, KIND, NO_ID, Lane, Trace
+from profguide.trace.model import BOOKKEEPING_CATEGORIES, CATEGORY_KINDS, KIND, NO_ID, Lane, OpInputs, Trace
 
 Progress = Callable[[float], None]  # called with the fraction of the work done, 0 to 1
 Data = bytes | bytearray | memoryview  # JSON as read, or a view into the buffer being read
-OpInputs = tuple[list[Any], list[Any], list[Any], list[Any]]  # an op's Input Dims, Input type, Concrete Inputs
-# and Input Strides, decoded
 Batches = dict[str, Any]  # what ``new_batches`` starts and ``add_batch`` grows
 
 BATCH = 65536
@@ -803,20 +801,30 @@ def kind_codes(categories: Codes[str | None]) -> npt.NDArray[np.int8]:
     return table
 
 
-def decode_inputs(args: _Args, decoded: dict[tuple[bytes, ...], OpInputs | None]) -> OpInputs | None:
-    """(Input Dims, Input type, Concrete Inputs, Input Strides) of an op the analysis sizes, decoded now so that
-    no batch buffer stays alive, and once per distinct text: calls with the same inputs share the lists (read,
-    never written). Concrete Inputs and Input Strides are [] where the trace has none (before torch 2.2)."""
-    key = (bytes(args.input_dims), bytes(args.input_type), bytes(args.concrete_inputs), bytes(args.input_strides))
-    if key not in decoded:
+INPUT_TEXTS = (attrgetter("input_dims"), attrgetter("input_type"), attrgetter("concrete_inputs"),
+               attrgetter("input_strides"))  # what an op the analysis sizes records of its inputs
+
+
+class DecodedInputs(dict[tuple[bytes, ...], OpInputs | None]):
+    """The texts of an op's Input Dims, Input type, Concrete Inputs and Input Strides → those inputs, decoded
+    once per distinct text (calls with the same inputs share the lists: read, never written), and now, so that
+    no batch buffer stays alive; None where Input Dims or Input type is not a list."""
+
+    def __missing__(self, key: tuple[bytes, ...]) -> OpInputs | None:
         try:
             dims, types, concrete, strides = (msgspec.json.decode(raw) for raw in key)
         except (msgspec.DecodeError, RecursionError):
             dims = None
-        decoded[key] = ((dims, types, concrete if isinstance(concrete, list) else [],
-                         strides if isinstance(strides, list) else [])
-                        if isinstance(dims, list) and isinstance(types, list) else None)
-    return decoded[key]
+        found = self[key] = (OpInputs(dims, types, concrete if isinstance(concrete, list) else [],
+                                      strides if isinstance(strides, list) else [])
+                             if isinstance(dims, list) and isinstance(types, list) else None)
+        return found
+
+
+def sized_inputs(events: list[_Event], offsets: list[int], decoded: DecodedInputs) -> Iterator[OpInputs | None]:
+    """The decoded inputs of the events at ``offsets``, their texts read in C (map and attrgetter)."""
+    args = list(map(FIELD["args"], map(events.__getitem__, offsets)))
+    return map(decoded.__getitem__, zip(*(map(bytes, map(text, args)) for text in INPUT_TEXTS), strict=True))
 
 
 COMM_ARGS = {"Input Dims": "input_dims", "Input type": "input_type", "In msg nelems": "in_msg_nelems",
@@ -957,7 +965,7 @@ def too_large(source: Path | str, what: str) -> TraceError:
 def new_batches() -> Batches:
     """What the batches of one trace add up to: column chunks, the value codes, shapes, skip counts."""
     return {"chunks": [], "names": Codes(), "lanes": Codes(), "categories": Codes(), "shape_texts": Codes(),
-            "shapes": {}, "concrete": {}, "strides": {}, "decoded_inputs": {}, "comm_args": {}, "skipped": {},
+            "shapes": {}, "decoded_inputs": DecodedInputs(), "comm_args": {}, "skipped": {},
             "repaired": {}, "count": 0, "phases": {}, "thread_names": {},
             "memory": {"ts": [], "bytes": [], "total": [], "lane": [], "lanes": Codes(), "device": [],
                        "devices": Codes()}}
@@ -970,12 +978,10 @@ def add_batch(batches: Batches, complete: list[_Event]) -> None:
         return
     batches["chunks"].append(chunk)
     sized_codes = [code for name, code in batches["names"].items() if name in GEMM_OPS or name in MODELLED_OPS]
-    for offset in np.flatnonzero(np.isin(chunk["name"], sized_codes)):
-        inputs = decode_inputs(complete[offset].args, batches["decoded_inputs"])
-        if inputs is not None:
-            batches["shapes"][batches["count"] + int(offset)] = inputs[:2]
-            batches["concrete"][batches["count"] + int(offset)] = inputs[2]
-            batches["strides"][batches["count"] + int(offset)] = inputs[3]
+    offsets = np.flatnonzero(np.isin(chunk["name"], sized_codes)).tolist()
+    batches["shapes"].update((batches["count"] + offset, inputs) for offset, inputs
+                             in zip(offsets, sized_inputs(complete, offsets, batches["decoded_inputs"]), strict=True)
+                             if inputs is not None)
     comm_codes = [code for name, code in batches["names"].items() if sizes_messages(name)]
     for offset in np.flatnonzero(np.isin(chunk["name"], comm_codes) | carries_collective(complete)):
         batches["comm_args"][batches["count"] + int(offset)] = decode_comm_args(complete[offset].args)
@@ -1219,8 +1225,6 @@ def assemble(path: Path | str, batches: Batches, document: _Document) -> Trace:
         lanes=tuple(batches["lanes"]),
         shape_texts=tuple(text.decode("utf-8", "replace") for text in batches["shape_texts"]),
         shapes={int(new_index[i]): v for i, v in batches["shapes"].items() if new_index[i] >= 0},
-        concrete={int(new_index[i]): v for i, v in batches["concrete"].items() if new_index[i] >= 0},
-        strides={int(new_index[i]): v for i, v in batches["strides"].items() if new_index[i] >= 0},
         comm_args={int(new_index[i]): v for i, v in batches["comm_args"].items() if v and new_index[i] >= 0},
         phases=batches["phases"],
         thread_names={lane: tuple(names) for lane, names in batches["thread_names"].items()},

@@ -10,6 +10,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -79,6 +80,16 @@ class Slice:
         return self.ts + self.dur
 
 
+class OpInputs(NamedTuple):
+    """What the trace records of one op call's inputs, decoded: ``Input Dims``, ``Input type``, ``Concrete
+    Inputs`` and ``Input Strides`` (the last two [] where the trace has none, before torch 2.2)."""
+
+    dims: list[JSON]
+    types: list[JSON]
+    concrete: list[JSON]
+    strides: list[JSON]
+
+
 @dataclass(frozen=True, eq=False)
 class Trace:
     """The complete events of a trace as columns, sorted by (start, -duration).
@@ -89,9 +100,8 @@ class Trace:
     it; torch counts them per thread; ``waits_for`` is a Stream Wait Event's or Event Sync's
     ``wait_on_cuda_event_record_corr_id``); ``bytes`` and
     ``occupancy`` are NaN where absent. ``shapes`` maps an event index to its
-    decoded ``Input Dims`` and ``Input type``, ``concrete`` to its ``Concrete Inputs`` and ``strides`` to its
-    ``Input Strides`` ([] where absent), for the ops whose work the analysis sizes only (``MODELLED_OPS``;
-    every event's ``Input Dims``, as the trace writes it, is ``shape_texts[shape]``);
+    decoded inputs (``OpInputs``) for the ops whose work the analysis sizes only (``MODELLED_OPS``; every
+    event's ``Input Dims``, as the trace writes it, is ``shape_texts[shape]``);
     ``comm_args`` maps the index of each collective's backend op
     (``nccl:all_reduce``) and ``record_param_comms`` to the args that size its
     message (``Input Dims``, ``Input type``, ``In msg nelems``, ``dtype``) and the metadata torch's trace validator
@@ -128,9 +138,7 @@ class Trace:
     names: tuple[str, ...]
     lanes: tuple[Lane, ...]
     shape_texts: tuple[str, ...] = ()
-    shapes: dict[int, tuple[list[JSON], list[JSON]]] = field(default_factory=dict)
-    concrete: dict[int, list[JSON]] = field(default_factory=dict)
-    strides: dict[int, list[JSON]] = field(default_factory=dict)
+    shapes: dict[int, OpInputs] = field(default_factory=dict)
     device_properties: tuple[JSONObject, ...] = ()
     distributed_info: JSONObject | None = None
     skipped: dict[str, int] = field(default_factory=dict)

@@ -5,6 +5,7 @@ import pytest
 
 from profguide.analysis.regions import ops_in_region
 from profguide.analysis.select import profiler_steps
+from profguide.patterns import GEMM_OPS
 from snippets.reading_output.anti_patterns import convnet, profile_anti_patterns
 from tests.helpers import ROOT, one_cycle_trace, run_script
 
@@ -40,9 +41,9 @@ def test_each_way_the_optimizer_and_zero_grad_show_what_was_asked(tmp_path, fixe
 @pytest.mark.parametrize("fixed", [False, True])
 def test_the_matrix_multiplies_run_in_bf16_with_the_shapes_recorded(tmp_path, fixed):
     loaded = recorded(tmp_path, fixed)
-    shapes = list(loaded.shapes.values())
-    assert shapes and all(types[0] == "c10::BFloat16" or types[1] == "c10::BFloat16" for _, types in shapes)
-    dims = {dim for matrices, _ in shapes for shape in matrices for dim in shape}
+    shapes = [inputs for index, inputs in loaded.shapes.items() if loaded.names[loaded.name[index]] in GEMM_OPS]
+    assert shapes and all(types[0] == "c10::BFloat16" or types[1] == "c10::BFloat16" for _, types, *_ in shapes)
+    dims = {dim for matrices, *_ in shapes for shape in matrices for dim in shape}
     assert (20 in dims) == (not fixed) and (24 in dims) == fixed
 
 
