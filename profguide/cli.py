@@ -61,6 +61,7 @@ examples:
   profguide explain logs/ --jobs 1              the same, reading one rank file at a time (least memory)
   profguide explain trace.json --json > s.json  the summary as JSON, for a script
   zcat trace.json.gz | profguide explain -      a trace on standard input, gzipped or not
+  profguide explain trace.json.gz --ops         every op by shape, its TFLOP/s and TB/s against its roof
 """,
     "draw": """\
 examples:
@@ -138,7 +139,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     exp.add_argument("--capture", type=Path, metavar="CAPTURE", help="the trace of the captures of the graphs "
                      "this trace replays: each replayed kernel's time goes to the op that captured it (one trace)")
     exp.add_argument("--ops", action="store_true", help="the op view instead: ops by name and input shapes with "
-                     "their CPU and device time, modules, the memory peak (one trace file)")
+                     "their CPU and device time, each op with a formula against the GPU's roofline, the kernels' "
+                     "footprint and occupancy, modules, the memory peak (one trace file)")
     add_max_size(exp)
     add_jobs(exp)
 
