@@ -134,6 +134,10 @@ LONG = "long int"
 Shape = list[int]
 
 
+MOST_ELEMENTS = 2**63  # a tensor's element count is an int64 in torch: a larger one is no real tensor
+MOST_WORK = 2**128  # beyond any call's FLOPs or bytes from real shapes, and within a float's range
+
+
 class Args:
     """One op call's recorded inputs, read position by position; every reader returns None for what does not
     fit (missing, wrong kind, negative)."""
@@ -153,7 +157,8 @@ class Args:
             return None
         if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in dims):
             return None
-        return [n for n in dims if isinstance(n, int)]
+        shape = [n for n in dims if isinstance(n, int)]
+        return shape if math.prod(shape) < MOST_ELEMENTS else None
 
     def matrix(self, index: int, rank: int) -> Shape | None:
         """The tensor's shape at ``index`` when it has exactly ``rank`` dims."""
@@ -1152,4 +1157,5 @@ def op_work(name: str, dims: list[JSON], types: list[JSON], concrete: list[JSON]
         return None
     if not isinstance(concrete, list) or (concrete and len(concrete) != len(dims)):
         return None
-    return formula(Args(dims, types, concrete, strides))
+    work = formula(Args(dims, types, concrete, strides))
+    return work if work is None or max(work.flops, work.bytes) < MOST_WORK else None

@@ -491,3 +491,9 @@ def test_an_expanded_input_counts_its_distinct_elements_once():
     expanded = op_work("aten::gather", dims, types, concrete, [[4096, 1], [], [1, 0], [], [4096, 1]])
     assert dense is not None and expanded is not None
     assert dense.bytes - expanded.bytes == 15360 * 4096 * 8 - 15360 * 8
+
+
+@pytest.mark.parametrize("dims", [[[10**200, 2], [2, 10**200]], [[2**62, 2**62], [2**62, 2**62]]])
+def test_a_shape_no_tensor_can_have_is_refused(dims):
+    """torch counts a tensor's elements in an int64; more would overflow the rates' floats."""
+    assert op_work("aten::mm", dims, ["float", "float"], ["", ""]) is None
