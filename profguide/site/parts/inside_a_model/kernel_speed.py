@@ -59,6 +59,7 @@ REAL_TRACES = (
               3.2),
         about("close to nine tenths of the H100's 3.35 TB/s", OpRoofline("aten::mul", "fraction", QWEN_GATED), 0.85,
               0.95),
+        about("about 140 FLOP/byte", OpRoofline(FLASH_FORWARD, "intensity"), 135, 145),
         exactly("which makes it memory-bound", OpRoofline(FLASH_FORWARD, "memory-bound"), 1),
         about("reaching about a fifth of that roof", OpRoofline(FLASH_FORWARD, "fraction"), 0.15, 0.25),
         exactly("Flash attention's forward is the op that loses the most time below its roof",
