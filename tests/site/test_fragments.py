@@ -90,9 +90,11 @@ def test_every_fragment_writes_the_file_pages_include_by_its_name(recorded, tmp_
     # made here.
     committed = [RecordingData(r, ROOT / "docs" / "generated" / r.id) for r in RECORDINGS]
     with_shapes = dataclasses.replace(TWO_RANKS, id="qwen", file="docs/traces/h100_qwen1.5_0.5b_inference.json.gz")
+    # BERT-small's projections: the GEMM the page "Is this kernel fast?" works out by hand.
+    bert = dataclasses.replace(TWO_RANKS, id="bert", file="docs/traces/h100_bert_small_inference.json.gz")
     found = [recorded(recording) for recording in (STEPS, CALLS)] + committed + [
         RealTraceData(dataclasses.replace(TWO_RANKS, figure=Figure(trees=("aten::mm",))), ROOT, tmp_path),
-        RealTraceData(with_shapes, ROOT, tmp_path)]
+        RealTraceData(with_shapes, ROOT, tmp_path), RealTraceData(bert, ROOT, tmp_path)]
     pages = {name: make for own in fragments.page_fragments().values() for name, make in own.items()}
     for name, make in {**fragments.FRAGMENTS, **pages}.items():
         written = []
