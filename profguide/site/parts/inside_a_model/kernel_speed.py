@@ -37,7 +37,7 @@ def about(words: str, measure: OpRoofline | RooflineShare | HighestFraction, at_
 
 REAL_TRACES = (
     tracelens_trace("speed-h100-bert", "h100-bert", claims=(
-        exactly("the trace holds seventeen calls of it", OpRoofline(ADDMM, "calls", SQUARE_PROJECTION), 17),
+        exactly("holds seventeen calls of it", OpRoofline(ADDMM, "calls", SQUARE_PROJECTION), 17),
         about("about 91 FLOPs for each byte", OpRoofline(ADDMM, "intensity", SQUARE_PROJECTION), 90, 92),
         about("The H100's ridge for BF16 work on its tensor cores is about 295 FLOP/byte",
               OpRoofline(ADDMM, "ridge", SQUARE_PROJECTION), 290, 300),
@@ -46,7 +46,7 @@ REAL_TRACES = (
         exactly("Every op of BERT-small's pass with a formula is memory-bound on the H100",
                 RooflineShare("memory-bound"), 1),
         exactly("and none comes within half of its roof", RooflineShare("near the roof"), 0),
-        exactly("the flash kernel of this trace is noted as expected",
+        exactly("the flash kernel is noted as expected",
                 FootprintNoted("flash_fwd", "expected: holds a tile in shared memory"), 1),
     )),
     tracelens_trace("speed-h100-qwen", "h100-qwen", claims=(
@@ -64,7 +64,7 @@ REAL_TRACES = (
         about("reaching about a fifth of that roof", OpRoofline(FLASH_FORWARD, "fraction"), 0.15, 0.25),
         exactly("Flash attention's forward is the op that loses the most time below its roof",
                 FurthestBelow(FLASH_FORWARD), 1),
-        about("no op of it reaches above its roof", HighestFraction(), 0, 1),
+        about("no op reaches above its roof", HighestFraction(), 0, 1),
     )),
     RealTrace(
         id="speed-mi300x-qwen",
@@ -74,7 +74,7 @@ REAL_TRACES = (
         claims=(
             about("On the MI300X the same GEMM reaches about a third of the matrix cores' peak",
                   OpRoofline(MM, "fraction", QWEN_UP), 0.3, 0.4),
-            about("no op of it reaches above its roof either", HighestFraction(), 0, 1),
+            about("none does on the MI300X either", HighestFraction(), 0, 1),
         ),
     ),
     tracelens_trace("speed-b200-vllm", "b200-vllm", claims=(
