@@ -95,12 +95,13 @@ def valid(point: RooflinePoint) -> bool:
 
 
 def merged_roofs(roofs: Sequence[Roof]) -> list[Roof]:
-    """The roofs with a positive peak, highest first, roofs of the same peak one roof with both names."""
+    """The roofs with a positive peak, highest first, roofs of the same peak one roof with both names in
+    alphabetical order (the caller's roofs come from a set: the figure must not change with its order)."""
     by_peak: dict[float, list[str]] = {}
     for roof in roofs:
         if math.isfinite(roof.tflops) and roof.tflops > 0:
             by_peak.setdefault(roof.tflops, []).append(roof.name)
-    return [Roof(", ".join(labels), peak) for peak, labels in sorted(by_peak.items(), reverse=True)]
+    return [Roof(", ".join(sorted(labels)), peak) for peak, labels in sorted(by_peak.items(), reverse=True)]
 
 
 def radius(device_us: float, most_us: float) -> float:

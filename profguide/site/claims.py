@@ -27,6 +27,7 @@ from profguide.analysis.families import FAMILY_WORDS, Family, family_values
 from profguide.analysis.kernels import device_numbers, gemm_calls
 from profguide.analysis.memory import CATEGORIES as MEMORY_CATEGORIES
 from profguide.analysis.ops import MODULE
+from profguide.analysis.roofline import roofline_rows
 from profguide.analysis.select import event_names
 from profguide.errors import RecordingError, TraceError
 from profguide.render.fragments import run_words
@@ -156,6 +157,8 @@ def allowed(kind: Kind, measure: Measure, data: Run) -> set[str] | frozenset[str
         return set(compile_markers(data.trace))
     if kind == "gemm shapes":
         return {call.key[1] for call in gemm_calls(data.trace)}
+    if kind == "op shapes":
+        return {row["shapes"] for row in roofline_rows(data.trace)}
     if kind == "run":
         from profguide.site.catalogue import REAL_TRACES, RECORDINGS
 

@@ -13,7 +13,7 @@ from profguide.site.data import RealTraceData, RecordingData
 from profguide.site.measures.results import TimerRatio
 from profguide.site.parts.basics import index as basics_index
 from profguide.site.parts.basics import steps as basics_steps
-from profguide.site.parts.inside_a_model import attention, transformer_block
+from profguide.site.parts.inside_a_model import attention, kernel_speed, transformer_block
 from profguide.site.parts.multi_gpu import overlap
 from profguide.site.parts.reading_output import anti_patterns, footprint
 from profguide.site.recordings import Figure, RealTrace, Recording
@@ -90,9 +90,11 @@ def test_every_fragment_writes_the_file_pages_include_by_its_name(recorded, tmp_
     # made here.
     committed = [RecordingData(r, ROOT / "docs" / "generated" / r.id) for r in RECORDINGS]
     with_shapes = dataclasses.replace(TWO_RANKS, id="qwen", file="docs/traces/h100_qwen1.5_0.5b_inference.json.gz")
+    # BERT-small's projections: the GEMM the page "Is this kernel fast?" works out by hand.
+    bert = dataclasses.replace(TWO_RANKS, id="bert", file="docs/traces/h100_bert_small_inference.json.gz")
     found = [recorded(recording) for recording in (STEPS, CALLS)] + committed + [
         RealTraceData(dataclasses.replace(TWO_RANKS, figure=Figure(trees=("aten::mm",))), ROOT, tmp_path),
-        RealTraceData(with_shapes, ROOT, tmp_path)]
+        RealTraceData(with_shapes, ROOT, tmp_path), RealTraceData(bert, ROOT, tmp_path)]
     pages = {name: make for own in fragments.page_fragments().values() for name, make in own.items()}
     for name, make in {**fragments.FRAGMENTS, **pages}.items():
         written = []
@@ -304,3 +306,26 @@ def test_the_findings_say_where_each_rule_looked_as_a_time_from_the_trace_s_star
     text = anti_patterns.rule_findings(found)["findings.md"]
     assert "| Rule | What it measured | Seen at, from the trace's start | Try |" in text
     assert not re.search(r"\| \+\d", text)  # no "+6.62 ms" that reads like an added cost
+
+
+def real_trace(trace_id, tmp_path):
+    return RealTraceData(next(real for real in REAL_TRACES if real.id == trace_id), ROOT, tmp_path)
+
+
+def test_the_worked_gemm_sums_bert_smalls_projection_from_its_shapes_and_refuses_a_trace_without_it(tmp_path):
+    bert = real_trace("speed-h100-bert", tmp_path)
+    text = kernel_speed.worked_gemm(bert)["worked-gemm.md"]
+    m, k, n = 141, 512, 512  # the bias is N, the first matrix M × K, the second K × N
+    assert f"2 · {m} · {n} · {k} = {2 * m * n * k:,}" in text
+    assert f"**{2 * m * n * k + m * n:,}** a call" in text  # the bias adds one FLOP an output
+    assert f"**{2 * (n + m * k + k * n + m * n):,}** a call" in text  # bf16: two bytes an element
+    assert "| <code>aten::addmm</code> |" in text  # explain --ops' row follows the sum
+    with pytest.raises(fragments.FragmentError, match="aten::addmm"):
+        kernel_speed.worked_gemm(real_trace("speed-h100-qwen", tmp_path))
+
+
+def test_the_roofline_figure_is_refused_for_a_gpu_without_peaks(tmp_path):
+    files = kernel_speed.roofline_figure(real_trace("speed-h100-qwen", tmp_path))
+    assert files["roofline.svg"].startswith("<svg") and "speed-h100-qwen/roofline.svg" in files["roofline.md"]
+    with pytest.raises(fragments.FragmentError, match="no peaks"):
+        kernel_speed.roofline_figure(real_trace("speed-mi300x-vllm", tmp_path))
