@@ -2,11 +2,13 @@
 against the roof of the device it ran on (``peaks``): the least of its peak and its memory bandwidth times the
 op's arithmetic intensity.
 
-An op call is *counted* when it has a formula, launched GPU work, and holds no other counted call: the innermost
-op the trace sizes, with the time of every kernel, copy and set launched inside it (``host_times``' total
-device time). ``aten::linear`` calls ``aten::addmm``, which is counted; an op around a counted one is not, or its
-work would be counted twice. GPU work launched outside any counted call is the *unmodelled* time, listed by the
-op that launched it, never guessed.
+An op call is *counted* when it has a formula and launched GPU work: itself, or through ops with no formula of
+their own (``aten::_convolution`` through ``cudnn_convolution``). Of an op with a formula around another,
+only the inner one counts unless the outer launched work itself: ``aten::linear`` calls ``aten::addmm``, which
+is counted, and ``linear`` is not, or its work would be counted twice; flash attention's op, which launches its
+kernel itself, is counted beside the ``aten::zeros`` inside it. Each kernel, copy and set goes to the nearest
+counted call around the op that launched it. GPU work outside every counted call is the *unmodelled* time,
+listed by the op that launched it, never guessed.
 
 A CPU trace has no roofline here: its ops ran on a CPU whose peaks profguide does not hold.
 """
@@ -91,9 +93,10 @@ def counted_calls(trace: Trace) -> Counted:
     def made() -> Counted:
         times = host_times(trace)
         positions, works = call_work(trace, times)
-        with_gpu = np.zeros(len(times.order), bool)
+        with_gpu, launching = np.zeros(len(times.order), bool), np.zeros(len(times.order), bool)
         with_gpu[positions] = times.device[positions] > 0
-        chosen = innermost(times.parent, with_gpu)
+        launching[positions] = times.self_device[positions] > 0
+        chosen = innermost(times.parent, with_gpu) | launching
         keep = chosen[positions]
         gpu_ops, owner = launch_owners(trace, times.order, times.tree)
         around = nearest_marked(times.parent, chosen)
@@ -176,10 +179,10 @@ def roofline_rows(trace: Trace, window: Window | None = None) -> list[RooflineRo
         row["calls"] += 1
         row["flops"] += work.flops
         row["bytes"] += work.bytes
-        row["device_us"] += float(times.device[position])
         by_name = row_kernels.setdefault(key, {})
         for name, us in kernels.get(position, {}).items():
             by_name[name] = by_name.get(name, 0.0) + us
+            row["device_us"] += us
     rows = []
     for key, row in groups.items():
         by_name = row_kernels[key]

@@ -126,3 +126,22 @@ def test_a_copy_from_the_host_gets_no_roof_and_one_on_the_device_does():
     assert rows["Memcpy HtoD (Pinned -> Device)"]["fraction"] is None  # PCIe's bandwidth, not the GPU memory's
     rows = {row["kernel"]: row for row in roofline.roofline_rows(copy("DtoD (Device -> Device)"))}
     assert rows["Memcpy DtoD (Device -> Device)"]["bound"] == "memory"
+
+
+def test_an_op_that_launches_its_own_kernel_counts_beside_the_sized_op_inside_it():
+    """Flash attention's op zero-fills a buffer (aten::zeros → aten::fill_) before it launches its kernel."""
+    dims = [[16, 559, 16, 64]] * 3 + [[]] * 12
+    concrete = ["", "", "", "", "", "559", "559", "0.", "True", "False", "0.125", "", "", "", ""]
+    types = ["c10::BFloat16"] * 3 + ["", ""] + ["Scalar"] * 6 + [""] * 4  # as the MI300X Qwen trace writes them
+    found = roofline.roofline_rows(make_trace(
+        cpu("aten::_flash_attention_forward", 0, 50, **{"Input Dims": dims, "Input type": types,
+                                                         "Concrete Inputs": concrete}),
+        cpu("aten::fill_", 2, 5, **{"Input Dims": [[1], []], "Input type": ["int", "Scalar"],
+                                    "Concrete Inputs": ["", "0"]}),
+        cpu("cudaLaunchKernel", 3, 2, kind="runtime", correlation=1),
+        cpu("cudaLaunchKernel", 20, 2, kind="runtime", correlation=2),
+        gpu("fill_kernel", 10, 2, correlation=1),
+        gpu("flash_fwd_kernel", 30, 100, correlation=2),
+        deviceProperties=[H100]))
+    assert {(row["name"], row["device_us"], row["kernel"]) for row in found} == {
+        ("aten::_flash_attention_forward", 100.0, "flash_fwd_kernel"), ("aten::fill_", 2.0, "fill_kernel")}
