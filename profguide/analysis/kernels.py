@@ -7,6 +7,7 @@ from numpy.typing import NDArray
 
 from profguide.analysis.families import kernel_family
 from profguide.analysis.intervals import EVERYTHING, Floats, Mask, Window, starts_in
+from profguide.analysis.opwork import op_work
 from profguide.analysis.peaks import compute_roof, device_peaks, uses_tf32
 from profguide.analysis.select import Indices, names_where
 from profguide.analysis.summary import Distribution, GemmRow, KernelRow, MemoryTraffic, Occupancy
@@ -135,28 +136,6 @@ def device_name(trace: Trace) -> str | None:
     return None
 
 
-def shape(value: object) -> list[int] | None:
-    """``value`` as a tensor shape (a list of non-negative whole numbers), or None."""
-    if isinstance(value, list) and all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in value):
-        return value
-    return None
-
-
-def gemm_flops(op: str, dims: object) -> int | None:
-    """Floating-point operations of one matrix multiply from its input shapes, or None."""
-    skip = GEMM_FIRST_MATRIX.get(op)
-    if skip is None or not isinstance(dims, list) or len(dims) < skip + 2:
-        return None
-    a, b = shape(dims[skip]), shape(dims[skip + 1])
-    if a is None or b is None:
-        return None
-    if len(a) == 2 and len(b) == 2 and a[1] == b[0]:
-        return 2 * a[0] * a[1] * b[1]
-    if len(a) == 3 and len(b) == 3 and a[0] == b[0] and a[2] == b[1]:
-        return 2 * a[0] * a[1] * a[2] * b[2]
-    return None
-
-
 GemmKey = tuple[str, str, str]  # (op, its input shapes as the trace records them, its input type)
 
 
@@ -176,17 +155,18 @@ def gemm_calls(trace: Trace, window: Window = EVERYTHING) -> list[GemmCall]:
     kernel_ids, kernel_durs = trace.external_id[kernels][order], trace.dur[kernels][order]
     kernel_codes = trace.name[kernels][order]
     calls: list[GemmCall] = []
-    for index, (dims, types, *_) in trace.shapes.items():
+    for index, inputs in trace.shapes.items():
         name = trace.names[trace.name[index]]
-        flops = gemm_flops(name, dims)
+        work = op_work(name, *inputs) if name in GEMM_FIRST_MATRIX else None  # opwork's count: addmm's bias too
         external = trace.external_id[index]
-        if flops is None or external == NO_ID:
+        if work is None or external == NO_ID:
             continue
+        dims, types = inputs.dims, inputs.types
         low, high = np.searchsorted(kernel_ids, external, "left"), np.searchsorted(kernel_ids, external, "right")
         if high == low:
             continue
         dtype = str(types[GEMM_FIRST_MATRIX[name]]) if len(types) > GEMM_FIRST_MATRIX[name] else "?"
-        calls.append(GemmCall((name, str(dims), dtype), flops, float(kernel_durs[low:high].sum()),
+        calls.append(GemmCall((name, str(dims), dtype), work.flops, float(kernel_durs[low:high].sum()),
                               tuple(trace.names[code] for code in kernel_codes[low:high].tolist())))
     return calls
 

@@ -64,10 +64,3 @@ def test_gemm_throughput_peak_by_kernel_type_and_device(kernel, dtype, device, p
     [row] = kernels.gemm_throughput(t)
     assert row["peak_tflops"] == peak
 
-@pytest.mark.parametrize(
-    ("op", "dims", "flops"),
-    [("aten::mm", [[2, 3], [3, 4]], 48), ("aten::addmm", [[4], [2, 3], [3, 4]], 48),
-     ("aten::bmm", [[5, 2, 3], [5, 3, 4]], 240), ("aten::mm", [[2, 3], [5, 4]], None), ("aten::mm", [[2, 3]], None)],
-)
-def test_gemm_flops(op, dims, flops):
-    assert kernels.gemm_flops(op, dims) == flops
