@@ -19,7 +19,7 @@ from profguide.analysis.ops import (
     op_rows,
     region_rows,
 )
-from profguide.analysis.roofline import roofline, roofline_rows
+from profguide.analysis.roofline import roofline, roofline_kernels, roofline_rows
 from profguide.analysis.select import gpu_work, profiler_steps, step_window
 from profguide.analysis.summary import Roofline, RooflineRow
 from profguide.trace.model import Trace
@@ -49,6 +49,9 @@ class OpsView(TypedDict):
                                                           "ops; null without GPU work")]
     roofline_ops: Annotated[list[RooflineRow], Meta(description="every op with a formula by name, shapes and type, "
                                                                 "most device time first")]
+    roofline_kernels: Annotated[list[RooflineRow], Meta(description="the same by kernel name and type, over the "
+                                                                    "calls that launched that kernel and no other "
+                                                                    "GPU work")]
 
 
 def host_step(trace: Trace, step: int) -> Window:
@@ -67,4 +70,4 @@ def ops_view(trace: Trace, file: str, step: int | None = None, path: Path | None
                    ops=op_rows(trace, window), modules=module_rows(trace, window),
                    regions=region_rows(trace, window), memory_peak=memory_peak(trace),
                    kernels=[] if path is None else footprint_rows(path), roofline=roofline(trace, window),
-                   roofline_ops=roofline_rows(trace, window))
+                   roofline_ops=roofline_rows(trace, window), roofline_kernels=roofline_kernels(trace, window))

@@ -15,6 +15,7 @@ A CPU trace has no roofline here: its ops ran on a CPU whose peaks profguide doe
 
 import json
 import re
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
@@ -122,6 +123,7 @@ def kernel_times(trace: Trace, counted: Counted) -> dict[int, dict[str, float]]:
 # A copy between host and device (or between GPUs) runs at its link's bandwidth (PCIe, NVLink), not at the
 # GPU's memory bandwidth, and the peak table holds no link: such an op gets no roof.
 OFF_DEVICE_COPY = re.compile(r"^Memcpy (?!DtoD)")
+COPY_OR_SET = re.compile(r"^Mem(cpy|set) ")  # how Kineto names a copy's or a set's GPU op
 
 
 def roof_of(peaks: Peaks | None, work: Work, kernel: str) -> Roof | None:
@@ -155,9 +157,34 @@ def placed(row: RooflineRow, flat: Roof | None, bandwidth: float | None) -> Roof
                   "bound": bound, "fraction": fraction, "lost_us": lost}
 
 
+RowKey = tuple[str, str, str]  # a row's name, shapes and type
+
+
 def roofline_rows(trace: Trace, window: Window | None = None) -> list[RooflineRow]:
     """The counted calls that start in ``window`` (all when None), by name, shapes and type, most device time
     first, each placed under the device's roof."""
+    def by_op(index: int, work: Work, kernels: dict[str, float]) -> RowKey:
+        # the shapes as Kineto writes them, on one line, where a pretty-printed trace may spread them over many
+        return trace.names[trace.name[index]], json.dumps(trace.shapes[index].dims), work.dtype
+
+    return grouped_rows(trace, window, by_op)
+
+
+def roofline_kernels(trace: Trace, window: Window | None = None) -> list[RooflineRow]:
+    """The same by kernel: each row's name is a kernel's, over the counted calls that launched it and no other
+    kernel (copies and sets beside it, as cuBLAS's zeroed workspace, count in its time; a call that launched two
+    kernels gives neither its work), most device time first."""
+    def by_kernel(_: int, work: Work, kernels: dict[str, float]) -> RowKey | None:
+        launched = [name for name in kernels if not COPY_OR_SET.match(name)]
+        return (launched[0], "", work.dtype) if len(launched) == 1 else None
+
+    return grouped_rows(trace, window, by_kernel)
+
+
+def grouped_rows(trace: Trace, window: Window | None,
+                 key_of: Callable[[int, Work, dict[str, float]], RowKey | None]) -> list[RooflineRow]:
+    """The counted calls that start in ``window``, grouped by ``key_of`` (event index, work, the call's GPU time
+    by name → key, or None to leave the call out), each group placed under the device's roof."""
     counted = counted_calls(trace)
     times = host_times(trace)
     peaks = device_peaks(trace.device_properties[0] if trace.device_properties else None)
@@ -170,8 +197,9 @@ def roofline_rows(trace: Trace, window: Window | None = None) -> list[RooflineRo
         if not inside:
             continue
         index = int(times.order[position])
-        key = (trace.names[trace.name[index]], json.dumps(trace.shapes[index].dims), work.dtype)  # as Kineto writes
-        # them, on one line, where a pretty-printed trace may spread them over many
+        key = key_of(index, work, kernels.get(position, {}))
+        if key is None:
+            continue
         row = groups.setdefault(key, RooflineRow(
             name=key[0], shapes=key[1], dtype=work.dtype, family=work.family, calls=0, flops=0, bytes=0,
             device_us=0.0, kernel="", tflops=None, tb_per_s=None, intensity=None, peak_tflops=None, peak_name=None,

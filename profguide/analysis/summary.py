@@ -453,8 +453,10 @@ class Serving(TypedDict):
 class RooflineRow(TypedDict):
     """The counted calls of one op with one set of input shapes and one input type."""
 
-    name: Annotated[str, Meta(description="the op's name as the trace writes it (aten::addmm)")]
-    shapes: Annotated[str, Meta(description="its Input Dims as the trace writes them, on one line")]
+    name: Annotated[str, Meta(description="the op's name as the trace writes it (aten::addmm); in a row by kernel, "
+                                          "the kernel's")]
+    shapes: Annotated[str, Meta(description="its Input Dims as the trace writes them, on one line; \"\" in a row "
+                                            "by kernel")]
     dtype: Annotated[str, Meta(description="the type its work is done in, as the trace writes it (c10::BFloat16)")]
     family: Annotated[str, Meta(description="GEMM, convolution, attention, softmax, normalization, elementwise, "
                                             "reduction, copy or embedding")]

@@ -6,8 +6,10 @@ from profguide.analysis.footprint import FOOTPRINTS_SHOWN, FootprintRow
 from profguide.analysis.op_view import OpsView
 from profguide.analysis.ops import MemoryPeak, ModuleRow, OpRow, RegionRow
 from profguide.render.roofline import (
+    KERNELS_SHOWN,
     ROOFLINE_HEADINGS,
     ROOFLINE_SHOWN,
+    kernels_heading,
     roofline_cells,
     roofline_heading,
     roofline_lines,
@@ -145,8 +147,12 @@ def roofline_text(view: OpsView) -> list[str]:
     rows = view["roofline_ops"][:ROOFLINE_SHOWN]
     if view["roofline"] is None or not rows:
         return []
+    kernels = view["roofline_kernels"][:KERNELS_SHOWN]
+    by_kernel = [kernels_heading(view["roofline_kernels"], len(kernels)),
+                 *("  " + line for line in aligned((*ROOFLINE_HEADINGS[:-1], "Kernel  Type"),
+                                                   [roofline_cells(row) for row in kernels]))] if kernels else []
     return [*roofline_lines(view["roofline"]), roofline_heading(view["roofline"], view["roofline_ops"], len(rows)),
-            *("  " + line for line in aligned(ROOFLINE_HEADINGS, [roofline_cells(row) for row in rows]))]
+            *("  " + line for line in aligned(ROOFLINE_HEADINGS, [roofline_cells(row) for row in rows])), *by_kernel]
 
 
 def roofline_markdown(view: OpsView) -> list[str]:
@@ -155,9 +161,15 @@ def roofline_markdown(view: OpsView) -> list[str]:
         return []
     table = [(code_cell(row["name"]), cell(row["shapes"]), cell(row["dtype"]), *roofline_cells(row)[:-1])
              for row in rows]
+    kernels = [(code_cell(row["name"]), cell(row["dtype"]), *roofline_cells(row)[:-1])
+               for row in view["roofline_kernels"][:KERNELS_SHOWN]]
+    by_kernel = [kernels_heading(view["roofline_kernels"], len(kernels)), "",
+                 markdown_table(("Kernel", "Type", *ROOFLINE_HEADINGS[:-1]), kernels, "ll" + "r" * 6), ""] \
+        if kernels else []
     return [*(f"- {cell(line)}" for line in roofline_lines(view["roofline"])), "",
             roofline_heading(view["roofline"], view["roofline_ops"], len(rows)), "",
-            markdown_table(("Op", "Input shapes", "Type", *ROOFLINE_HEADINGS[:-1]), table, "lll" + "r" * 6), ""]
+            markdown_table(("Op", "Input shapes", "Type", *ROOFLINE_HEADINGS[:-1]), table, "lll" + "r" * 6), "",
+            *by_kernel]
 
 
 def footprint_intro(view: OpsView) -> str:

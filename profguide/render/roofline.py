@@ -24,7 +24,8 @@ def of_roof(row: RooflineRow) -> str:
 
 
 def op_label(row: RooflineRow, width: int = 40) -> str:
-    return f"{row['name']} {cut(row['shapes'], width)} {cut(row['dtype'], 20)}".replace("  ", " ").strip()
+    """An op's (or a kernel's) name, shapes and type, cut to fit a line."""
+    return f"{cut(row['name'], 60)} {cut(row['shapes'], width)} {cut(row['dtype'], 20)}".replace("  ", " ").strip()
 
 
 def roofline_lines(roofline: Roofline | None) -> list[str]:
@@ -66,6 +67,14 @@ def roofline_cells(row: RooflineRow) -> tuple[str, ...]:
     fraction = "–" if row["fraction"] is None else percent(100 * row["fraction"])
     return (format_duration(row["device_us"]), number(row["tflops"]), number(row["tb_per_s"]),
             number(row["intensity"]), fraction, row["bound"] or "–", op_label(row))
+
+
+KERNELS_SHOWN = 10  # the op view's rows by kernel
+
+
+def kernels_heading(rows: Sequence[RooflineRow], shown: int) -> str:
+    of = f"the top {shown} of {len(rows):,}" if shown < len(rows) else f"all {len(rows):,}"
+    return f"The same by kernel, over the calls that launched it and no other kernel ({of}):"
 
 
 def roofline_heading(roofline: Roofline | None, rows: Sequence[RooflineRow], shown: int) -> str:

@@ -107,7 +107,8 @@ def test_the_furthest_below_are_ranked_by_time_lost():
 @pytest.mark.parametrize("path", REAL_TRACES, ids=lambda path: path.name)
 def test_no_op_on_a_real_trace_is_above_its_roof(path):
     """An op above its roof is a wrong formula, a wrong peak or a wrong type."""
-    rows = roofline.roofline_rows(trace.load(path))
+    loaded = trace.load(path)
+    rows = roofline.roofline_rows(loaded) + roofline.roofline_kernels(loaded)
     above = [(row["name"], row["shapes"], row["dtype"], row["kernel"], row["fraction"]) for row in rows
              if row["fraction"] is not None and row["fraction"] > 1]
     assert not above
@@ -145,3 +146,18 @@ def test_an_op_that_launches_its_own_kernel_counts_beside_the_sized_op_inside_it
         deviceProperties=[H100]))
     assert {(row["name"], row["device_us"], row["kernel"]) for row in found} == {
         ("aten::_flash_attention_forward", 100.0, "flash_fwd_kernel"), ("aten::fill_", 2.0, "fill_kernel")}
+
+
+def test_by_kernel_a_call_counts_for_its_one_kernel_with_the_sets_beside_it_and_not_with_two_kernels():
+    extra = [cpu("aten::addmm", 100, 30, **{"Input Dims": ADDMM_DIMS, "Input type": ADDMM_TYPES,
+                                            "Concrete Inputs": ["", "", "", "1", "1"]}),
+             cpu("cudaMemsetAsync", 102, 2, kind="runtime", correlation=5),
+             cpu("cudaLaunchKernel", 110, 3, kind="runtime", correlation=6),
+             cpu("cudaLaunchKernel", 115, 3, kind="runtime", correlation=7),
+             gpu("Memset (Device)", 120, 1, kind="memset", correlation=5),
+             gpu(GEMM_KERNEL, 125, 10, correlation=6),
+             gpu("splitKreduce_kernel", 140, 2, correlation=7)]
+    by_kernel = roofline.roofline_kernels(linear_trace(extra=extra[:1] + extra[1:3] + extra[4:6]))
+    assert [(row["name"], row["calls"], row["device_us"]) for row in by_kernel] == [(GEMM_KERNEL, 2, 21.0)]
+    split = roofline.roofline_kernels(linear_trace(extra=extra))  # the second call launched two kernels
+    assert [(row["name"], row["calls"], row["device_us"]) for row in split] == [(GEMM_KERNEL, 1, 10.0)]
