@@ -131,6 +131,18 @@ def footprint_cells(row: FootprintRow) -> tuple[str, ...]:
             percent(row["recorded"]), limits_cell(row))
 
 
+# A page's column is narrower than a terminal: blocks and warps per SM share a cell, and so do the two occupancies.
+NARROW_FOOTPRINT_HEADINGS = ("Device", "Launches", "Regs", "Shared", "Threads", "Blocks (warps)/SM",
+                             "Occupancy (trace)", "Limited by")
+
+
+def narrow_footprint_cells(row: FootprintRow) -> tuple[str, ...]:
+    """``footprint_cells`` with blocks and warps in one cell, the theoretical and recorded occupancy in another."""
+    device, launches, registers, shared, threads, blocks, warps, theoretical, recorded, limits = footprint_cells(row)
+    return (device, launches, registers, shared, threads, f"{blocks} ({warps})", f"{theoretical} ({recorded})",
+            limits)
+
+
 def footprint_notes(rows: Sequence[FootprintRow]) -> list[tuple[int, str]]:
     """The notes of each shown kernel that has some or has other footprints, with its row's number."""
     lines = []
@@ -172,16 +184,18 @@ def roofline_markdown(view: OpsView) -> list[str]:
             *by_kernel]
 
 
-def footprint_intro(view: OpsView) -> str:
-    """What the section says above its table, or instead of it when there are no rows."""
+def footprint_intro(view: OpsView, narrow: bool = False) -> str:
+    """What the section says above its table (``narrow``: the Markdown one, ``NARROW_FOOTPRINT_HEADINGS``), or
+    instead of it when there are no rows."""
     kernels = view["kernels"]
     if not kernels:
         return (f"{FOOTPRINT_HEADING}: not read from standard input (name the file to see them)."
                 if view["file"] == STDIN else f"{FOOTPRINT_HEADING}: none recorded in this trace.")
     of = f"the top {FOOTPRINTS_SHOWN} of {len(kernels):,}" if len(kernels) > FOOTPRINTS_SHOWN else \
         f"all {len(kernels):,}"
-    return (f"{FOOTPRINT_HEADING} ({of} kernels by time, the whole trace; Theor.: the theoretical occupancy, "
-            "Trace: the trace's estimate):")
+    columns = ("Occupancy: the theoretical occupancy, the trace's estimate in brackets" if narrow else
+               "Theor.: the theoretical occupancy, Trace: the trace's estimate")
+    return f"{FOOTPRINT_HEADING} ({of} kernels by time, the whole trace; {columns}):"
 
 
 def footprint_lines(view: OpsView) -> list[str]:
@@ -235,8 +249,9 @@ def footprint_markdown(view: OpsView) -> list[str]:
     rows = view["kernels"][:FOOTPRINTS_SHOWN]
     if not rows:
         return [footprint_intro(view), ""]
-    table = [(f"{number}. {code_cell(row['name'])}", *footprint_cells(row))
+    table = [(f"{number}. {code_cell(row['name'])}", *narrow_footprint_cells(row))
              for number, row in enumerate(rows, 1)]
     notes = footprint_notes(rows)
-    return [footprint_intro(view), "", markdown_table(("Kernel", *FOOTPRINT_HEADINGS), table, "l" + "r" * 9 + "l"),
+    headings = ("Kernel", *NARROW_FOOTPRINT_HEADINGS)
+    return [footprint_intro(view, narrow=True), "", markdown_table(headings, table, "l" + "r" * 7 + "l"),
             *([f"- Kernel {number}: {cell(text)}" for number, text in notes] + [""] if notes else [])]
