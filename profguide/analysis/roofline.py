@@ -21,7 +21,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from profguide.analysis.intervals import Mask, Window
+from profguide.analysis.intervals import Floats, Mask, Window
 from profguide.analysis.ops import HostTimes, host_times, in_window, launch_owners
 from profguide.analysis.opwork import Work, op_work
 from profguide.analysis.peaks import Peaks, Roof, compute_roof, device_peaks, uses_tf32
@@ -51,11 +51,12 @@ def call_work(trace: Trace, times: HostTimes) -> tuple[Indices, list[Work]]:
     """The ops with a formula that fits their inputs, as positions in ``times.order``, and their work; one
     formula per distinct (name, inputs), as the loader shares their decoded lists."""
     found: dict[tuple[int, int], Work | None] = {}
+    position_of = np.full(len(trace), -1, np.intp)
+    position_of[times.order] = np.arange(len(times.order))
     positions, works = [], []
-    cpu_ops = np.flatnonzero(trace.kind[times.order] == KIND["cpu_op"])
-    for position, index in zip(cpu_ops.tolist(), times.order[cpu_ops].tolist(), strict=True):
-        inputs = trace.shapes.get(index)
-        if inputs is None:
+    for index, inputs in trace.shapes.items():
+        position = int(position_of[index])
+        if position < 0 or trace.kind[index] != KIND["cpu_op"]:
             continue
         key = (int(trace.name[index]), id(inputs))  # calls with the same inputs share them (the loader's)
         if key not in found:
@@ -64,7 +65,8 @@ def call_work(trace: Trace, times: HostTimes) -> tuple[Indices, list[Work]]:
         if work is not None:
             positions.append(position)
             works.append(work)
-    return np.array(positions, np.intp), works
+    ordered = np.argsort(positions, kind="stable")
+    return np.array(positions, np.intp)[ordered], [works[at] for at in ordered.tolist()]
 
 
 def innermost(parent: Indices, candidates: Mask) -> Mask:
@@ -109,14 +111,22 @@ def counted_calls(trace: Trace) -> Counted:
     return found
 
 
+def summed_by(groups: npt.NDArray[np.int64], amounts: Floats) -> tuple[npt.NDArray[np.int64], Floats, Indices]:
+    """(each distinct group, its amounts added up, how many) of ``groups``, at numpy's speed."""
+    keys, inverse, counts = np.unique(groups, return_inverse=True, return_counts=True)
+    return keys, np.bincount(inverse.ravel(), weights=amounts, minlength=len(keys)).astype(np.float64), counts
+
+
 def kernel_times(trace: Trace, counted: Counted) -> dict[int, dict[str, float]]:
     """For each counted call (position), the time of its GPU ops by name."""
+    inside = counted.counted_owner >= 0
+    names = len(trace.names)
+    events = counted.gpu_ops[inside]
+    keys, totals, _ = summed_by(counted.counted_owner[inside].astype(np.int64) * names + trace.name[events],
+                                trace.dur[events])
     times: dict[int, dict[str, float]] = {}
-    for event, position in zip(counted.gpu_ops.tolist(), counted.counted_owner.tolist(), strict=True):
-        if position >= 0:
-            by_name = times.setdefault(position, {})
-            name = trace.names[trace.name[event]]
-            by_name[name] = by_name.get(name, 0.0) + float(trace.dur[event])
+    for key, total in zip(keys.tolist(), totals.tolist(), strict=True):
+        times.setdefault(key // names, {})[trace.names[key % names]] = total
     return times
 
 
@@ -163,9 +173,14 @@ RowKey = tuple[str, str, str]  # a row's name, shapes and type
 def roofline_rows(trace: Trace, window: Window | None = None) -> list[RooflineRow]:
     """The counted calls that start in ``window`` (all when None), by name, shapes and type, most device time
     first, each placed under the device's roof."""
+    texts: dict[int, str] = {}  # calls with the same inputs share their lists (the loader's): written once each
+
     def by_op(index: int, work: Work, kernels: dict[str, float]) -> RowKey:
         # the shapes as Kineto writes them, on one line, where a pretty-printed trace may spread them over many
-        return trace.names[trace.name[index]], json.dumps(trace.shapes[index].dims), work.dtype
+        dims = trace.shapes[index].dims
+        if id(dims) not in texts:
+            texts[id(dims)] = json.dumps(dims)
+        return trace.names[trace.name[index]], texts[id(dims)], work.dtype
 
     return grouped_rows(trace, window, by_op)
 
@@ -226,13 +241,10 @@ def unmodelled_rows(trace: Trace, window: Window | None = None) -> list[Unmodell
     counted = counted_calls(trace)
     times = host_times(trace)
     outside = (counted.counted_owner < 0) & in_window(trace.ts[counted.gpu_ops], window)
-    launcher = trace.name[times.order[counted.owner[outside]]]
-    durations = trace.dur[counted.gpu_ops[outside]]
-    rows: dict[str, UnmodelledRow] = {}
-    for code, dur in zip(launcher.tolist(), durations.tolist(), strict=True):
-        row = rows.setdefault(trace.names[code], UnmodelledRow(name=trace.names[code], calls=0, device_us=0.0))
-        row["calls"] += 1
-        row["device_us"] += dur
+    codes, totals, counts = summed_by(trace.name[times.order[counted.owner[outside]]].astype(np.int64),
+                                      trace.dur[counted.gpu_ops[outside]])
+    rows = {trace.names[code]: UnmodelledRow(name=trace.names[code], calls=count, device_us=total)
+            for code, total, count in zip(codes.tolist(), totals.tolist(), counts.tolist(), strict=True)}
     owned = np.zeros(len(trace), bool)
     owned[counted.gpu_ops] = True
     orphans = gpu_work(trace) & ~owned & in_window(trace.ts, window)
