@@ -294,7 +294,7 @@ SIGNS = {
              "It is as fast as its bytes allow: a faster kernel cannot help",
              "Move fewer bytes: fuse it into its neighbour (`torch.compile`), or a smaller type",
              "[An elementwise op](../inside-a-model/kernel-speed.md#an-elementwise-op-bytes-not-flops)",
-             ("speed-h100-qwen", "close to nine tenths of the H100's 3.35 TB/s",
+             ("speed-h100-qwen", "close to nine tenths of the H100's bandwidth",
               "the MLP's gated `aten::mul` at {share} of the bandwidth, Qwen1.5-0.5B on an H100")),
         Sign("Attention modules that take far longer than their attention kernel",
              "The elementwise work around it (a rotary embedding, `contiguous` copies of heads) costs more",

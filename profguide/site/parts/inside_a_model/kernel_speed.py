@@ -57,7 +57,7 @@ REAL_TRACES = (
         about("at about three fifths of the tensor cores' peak", OpRoofline(MM, "fraction", QWEN_UP), 0.55, 0.7),
         about("The gated product of Qwen's MLP moves about 3 TB/s", OpRoofline("aten::mul", "tb/s", QWEN_GATED), 2.8,
               3.2),
-        about("close to nine tenths of the H100's 3.35 TB/s", OpRoofline("aten::mul", "fraction", QWEN_GATED), 0.85,
+        about("close to nine tenths of the H100's bandwidth", OpRoofline("aten::mul", "fraction", QWEN_GATED), 0.85,
               0.95),
         about("about 140 FLOP/byte", OpRoofline(FLASH_FORWARD, "intensity"), 135, 145),
         exactly("which makes it memory-bound", OpRoofline(FLASH_FORWARD, "memory-bound"), 1),
