@@ -1,7 +1,8 @@
 """The work one op call does, from what the trace records of it: FLOPs (a multiply-add counts 2) and the least
 bytes it must move (every input read once, every output written once, each at its element size), with the
 compute type as the trace spells it and the op's family. Pure formulas over one op's ``Input Dims``,
-``Input type`` and ``Concrete Inputs``; ``op_work`` returns None when the op has no formula or its inputs do not
+``Input type``, ``Concrete Inputs`` and ``Input Strides`` (an ``expand``ed input, stride 0 along a dimension,
+counts its distinct elements once); ``op_work`` returns None when the op has no formula or its inputs do not
 fit the one it has (never a guess). Standard library only.
 
 Families, what each counts, and where the formula comes from:
