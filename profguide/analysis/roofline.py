@@ -215,10 +215,12 @@ def grouped_rows(trace: Trace, window: Window | None,
         key = key_of(index, work, kernels.get(position, {}))
         if key is None:
             continue
-        row = groups.setdefault(key, RooflineRow(
-            name=key[0], shapes=key[1], dtype=work.dtype, family=work.family, calls=0, flops=0, bytes=0,
-            device_us=0.0, kernel="", tflops=None, tb_per_s=None, intensity=None, peak_tflops=None, peak_name=None,
-            roof_tflops=None, bound=None, fraction=None, lost_us=None))
+        row = groups.get(key)
+        if row is None:  # not setdefault: it would build a row for every call
+            row = groups[key] = RooflineRow(
+                name=key[0], shapes=key[1], dtype=work.dtype, family=work.family, calls=0, flops=0, bytes=0,
+                device_us=0.0, kernel="", tflops=None, tb_per_s=None, intensity=None, peak_tflops=None,
+                peak_name=None, roof_tflops=None, bound=None, fraction=None, lost_us=None)
         row["calls"] += 1
         row["flops"] += work.flops
         row["bytes"] += work.bytes
