@@ -51,6 +51,12 @@ examples:
   profguide list              every recording: its id, its device, what it shows
   profguide list | grep cuda  the recordings made on a GPU
 """,
+    "export": """\
+examples:
+  profguide export trace.json.gz --parquet tables/   the trace's tables, one Parquet file each, for SQL
+
+Writing Parquet needs pyarrow: pip install 'profguide[tables]'.
+""",
     "explain": """\
 examples:
   profguide explain trace.json.gz               the verdict, the evidence, where to look in Perfetto
@@ -169,6 +175,12 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     form.add_argument("--markdown", action="store_true", help="Markdown output")
     add_max_size(dif)
     add_jobs(dif)
+
+    xpt = command("export", "write a trace as tables (events, ops, kernels, launches, memory, steps, idle gaps)")
+    xpt.add_argument("trace", type=Path, help="a .json or .json.gz trace, or - for standard input")
+    xpt.add_argument("--parquet", type=output_path, required=True, metavar="DIR", help="the folder to write the "
+                     "tables in, one .parquet file each (a new or empty folder, or an earlier export's)")
+    add_max_size(xpt)
 
     rec = command("record", "run the guide's recordings under torch.profiler")
     which = rec.add_mutually_exclusive_group(required=True)
@@ -573,6 +585,23 @@ def draw_folder(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_export(args: argparse.Namespace) -> int:
+    from importlib.util import find_spec
+
+    from profguide.export import check_folder, export_parquet
+    from profguide.text import shown
+
+    if find_spec("pyarrow") is None:
+        raise UsageError("export --parquet needs pyarrow: pip install 'profguide[tables]'")
+    if args.trace != STANDARD_STREAM and is_folder(args.trace):
+        raise UsageError(f"{shown(args.trace)}: export reads one trace file, not a folder of rank traces")
+    check_folder(args.parquet, [] if args.trace == STANDARD_STREAM else [args.trace])
+    rows = export_parquet(load_input(args), args.parquet)
+    write_stdout(f"{shown(args.parquet)}: " + ", ".join(f"{table} ({count:,} rows)" for table, count in rows.items())
+                 + "\n")
+    return 0
+
+
 def run_diff(args: argparse.Namespace) -> int:
     from profguide.analysis import diff as facts
     from profguide.render import diff
@@ -603,7 +632,8 @@ def diff_with_stdin(args: argparse.Namespace) -> "TraceDiff":
 
 HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
     "record": run_record, "build": needs_docs(run_build), "claims": needs_docs(run_claims), "list": run_list,
-    "explain": run_explain, "draw": run_draw, "diff": run_diff}
+    "explain": run_explain, "draw": run_draw, "diff": run_diff,
+    "export": run_export}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

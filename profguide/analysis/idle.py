@@ -1,5 +1,7 @@
 """GPU busy and idle time: merged busy intervals, the gaps between them, and each gap's cause."""
 
+from typing import NamedTuple
+
 import numpy as np
 import numpy.typing as npt
 
@@ -100,6 +102,28 @@ def gap_causes(trace: Trace, gap_starts: Floats, gap_ends: Floats, next_op: Indi
     return causes
 
 
+class IdleIntervals(NamedTuple):
+    """The GPU's idle intervals inside a window, in order, each with the op that ends it and that op's launch
+    call (event indices, -1 for none) and its cause (a key of IDLE_CAUSES)."""
+
+    starts: Floats
+    ends: Floats
+    next_op: Indices
+    launch: Indices
+    causes: npt.NDArray[np.object_]
+
+
+def idle_intervals(trace: Trace, window: Window, ops: Mask | None = None,
+                   busy: Intervals | None = None) -> IdleIntervals:
+    """Every gap between the GPU ops of ``ops`` (by default kernels, memcpy and memset) inside the window, with
+    its cause; ``busy``: their merged busy intervals, where already made."""
+    ops = gpu_work(trace) if ops is None else ops
+    gap_starts, gap_ends = idle_gaps(busy_intervals(trace, window, ops) if busy is None else busy, window)
+    next_op, launch = next_launches(trace, ops, gap_ends)
+    return IdleIntervals(gap_starts, gap_ends, next_op, launch,
+                         gap_causes(trace, gap_starts, gap_ends, next_op, launch))
+
+
 def idle_breakdown(trace: Trace, window: Window, ops: Mask | None = None) -> IdleBreakdown:
     """GPU idle time inside the window, split by cause, the host's part by host activity, with the
     longest gaps.
@@ -108,9 +132,7 @@ def idle_breakdown(trace: Trace, window: Window, ops: Mask | None = None) -> Idl
     """
     ops = gpu_work(trace) if ops is None else ops
     busy = busy_intervals(trace, window, ops)
-    gap_starts, gap_ends = idle_gaps(busy, window)
-    next_op, launch = next_launches(trace, ops, gap_ends)
-    causes = gap_causes(trace, gap_starts, gap_ends, next_op, launch)
+    gap_starts, gap_ends, next_op, launch, causes = idle_intervals(trace, window, ops, busy)
     lengths = gap_ends - gap_starts
     by_cause: dict[Cause, IdleCause] = {
         cause: {"idle_us": float(lengths[causes == cause].sum()), "gaps": int((causes == cause).sum()),

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from profguide.analysis import diff, op_view, summary
+from profguide.analysis import diff, op_view, summary, tables
 from profguide.analysis.idle import hta_ops_in
 from profguide.analysis.peaks import PEAKS
 from profguide.analysis.rules import JOB_RULES, RULES
@@ -275,6 +275,7 @@ def site_files(root: Path, checks: list[ClaimCheck], included: Iterable[str]) ->
                                    + "\n" + cheat_sheet(checks)},
         glossary.VERDICT_LIST: lambda: {glossary.VERDICT_LIST: glossary.verdict_list()},
         "explain-fields.md": lambda: {"explain-fields.md": summary.field_tables()},
+        "export-tables.md": lambda: {"export-tables.md": tables.schema_tables()},
         REAL_VERDICTS: lambda: {REAL_VERDICTS: render.real_verdicts_table(
             [(path.name, summarise(load_once(path))) for path in sorted((Path(root) / TRACES).glob("*.json.gz"))])},
         HTA_AGREEMENT: lambda: {HTA_AGREEMENT: hta_agreement(root)},
