@@ -46,7 +46,9 @@ def write_tables(tables: dict[str, Table], folder: Path) -> None:
     import pyarrow as pa  # the optional dependency: the command checks it is there before loading the trace
     import pyarrow.parquet as pq
 
-    types = {"string": pa.string(), "int64": pa.int64(), "float64": pa.float64()}
+    # Text columns repeat a few distinct values (names, kinds, lanes): stored as dictionaries, they are read back
+    # as dictionaries too (pyarrow keeps the Arrow schema in the file), each distinct value decoded once.
+    types = {"string": pa.dictionary(pa.int32(), pa.string()), "int64": pa.int64(), "float64": pa.float64()}
     parent = folder.absolute().parent
     try:
         temporary = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".tmp", dir=parent))
@@ -55,7 +57,8 @@ def write_tables(tables: dict[str, Table], folder: Path) -> None:
     try:
         for name, (_, columns) in SCHEMA.items():
             schema = pa.schema([(column, types[kind]) for column, (kind, _) in columns.items()])
-            arrays = [pa.array(tables[name][column], type=types[kind], from_pandas=True)
+            arrays = [pa.array(tables[name][column], type=pa.string(), from_pandas=True).dictionary_encode()
+                      if kind == "string" else pa.array(tables[name][column], type=types[kind], from_pandas=True)
                       for column, (kind, _) in columns.items()]
             pq.write_table(pa.Table.from_arrays(arrays, schema=schema), temporary / f"{name}.parquet")
         os.chmod(temporary, 0o777 & ~current_umask())

@@ -33,7 +33,8 @@ def test_every_table_has_the_schemas_columns_and_types(exported):
     for name, (_, columns) in SCHEMA.items():
         assert exported[name].column_names == list(columns)
         assert [str(field.type) for field in exported[name].schema] == [
-            {"string": "string", "int64": "int64", "float64": "double"}[kind] for kind, _ in columns.values()]
+            {"string": "dictionary<values=string, indices=int32, ordered=0>", "int64": "int64", "float64": "double"}[kind]
+            for kind, _ in columns.values()]
 
 
 def test_row_counts_are_the_traces(exported, real_trace):

@@ -511,6 +511,33 @@ def ranks_benchmark_fragment(results: Mapping[str, Any]) -> str:
             "benchmarks/results/explain_ranks.json`.</small>\n")
 
 
+READERS = {"json": "the JSON, `profguide.trace.load`", "pyarrow": "the Parquet tables, pyarrow",
+           "duckdb": "the Parquet tables, DuckDB"}
+
+
+def readback_benchmark_fragment(results: Mapping[str, Any]) -> str:
+    """Markdown from ``benchmarks/export_readback.py --json`` output: reading a trace's JSON against reading its
+    exported tables, each reader's import and read, the speed-ups, and whether the goal is met."""
+    trace, readers = results["trace"], results["readers"]
+    rows = [(READERS[name], f"{found['import_s']:.2f} s", f"{found['read_s']:.3f} s", f"{found['rows']:,}",
+             "–" if name == "json" else f"{results['read_speedup'][name]:.1f}×",
+             "–" if name == "json" else f"{results['whole_speedup'][name]:.1f}×")
+            for name, found in readers.items()]
+    table = markdown_table(("Reading", "Import", "Read", "Rows", "Read speed-up", "With the import"), rows,
+                           "lrrrrr")
+    goal = results["goal_speedup"]
+    best = max(results["read_speedup"].values())
+    load = results.get("load_average_before")
+    return (table + f"\nThe trace: {trace['copies']} copies of `{escape(trace['source'])}`, {trace['events']:,} "
+            f"events, {trace['bytes'] / 2**20:,.0f} MiB of JSON; its tables take {results['parquet_bytes'] / 2**20:,.1f} "
+            f"MiB and took {results['export_s']:.1f} s to export. Goal: the tables read back at least {goal:g}× "
+            f"faster than the JSON: {best:.1f}×, {'✓ met' if best >= goal else '✗ not met'}.\n\n"
+            f"<small>Measured {escape(results['date'][:10])} on {escape(measured_on(results))}"
+            + (f", load average {load[0]:.2f} before the runs" if load else "")
+            + f"; each reader in a fresh process, {results['repeats']} runs, medians. Rerun with `python3 "
+            "benchmarks/export_readback.py --json benchmarks/results/export_readback.json`.</small>\n")
+
+
 def diff_benchmark_fragment(results: Mapping[str, Any]) -> str:
     """Markdown from ``benchmarks/diff_and_rules.py --json`` output: ``diff`` of two traces against one
     ``explain``, and the rules' time against ``explain``'s, each with its goal."""

@@ -59,6 +59,7 @@ RANKS_RESULTS = "benchmarks/results/explain_ranks.json"
 LAYOUT_RESULTS = "benchmarks/results/layout_memory.json"
 DIFF_RESULTS = "benchmarks/results/diff_and_rules.json"
 TRANSFORMERS_RESULTS = "benchmarks/results/install_size_transformers.json"
+READBACK_RESULTS = "benchmarks/results/export_readback.json"
 TRACELENS_RESULTS = "benchmarks/results/tracelens_comparison.json"
 TRACES = "docs/traces"  # the real traces from other machines, with their sources and licences
 REAL_VERDICTS = "real-trace-verdicts.md"
@@ -276,6 +277,8 @@ def site_files(root: Path, checks: list[ClaimCheck], included: Iterable[str]) ->
         glossary.VERDICT_LIST: lambda: {glossary.VERDICT_LIST: glossary.verdict_list()},
         "explain-fields.md": lambda: {"explain-fields.md": summary.field_tables()},
         "export-tables.md": lambda: {"export-tables.md": tables.schema_tables()},
+        "export-readback.md": lambda: {"export-readback.md": render.readback_benchmark_fragment(
+            benchmark_results(root, READBACK_RESULTS))},
         REAL_VERDICTS: lambda: {REAL_VERDICTS: render.real_verdicts_table(
             [(path.name, summarise(load_once(path))) for path in sorted((Path(root) / TRACES).glob("*.json.gz"))])},
         HTA_AGREEMENT: lambda: {HTA_AGREEMENT: hta_agreement(root)},

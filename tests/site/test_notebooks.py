@@ -338,3 +338,22 @@ def test_the_analysis_notebook_prints_what_explain_says_of_the_same_traces(tmp_p
     figures = [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs
                if "image/svg+xml" in o.get("data", {})]
     assert len(figures) == 1 and "ProfilerStep#" in figures[0]["data"]["image/svg+xml"]
+
+
+QUERY = DOCS / "reference" / "query-with-sql.py"  # the SQL page: a notebook too, its checks asserts in its cells
+
+
+@pytest.mark.slow
+def test_the_sql_notebook_runs_its_checks_against_explain(tmp_path):
+    """Its cells export real traces, query them with DuckDB and Polars, and assert explain's own numbers where
+    explain gives one: a run that ends without error is a run whose checks held."""
+    import jupytext
+
+    notebook = jupytext.read(QUERY)
+    failure = run_cells(notebook, QUERY.name, tmp_path)
+    assert failure is None, failure
+    code = [c for c in notebook.cells if c.cell_type == "code"]
+    assert sum("assert " in c.source for c in code) >= 3  # the idle gaps, the ops, the two ranks
+    printed = ["".join(o.get("text", "") for o in c.outputs) for c in code]
+    assert "events.parquet" in printed[0] and "agrees with explain --ops" in printed[-2]
+    assert printed[-1].count("rank 1's start") >= 1
