@@ -14,10 +14,12 @@ from profguide.analysis.select import gpu_work, kinds_mask, profiler_steps
 from profguide.analysis.summarise import measured_window
 from profguide.analysis.tables import SCHEMA, schema_tables
 from profguide.patterns import STEP
+from profguide.render import fragments as render
 from profguide.trace.model import KIND
 from tests.helpers import ROOT, TRACES
 
 BERT = "h100_bert_small_inference.json.gz"
+TEXT = "dictionary<values=string, indices=int32, ordered=0>"  # text columns: each distinct value stored once
 
 
 @pytest.fixture(scope="module")
@@ -33,8 +35,7 @@ def test_every_table_has_the_schemas_columns_and_types(exported):
     for name, (_, columns) in SCHEMA.items():
         assert exported[name].column_names == list(columns)
         assert [str(field.type) for field in exported[name].schema] == [
-            {"string": "dictionary<values=string, indices=int32, ordered=0>", "int64": "int64", "float64": "double"}[kind]
-            for kind, _ in columns.values()]
+            {"string": TEXT, "int64": "int64", "float64": "double"}[kind] for kind, _ in columns.values()]
 
 
 def test_row_counts_are_the_traces(exported, real_trace):
@@ -185,3 +186,22 @@ def test_the_reference_shows_the_schema_as_generated():
     assert (ROOT / "docs" / "generated" / "site" / "export-tables.md").read_text() == schema_tables(), regenerate
     page = (ROOT / "docs" / "reference" / "explain.md").read_text()
     assert "## A trace as tables\n" in page and '--8<-- "docs/generated/site/export-tables.md"' in page
+
+
+def readback_results(pyarrow_read_s):
+    readers = {name: {"import_s": 0.2, "read_s": read, "rows": 10, "runs": []}
+               for name, read in (("json", 4.0), ("pyarrow", pyarrow_read_s), ("duckdb", 1.0))}
+    return {"date": "2026-12-02T16:00:00+00:00", "machine": MACHINE, "checkout": {"commit": "0" * 40, "dirty": False},
+            "trace": {"source": "t.json.gz", "copies": 10, "events": 1000, "bytes": 2**20}, "repeats": 3,
+            "export_s": 1.0, "parquet_bytes": 2**19, "readers": readers, "goal_speedup": 10.0,
+            "read_speedup": {name: 4.0 / readers[name]["read_s"] for name in ("pyarrow", "duckdb")},
+            "whole_speedup": {name: 4.2 / (readers[name]["read_s"] + 0.2) for name in ("pyarrow", "duckdb")}}
+
+
+MACHINE = {"cpu": "AMD EPYC", "cores": 2, "usable_cores": 2, "memory_gib": 23.5, "os": "Linux", "python": "3.11.7"}
+
+
+def test_the_readback_fragment_says_whether_the_goal_is_met():
+    met = render.readback_benchmark_fragment(readback_results(0.25))
+    assert "16.0×, ✓ met" in met and "| 4.0× |" in met  # pyarrow's 16×, DuckDB's 4× in its row
+    assert "4.0×, ✗ not met" in render.readback_benchmark_fragment(readback_results(2.0))
