@@ -73,7 +73,7 @@ test-newest:
 	$(NEWEST)/bin/ruff check .
 	$(NEWEST)/bin/python -m pytest
 
-# Rewrites $(LOCK) from pyproject.toml (its docs and test extras) with pip-tools, pinned in requirements/tools.txt.
+# Rewrites $(LOCK) from pyproject.toml (its docs, tables and test extras) with pip-tools, pinned in requirements/tools.txt.
 # LOCK_FLAGS=--upgrade (the default) takes the newest versions; LOCK_FLAGS= keeps the pins that still fit.
 # It resolves against PyPI alone (PIP_CONFIG_FILE=/dev/null: a machine's own pip.conf may add indexes or local
 # wheels that a clean machine lacks), and torch's dependencies (the record extra) against $(TORCH_CPU), the
@@ -90,7 +90,7 @@ $(TOOLS)/.installed: requirements/tools.txt
 lock: $(TOOLS)/.installed
 	echo '$(TORCH_CPU)' > $(TOOLS)/torch.txt
 	PIP_CONFIG_FILE=/dev/null CUSTOM_COMPILE_COMMAND="make lock" $(TOOLS)/bin/pip-compile --quiet $(LOCK_FLAGS) \
-		--extra docs --extra record --extra test --all-build-deps --strip-extras --unsafe-package torch \
+		--extra docs --extra record --extra tables --extra test --all-build-deps --strip-extras --unsafe-package torch \
 		--index-url https://pypi.org/simple $(LOCK_TORCH) -c $(TOOLS)/torch.txt \
 		--no-emit-index-url --no-emit-find-links --no-emit-trusted-host --output-file $(LOCK) pyproject.toml
 	if grep -nE '^(nvidia-|triton)|file://|/opt/|^-' $(LOCK); then \
