@@ -60,7 +60,8 @@ print(sorted(path.name for path in tables.iterdir()))
 # The `idle` table holds every gap in the GPU's work over the window `explain` measures, each with its cause;
 # `explain` prints the five longest. Joining each gap to the GPU op that finished last before it began (an
 # `ASOF JOIN` in DuckDB) says what the GPU had just done when it went quiet: often the end of a phase of the
-# model, or the last kernel before the host stopped to synchronise.
+# model, or the last kernel before the host stopped to synchronise. The cell checks its answer against
+# `explain`: the five longest gaps with their causes, and the idle time they add up to.
 
 # %%
 import duckdb
@@ -80,11 +81,10 @@ first = summary["trace_start_us"]
 for start_us, dur_us, cause, ran_before in longest:
     print(f"{dur_us / 1000:7.3f} ms at +{(start_us - first) / 1000:8.3f} ms  {cause:>8}  after {ran_before[:60]}")
 
-# explain's five longest gaps are the first five here, with the same causes.
 assert [(dur, cause) for _, dur, cause, _ in longest[:5]] == [
-    (gap["dur_us"], gap["cause"]) for gap in summary["idle"]["longest_gaps"]]
-# and the gaps add up to explain's idle time.
-assert abs(sql.sql("SELECT sum(dur_us) FROM idle").fetchall()[0][0] - summary["idle"]["idle_us"]) < 1e-6
+    (gap["dur_us"], gap["cause"]) for gap in summary["idle"]["longest_gaps"]], "not explain's five longest gaps"
+assert abs(sql.sql("SELECT sum(dur_us) FROM idle").fetchall()[0][0] - summary["idle"]["idle_us"]) < 1e-6, \
+    "the gaps do not add up to explain's idle time"
 
 # %% [markdown]
 # ## Kernels per op per step
@@ -115,11 +115,12 @@ print(per_step.head(8))
 
 # %% [markdown]
 # The same join, added up by op name over the whole trace, is the op view's self device time: `explain --ops`
-# counts each kernel once, for the op that launched it.
+# counts each kernel once, for the op that launched it. The join keeps the ops alone, since a region
+# (`record_function`) launches kernels too.
 
 # %%
 op_view = json.loads(profguide_command("explain", "--ops", "--json", str(qwen)))
-ops = pl.read_parquet(tables / "ops.parquet").select("event")  # the ops alone: a region launches kernels too
+ops = pl.read_parquet(tables / "ops.parquet").select("event")
 by_op = (kernels.join(ops, left_on="op", right_on="event")
          .group_by(pl.col("op_name").cast(pl.String)).agg(pl.col("dur_us").sum()))
 from_tables = dict(by_op.iter_rows())
@@ -138,7 +139,8 @@ print(f"{len(from_tables)} ops launched GPU work; each one's time agrees with ex
 # kernels in order of start and joins the two ranks on that number, so each row is one collective as both ranks
 # ran it. How far apart the two started is how long the earlier rank waited for the later one inside the
 # collective, on clocks that agree only as well as the two hosts' do (the same host here; across hosts, align them
-# first, as [Many ranks](../../multi-gpu/many-ranks/) does on a collective).
+# first, as [Many ranks](../../multi-gpu/many-ranks/) does on a collective). The cell's last lines check that each
+# rank's NCCL kernels inside explain's window are the ones explain counts, with the same total time.
 
 # %%
 ranks = {}
@@ -161,9 +163,9 @@ for collective, rank0_us, rank1_us, later_us, name in pairs:
     print(f"#{collective}: rank 0 {rank0_us / 1000:7.2f} ms, rank 1 {rank1_us / 1000:7.2f} ms, "
           f"rank 1's start less rank 0's {later_us / 1000:+8.2f} ms  {name[:40]}")
 
-# Each rank's NCCL kernels inside explain's window are those explain counts, with the same total time.
 for rank, found in ranks.items():
     window = found["window"]
     count, total = sql.sql(f"SELECT count(*), coalesce(sum(dur_us), 0) FROM nccl{rank} "
                            f"WHERE ts_us >= {window['start_us']} AND ts_us < {window['end_us']}").fetchall()[0]
-    assert (count, total) == (found["communication"]["kernels"], found["communication"]["kernel_us"]), rank
+    assert (count, total) == (found["communication"]["kernels"], found["communication"]["kernel_us"]), (
+        f"rank {rank}'s NCCL kernels in explain's window are not those explain counts")
